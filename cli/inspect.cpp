@@ -1,0 +1,31 @@
+// perftune inspect SOURCE [--json]: summarize any supported source.
+#include <iostream>
+#include <memory>
+
+#include "cli/command.h"
+#include "ir/corpus_summary.h"
+#include "ir/source.h"
+
+namespace perftune::cli {
+namespace {
+
+struct InspectOptions {
+  std::string source;
+  bool json = false;
+};
+
+const bool registered = register_command({"inspect", "Summarize a source: TPU protobuf, Kernel Tuner cache, npz, record log or program",
+  [](CLI::App& app) {
+    auto options = std::make_shared<InspectOptions>();
+    app.add_option("source", options->source, "File to summarize")->required();
+    app.add_flag("--json", options->json, "Print the summary as JSON");
+    app.callback([options] {
+      const Corpus corpus = load_source(options->source);
+      const auto summary = summarize(corpus);
+      if (options->json) print_json(summary.dump(2));
+      else std::cout << summary_table(summary);
+    });
+  }});
+
+}  // namespace
+}  // namespace perftune::cli

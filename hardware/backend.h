@@ -1,0 +1,26 @@
+#pragma once
+// Where measurements come from: recorded runs (replay), real runs on this CPU, or a user's
+// runner on an accelerator. A batch is a set of configs of one kernel; a whole program under
+// fusion decisions is a kernel too (its body is the program, its knobs include the fusion flags).
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/kernel.h"
+#include "ir/measurement.h"
+#include "ir/search_space.h"
+
+namespace perftune {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // One result per config, in order. A failed measurement is a result with its status, never an
+  // exception; exceptions are for a backend that cannot work at all (e.g. no compiler).
+  virtual std::vector<MeasureResult> measure(const Kernel& kernel, const SearchSpace& space,
+                                             std::span<const Config> configs) = 0;
+  // Device and version, stored in every record ("cpu:AMD EPYC ...:g++12", "replay:TITAN_RTX").
+  virtual std::string fingerprint() const = 0;
+};
+
+}  // namespace perftune

@@ -1,0 +1,32 @@
+#include "ir/corpus.h"
+
+namespace perftune {
+
+std::size_t MeasuredKernel::failed_count() const {
+  std::size_t failed = 0;
+  for (const auto& m : measurements) failed += m.result.ok() ? 0 : 1;
+  return failed;
+}
+
+std::optional<std::size_t> MeasuredKernel::best_index() const {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < measurements.size(); ++i)
+    if (measurements[i].result.ok() && (!best || measurements[i].result.seconds < measurements[*best].result.seconds))
+      best = i;
+  return best;
+}
+
+std::size_t Corpus::measurement_count() const {
+  std::size_t total = program_measurements.size();
+  for (const auto& kernel : kernels) total += kernel.measurements.size();
+  return total;
+}
+
+std::size_t Corpus::failed_count() const {
+  std::size_t failed = 0;
+  for (const auto& m : program_measurements) failed += m.result.ok() ? 0 : 1;
+  for (const auto& kernel : kernels) failed += kernel.failed_count();
+  return failed;
+}
+
+}  // namespace perftune

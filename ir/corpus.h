@@ -1,0 +1,45 @@
+#pragma once
+// What every importer returns: programs (whole, unfused graphs) and measured kernels (a kernel,
+// its search space, and what was measured on which device).
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/kernel.h"
+#include "ir/measurement.h"
+#include "ir/search_space.h"
+
+namespace perftune {
+
+struct Measurement {
+  Config config;
+  MeasureResult result;
+};
+
+struct MeasuredKernel {
+  Kernel kernel;
+  std::shared_ptr<const SearchSpace> space;
+  std::string device;  // where the measurements were taken
+  std::vector<Measurement> measurements;
+  std::optional<std::size_t> default_index;  // the config the compiler picks by itself (XLA's default)
+
+  std::size_t failed_count() const;
+  // Fastest ok measurement, if any.
+  std::optional<std::size_t> best_index() const;
+};
+
+struct Corpus {
+  std::string format;  // "tpu-op-tuning", "tpu-module-tuning", "kernel-tuner", "tpugraphs-npz",
+                       // "perftune-program", "record-log"
+  std::string path;
+  std::vector<std::shared_ptr<const Program>> programs;
+  std::vector<MeasuredKernel> kernels;
+  // Measurements of whole programs (e.g. layout configs of a module), not of one kernel.
+  std::vector<Measurement> program_measurements;
+
+  std::size_t measurement_count() const;  // kernels' and programs', failed included
+  std::size_t failed_count() const;
+};
+
+}  // namespace perftune

@@ -1,0 +1,23 @@
+#include "ir/data_path.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace perftune {
+
+std::string data_dir() {
+  if (const char* env = std::getenv("PERFTUNE_DATA"); env && *env) return env;
+#ifdef PERFTUNE_DEFAULT_DATA
+  return PERFTUNE_DEFAULT_DATA;
+#else
+  return "../shared/data";
+#endif
+}
+
+std::optional<std::string> find_data(const std::string& relative) {
+  const auto path = std::filesystem::path(data_dir()) / relative;
+  if (std::filesystem::exists(path)) return path.lexically_normal().string();
+  return std::nullopt;
+}
+
+}  // namespace perftune

@@ -1,0 +1,16 @@
+#pragma once
+// Whole-file reads with errors that name the file, and transparent gzip.
+#include <string>
+
+namespace perftune {
+
+// Throws InputError if the file cannot be read.
+std::string read_file(const std::string& path);
+// Reads the file and, if it starts with the gzip magic, inflates it. A truncated or corrupt
+// stream is an InputError naming the byte offset where inflation failed.
+std::string read_maybe_gzip(const std::string& path);
+// Inflates an in-memory gzip stream; `file` names it in errors.
+std::string gunzip(const std::string& compressed, const std::string& file);
+bool is_gzip(const std::string& bytes);
+
+}  // namespace perftune

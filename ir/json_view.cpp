@@ -1,0 +1,177 @@
+#include "ir/json_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "ir/input_error.h"
+
+namespace perftune {
+
+namespace {
+std::string describe(const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::null: return "null";
+    case nlohmann::json::value_t::object: return "an object";
+    case nlohmann::json::value_t::array: return "an array";
+    case nlohmann::json::value_t::string: return "a string";
+    case nlohmann::json::value_t::boolean: return "a boolean";
+    case nlohmann::json::value_t::number_float: return "a number with a fraction";
+    default: return "a number";
+  }
+}
+
+// nlohmann reports a byte offset; turn it into line:column for humans.
+std::string line_and_column(const std::string& text, std::size_t byte) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+}  // namespace
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& file) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    std::string what = error.what();
+    const auto colon = what.rfind(": ");
+    throw InputError(file, line_and_column(text, error.byte > 0 ? error.byte - 1 : 0),
+                     "valid JSON (" + (colon == std::string::npos ? what : what.substr(colon + 2)) + ")");
+  }
+}
+
+nlohmann::json parse_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "a readable file (it does not exist or cannot be opened)");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_json_text(buffer.str(), path);
+}
+
+JsonView::JsonView(const nlohmann::json& value, std::string file, std::string path)
+    : value_(&value), file_(std::move(file)), path_(std::move(path)) {}
+
+void JsonView::fail(const std::string& expected) const { throw InputError(file_, path_, expected); }
+
+bool JsonView::has(std::string_view key) const { return value_->is_object() && value_->contains(key); }
+
+JsonView JsonView::at(std::string_view key) const {
+  if (!value_->is_object()) fail("an object, found " + describe(*value_));
+  const auto it = value_->find(key);
+  if (it == value_->end()) fail("a member \"" + std::string(key) + "\"");
+  return JsonView(*it, file_, path_ + "." + std::string(key));
+}
+
+std::optional<JsonView> JsonView::find(std::string_view key) const {
+  if (!value_->is_object()) fail("an object, found " + describe(*value_));
+  const auto it = value_->find(key);
+  if (it == value_->end()) return std::nullopt;
+  return JsonView(*it, file_, path_ + "." + std::string(key));
+}
+
+JsonView JsonView::at(std::size_t index) const {
+  if (!value_->is_array()) fail("an array, found " + describe(*value_));
+  if (index >= value_->size()) fail("an element at index " + std::to_string(index));
+  return JsonView((*value_)[index], file_, path_ + "[" + std::to_string(index) + "]");
+}
+
+std::size_t JsonView::size() const {
+  if (!value_->is_array()) fail("an array, found " + describe(*value_));
+  return value_->size();
+}
+
+std::vector<JsonView> JsonView::elements() const {
+  std::vector<JsonView> result;
+  for (std::size_t i = 0; i < size(); ++i) result.push_back(at(i));
+  return result;
+}
+
+void JsonView::expect_keys(std::initializer_list<std::string_view> allowed) const {
+  expect_keys(std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+void JsonView::expect_keys(const std::vector<std::string>& allowed) const {
+  if (!value_->is_object()) fail("an object, found " + describe(*value_));
+  for (const auto& item : value_->items()) {
+    if (std::find(allowed.begin(), allowed.end(), item.key()) != allowed.end()) continue;
+    std::string list;
+    for (const auto& key : allowed) list += (list.empty() ? "" : ", ") + key;
+    throw InputError(file_, path_ + "." + item.key(), "no such key here; expected one of: " + list);
+  }
+}
+
+std::string JsonView::as_string() const {
+  if (!value_->is_string()) fail("a string, found " + describe(*value_));
+  return value_->get<std::string>();
+}
+
+std::int64_t JsonView::as_int() const {
+  if (!value_->is_number_integer()) fail("an integer, found " + describe(*value_));
+  return value_->get<std::int64_t>();
+}
+
+std::int64_t JsonView::as_positive_int() const {
+  const std::int64_t value = as_int();
+  if (value <= 0) fail("a positive integer, found " + std::to_string(value));
+  return value;
+}
+
+double JsonView::as_number() const {
+  if (!value_->is_number()) fail("a number, found " + describe(*value_));
+  const double value = value_->get<double>();
+  if (!std::isfinite(value)) fail("a finite number");
+  return value;
+}
+
+double JsonView::as_non_negative_number() const {
+  const double value = as_number();
+  if (value < 0) fail("a non-negative number, found " + std::to_string(value));
+  return value;
+}
+
+bool JsonView::as_bool() const {
+  if (!value_->is_boolean()) fail("true or false, found " + describe(*value_));
+  return value_->get<bool>();
+}
+
+std::vector<std::int64_t> JsonView::as_int_list() const {
+  std::vector<std::int64_t> result;
+  for (const JsonView& element : elements()) result.push_back(element.as_int());
+  return result;
+}
+
+std::vector<std::string> JsonView::as_string_list() const {
+  std::vector<std::string> result;
+  for (const JsonView& element : elements()) result.push_back(element.as_string());
+  return result;
+}
+
+std::string JsonView::get_string(std::string_view key, const std::string& fallback) const {
+  const auto member = find(key);
+  return member ? member->as_string() : fallback;
+}
+
+std::int64_t JsonView::get_int(std::string_view key, std::int64_t fallback) const {
+  const auto member = find(key);
+  return member ? member->as_int() : fallback;
+}
+
+double JsonView::get_number(std::string_view key, double fallback) const {
+  const auto member = find(key);
+  return member ? member->as_number() : fallback;
+}
+
+bool JsonView::get_bool(std::string_view key, bool fallback) const {
+  const auto member = find(key);
+  return member ? member->as_bool() : fallback;
+}
+
+}  // namespace perftune

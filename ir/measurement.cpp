@@ -1,0 +1,65 @@
+#include "ir/measurement.h"
+
+#include <algorithm>
+#include <array>
+#include <numeric>
+#include <utility>
+
+namespace perftune {
+
+namespace {
+constexpr std::array<std::pair<MeasureStatus, std::string_view>, 7> kStatusNames{{
+    {MeasureStatus::kOk, "ok"},
+    {MeasureStatus::kCompileError, "compile_error"},
+    {MeasureStatus::kRuntimeError, "runtime_error"},
+    {MeasureStatus::kTimeout, "timeout"},
+    {MeasureStatus::kWrongResult, "wrong_result"},
+    {MeasureStatus::kInvalidConfig, "invalid_config"},
+    {MeasureStatus::kNotRecorded, "not_recorded"},
+}};
+}  // namespace
+
+std::string_view status_name(MeasureStatus status) {
+  for (const auto& [s, name] : kStatusNames)
+    if (s == status) return name;
+  return "unknown";
+}
+
+std::optional<MeasureStatus> parse_status(std::string_view name) {
+  for (const auto& [s, n] : kStatusNames)
+    if (n == name) return s;
+  return std::nullopt;
+}
+
+MeasureResult MeasureResult::failure(MeasureStatus status, std::string message, double cost_seconds) {
+  MeasureResult result;
+  result.status = status;
+  result.message = std::move(message);
+  result.cost_seconds = cost_seconds;
+  return result;
+}
+
+MeasureResult MeasureResult::from_repeats(std::vector<double> repeats, double cost_seconds) {
+  MeasureResult result;
+  result.repeats = repeats;
+  result.cost_seconds = cost_seconds;
+  if (repeats.empty()) return failure(MeasureStatus::kRuntimeError, "no repeats were measured", cost_seconds);
+  std::sort(repeats.begin(), repeats.end());
+  const std::size_t n = repeats.size();
+  result.seconds = n % 2 ? repeats[n / 2] : 0.5 * (repeats[n / 2 - 1] + repeats[n / 2]);
+  const double mean = std::accumulate(repeats.begin(), repeats.end(), 0.0) / static_cast<double>(n);
+  double variance = 0.0;
+  for (double r : repeats) variance += (r - mean) * (r - mean);
+  variance /= static_cast<double>(n > 1 ? n - 1 : 1);
+  result.spread = mean > 0 ? std::sqrt(variance) / mean : 0.0;
+  return result;
+}
+
+std::optional<std::string> runtime_problem(double seconds) {
+  if (std::isnan(seconds)) return "a runtime is NaN";
+  if (std::isinf(seconds)) return "a runtime is infinite";
+  if (seconds < 0) return "a runtime is negative (" + std::to_string(seconds) + " s)";
+  return std::nullopt;
+}
+
+}  // namespace perftune

@@ -1,0 +1,289 @@
+#include "ir/record_log.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <tuple>
+
+#include "ir/input_error.h"
+#include "ir/json_view.h"
+#include "ir/program_json.h"
+
+namespace perftune {
+
+namespace {
+
+nlohmann::ordered_json finite_or_null(double value) {
+  return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json();
+}
+
+std::string kernel_to_line(const Kernel& kernel, const SearchSpace& space) {
+  nlohmann::ordered_json knobs = nlohmann::ordered_json::array();
+  for (const Knob& knob : space.knobs()) knobs.push_back({{"name", knob.name}, {"values", knob.values}});
+  nlohmann::ordered_json j;
+  j["v"] = kRecordLogVersion;
+  j["type"] = "kernel";
+  j["key"] = kernel.key();
+  j["name"] = kernel.name();
+  j["program"] = program_to_json(kernel.body());
+  j["knobs"] = knobs;
+  if (space.is_recorded()) {
+    nlohmann::ordered_json valid = nlohmann::ordered_json::array();
+    for (const Config& c : space.enumerate()) valid.push_back(c.values);
+    j["valid"] = valid;
+  }
+  return j.dump();
+}
+
+Record record_from_json(const JsonView& j) {
+  Record r;
+  r.device = j.at("device").as_string();
+  r.kernel_key = j.at("kernel").as_string();
+  r.kernel_name = j.get_string("name", "");
+  const JsonView config = j.at("config");
+  if (!config.is_object()) config.fail("an object of knob values");
+  for (const auto& item : config.value().items()) {
+    r.knob_names.push_back(item.key());
+    r.config.values.push_back(config.at(item.key()).as_int());
+  }
+  const auto status = parse_status(j.at("status").as_string());
+  if (!status) j.at("status").fail("one of ok, compile_error, runtime_error, timeout, wrong_result, invalid_config, not_recorded");
+  r.result.status = *status;
+  if (r.result.ok()) {
+    const JsonView seconds = j.at("seconds");
+    if (seconds.value().is_null()) seconds.fail("a runtime in seconds (null means NaN, which an ok record cannot have)");
+    r.result.seconds = seconds.as_number();
+    if (auto problem = runtime_problem(r.result.seconds)) seconds.fail("a valid runtime, but " + *problem);
+  }
+  if (auto repeats = j.find("repeats"))
+    for (const JsonView& repeat : repeats->elements()) {
+      const double value = repeat.as_number();
+      if (auto problem = runtime_problem(value)) repeat.fail("a valid runtime, but " + *problem);
+      r.result.repeats.push_back(value);
+    }
+  r.result.spread = j.get_number("spread", 0.0);
+  r.result.cost_seconds = j.get_number("cost", 0.0);
+  if (r.result.cost_seconds < 0) j.at("cost").fail("a non-negative measurement cost");
+  r.result.message = j.get_string("message", "");
+  r.unix_time = j.get_number("time", 0.0);
+  return r;
+}
+
+KernelDefinition kernel_from_json(const JsonView& j) {
+  Program body = program_from_json(j.at("program"));
+  std::vector<Knob> knobs;
+  for (const JsonView& k : j.at("knobs").elements()) knobs.push_back(Knob{k.at("name").as_string(), k.at("values").as_int_list()});
+  std::shared_ptr<const SearchSpace> space;
+  try {
+    if (auto valid = j.find("valid")) {
+      std::vector<Config> configs;
+      for (const JsonView& c : valid->elements()) configs.push_back(Config{c.as_int_list()});
+      space = std::make_shared<SearchSpace>(SearchSpace::recorded(knobs, configs));
+    } else {
+      space = std::make_shared<SearchSpace>(knobs);
+    }
+  } catch (const std::invalid_argument& e) {
+    j.at("knobs").fail(std::string("a valid search space: ") + e.what());
+  }
+  KernelDefinition definition{Kernel(j.get_string("name", body.name()), std::move(body)), space};
+  if (definition.kernel.key() != j.at("key").as_string())
+    j.at("key").fail("the content key of the program (" + definition.kernel.key() + "); the kernel was edited or the log corrupted");
+  return definition;
+}
+
+}  // namespace
+
+std::string record_to_line(const Record& r) {
+  nlohmann::ordered_json config = nlohmann::ordered_json::object();
+  for (std::size_t k = 0; k < r.knob_names.size() && k < r.config.values.size(); ++k) config[r.knob_names[k]] = r.config.values[k];
+  nlohmann::ordered_json j;
+  j["v"] = kRecordLogVersion;
+  j["type"] = "record";
+  j["device"] = r.device;
+  j["kernel"] = r.kernel_key;
+  j["name"] = r.kernel_name;
+  j["config"] = config;
+  j["status"] = std::string(status_name(r.result.status));
+  j["seconds"] = finite_or_null(r.result.seconds);
+  j["spread"] = finite_or_null(r.result.spread);
+  nlohmann::ordered_json repeats = nlohmann::ordered_json::array();
+  for (double x : r.result.repeats) repeats.push_back(finite_or_null(x));
+  j["repeats"] = repeats;
+  j["cost"] = r.result.cost_seconds;
+  if (!r.result.message.empty()) j["message"] = r.result.message;
+  j["time"] = r.unix_time;
+  return j.dump();
+}
+
+RecordLog::RecordLog(std::string path, Durability durability) : path_(std::move(path)), durability_(durability) {
+  const auto parent = std::filesystem::path(path_).parent_path();
+  std::error_code ignored;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ignored);
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error("cannot open record log " + path_ + " for appending: " + std::strerror(errno));
+  // A line torn by a kill must not be glued to the next record: cut the file back to its last newline.
+  const off_t size = ::lseek(fd_, 0, SEEK_END);
+  if (size > 0) {
+    off_t end = size;
+    char c = 0;
+    while (end > 0 && ::pread(fd_, &c, 1, end - 1) == 1 && c != '\n') --end;
+    if (end != size && ::ftruncate(fd_, end) != 0)
+      throw std::runtime_error("cannot cut the torn last line of record log " + path_ + ": " + std::strerror(errno));
+  }
+  // Remember which kernels are already defined so reopening does not define them again.
+  if (size > 0) {
+    std::ifstream in(path_);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.find("\"type\":\"kernel\"") == std::string::npos) continue;
+      try {
+        const auto j = nlohmann::json::parse(line);
+        defined_kernels_.insert(j.at("key").get<std::string>());
+      } catch (const std::exception&) {
+        // load() reports corrupt lines; here a damaged definition only means it is written again.
+      }
+    }
+  }
+}
+
+RecordLog::~RecordLog() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void RecordLog::write_line(const std::string& text) {
+  const std::string line = text + "\n";
+  std::size_t written = 0;
+  while (written < line.size()) {
+    const ssize_t n = ::write(fd_, line.data() + written, line.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = errno;
+      // Do not leave half a line behind: the next open would drop it, but a reader now would not.
+      if (written > 0) {
+        const off_t size = ::lseek(fd_, 0, SEEK_END);
+        if (size >= static_cast<off_t>(written)) (void)::ftruncate(fd_, size - static_cast<off_t>(written));
+      }
+      throw std::runtime_error("cannot write to record log " + path_ + ": " +
+                               (n < 0 ? std::strerror(error) : "no space left") +
+                               "; every record written before is intact");
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (durability_ == Durability::kPowerLoss && ::fdatasync(fd_) != 0)
+    throw std::runtime_error("cannot sync record log " + path_ + ": " + std::strerror(errno));
+}
+
+void RecordLog::append(const Record& record) { write_line(record_to_line(record)); }
+
+void RecordLog::define_kernel(const Kernel& kernel, const SearchSpace& space) {
+  if (defined_kernels_.count(kernel.key())) return;
+  write_line(kernel_to_line(kernel, space));
+  defined_kernels_.insert(kernel.key());
+}
+
+LoadedLog RecordLog::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "a readable record log (it does not exist or cannot be opened)");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+
+  LoadedLog log;
+  using RecordKey = std::tuple<std::string, std::string, std::vector<std::int64_t>>;
+  std::map<RecordKey, std::size_t> index_of;
+  std::size_t line_number = 0, start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    const bool torn = end == std::string::npos;
+    if (torn) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string place = "line " + std::to_string(line_number);
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error&) {
+      if (torn) {
+        log.warnings.push_back(path + ": " + place + ": dropped a torn last line (the writer was interrupted)");
+        break;
+      }
+      throw InputError(path, place, "a complete JSON record (this line is corrupt)");
+    }
+    const JsonView view(j, path, place);
+    if (!j.is_object()) view.fail("a JSON object");
+    const auto version = view.at("v").as_int();
+    if (version != kRecordLogVersion)
+      view.at("v").fail("record log version " + std::to_string(kRecordLogVersion) + ", found " + std::to_string(version));
+    const std::string type = view.at("type").as_string();
+    if (type == "kernel") {
+      KernelDefinition definition = kernel_from_json(view);
+      log.kernels.emplace(definition.kernel.key(), std::move(definition));
+    } else if (type == "record") {
+      Record record = record_from_json(view);
+      RecordKey key{record.device, record.kernel_key, record.config.values};
+      const auto [it, inserted] = index_of.emplace(key, log.records.size());
+      if (inserted) {
+        log.records.push_back(std::move(record));
+      } else {
+        ++log.duplicates_merged;
+        // A later success (a retried timeout) replaces an earlier failure; otherwise the first stays.
+        if (!log.records[it->second].result.ok() && record.result.ok()) log.records[it->second] = std::move(record);
+      }
+    } else {
+      view.at("type").fail("\"kernel\" or \"record\"");
+    }
+  }
+  if (log.duplicates_merged > 0)
+    log.warnings.push_back(path + ": merged " + std::to_string(log.duplicates_merged) + " duplicate record(s)");
+  return log;
+}
+
+Corpus corpus_from_log(const LoadedLog& log, const std::string& path) {
+  Corpus corpus;
+  corpus.format = "record-log";
+  corpus.path = path;
+  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  for (const Record& record : log.records) {
+    const auto key = std::make_pair(record.device, record.kernel_key);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      MeasuredKernel measured;
+      measured.device = record.device;
+      const auto definition = log.kernels.find(record.kernel_key);
+      if (definition != log.kernels.end()) {
+        measured.kernel = definition->second.kernel;
+        measured.space = definition->second.space;
+      } else {
+        measured.kernel = Kernel::opaque(record.kernel_name, record.kernel_key);
+      }
+      it = index.emplace(key, corpus.kernels.size()).first;
+      corpus.kernels.push_back(std::move(measured));
+    }
+    corpus.kernels[it->second].measurements.push_back(Measurement{record.config, record.result});
+  }
+  // Kernels without a definition: a recorded space over what was measured.
+  for (std::size_t i = 0; i < corpus.kernels.size(); ++i) {
+    MeasuredKernel& measured = corpus.kernels[i];
+    if (measured.space) continue;
+    std::vector<Config> configs;
+    for (const auto& m : measured.measurements) configs.push_back(m.config);
+    std::vector<std::string> names;
+    for (const Record& record : log.records)
+      if (record.kernel_key == measured.kernel.key()) {
+        names = record.knob_names;
+        break;
+      }
+    measured.space = std::make_shared<SearchSpace>(SearchSpace::recorded(names, configs));
+  }
+  return corpus;
+}
+
+}  // namespace perftune

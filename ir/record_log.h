@@ -1,0 +1,77 @@
+#pragma once
+// The measurement log: append-only JSON Lines, one self-contained record per line, versioned.
+// The same file serves resume (what was measured), replay (a recorded backend) and training.
+//
+// Lines:  {"v":1,"type":"kernel","key":..., "name":..., "program":{...}, "knobs":[{"name","values"}]}
+//         {"v":1,"type":"record","device":...,"kernel":key,"name":...,"config":{knob:value},
+//          "status":"ok","seconds":...,"spread":...,"repeats":[...],"cost":...,"message":"","time":...}
+// Each line reaches the OS in one write() as soon as it is appended, so a process killed at
+// any moment loses at most the line being written; on load a torn last line is dropped with a
+// warning, and reopening for append cuts it off first.
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/corpus.h"
+#include "ir/measurement.h"
+
+namespace perftune {
+
+inline constexpr int kRecordLogVersion = 1;
+
+struct KernelDefinition {
+  Kernel kernel;
+  std::shared_ptr<const SearchSpace> space;
+};
+
+struct LoadedLog {
+  std::vector<Record> records;                     // duplicates merged, in file order
+  std::map<std::string, KernelDefinition> kernels;  // by kernel key
+  std::vector<std::string> warnings;               // torn last line, merged duplicates
+  std::size_t duplicates_merged = 0;
+};
+
+class RecordLog {
+ public:
+  enum class Durability {
+    kProcessCrash,  // write() per line: survives the process being killed (the default)
+    kPowerLoss,     // plus fdatasync() per line: survives the machine going down, slower
+  };
+
+  // Opens `path` for appending, creating it and its folder. Throws std::runtime_error naming
+  // the path when it cannot be opened.
+  explicit RecordLog(std::string path, Durability durability = Durability::kProcessCrash);
+  ~RecordLog();
+  RecordLog(const RecordLog&) = delete;
+  RecordLog& operator=(const RecordLog&) = delete;
+
+  // Throws std::runtime_error (naming the path and errno) if the line cannot be written whole;
+  // lines written before stay intact.
+  void append(const Record& record);
+  // Writes the kernel's definition once per key (later calls with the same key do nothing).
+  void define_kernel(const Kernel& kernel, const SearchSpace& space);
+  const std::string& path() const { return path_; }
+
+  // Throws InputError naming the line for a corrupt line other than a torn last one, a record
+  // with an unknown status, or a NaN/negative runtime.
+  static LoadedLog load(const std::string& path);
+
+ private:
+  void write_line(const std::string& line);
+
+  std::string path_;
+  Durability durability_;
+  int fd_ = -1;
+  std::set<std::string> defined_kernels_;
+};
+
+// Records as a corpus: one MeasuredKernel per (device, kernel key). Kernels without a definition
+// line get an empty body and a space inferred from the records.
+Corpus corpus_from_log(const LoadedLog& log, const std::string& path);
+
+// JSON of one record line (exposed for the command backend protocol and tests).
+std::string record_to_line(const Record& record);
+
+}  // namespace perftune

@@ -1,0 +1,37 @@
+#include "ir/source.h"
+
+#include <filesystem>
+
+#include "ir/file_io.h"
+#include "ir/input_error.h"
+#include "ir/json_view.h"
+#include "ir/program_json.h"
+#include "ir/record_log.h"
+
+namespace perftune {
+
+namespace {
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+Corpus load_source(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw InputError(path, "", "an existing file");
+  if (ends_with(path, ".jsonl")) {
+    const LoadedLog log = RecordLog::load(path);
+    return corpus_from_log(log, path);
+  }
+  if (ends_with(path, ".json")) {
+    const nlohmann::json json = parse_json_file(path);
+    Corpus corpus;
+    corpus.path = path;
+    corpus.format = "perftune-program";
+    corpus.programs.push_back(std::make_shared<Program>(program_from_json(JsonView(json, path))));
+    return corpus;
+  }
+  throw InputError(path, "", "a supported source: .pb (XLA TPU tuning data), .json.gz (Kernel Tuner cache), "
+                             ".npz (TpuGraphs), .jsonl (record log) or .json (perftune program)");
+}
+
+}  // namespace perftune

@@ -1,0 +1,54 @@
+#include <catch2/catch.hpp>
+
+#include "ir/fusion.h"
+#include "ir/input_error.h"
+#include "ir/program_json.h"
+#include "test_support.h"
+
+using namespace perftune;
+
+TEST_CASE("program JSON round trip keeps ops, edges and the content key") {
+  const Program program = load_program_file(source_path("configs/programs/mlp_block_small.json"));
+  REQUIRE(program.size() == 13);
+  REQUIRE(program.edges().size() == 12);
+  const Program again = program_from_json(JsonView(nlohmann::json::parse(program_to_json(program).dump()), "roundtrip"));
+  REQUIRE(again.size() == program.size());
+  REQUIRE(content_key(again) == content_key(program));
+  REQUIRE(again.op(again.root()).name == "out");
+}
+
+TEST_CASE("content key ignores names but not shapes") {
+  auto make = [](const std::string& prefix, std::int64_t n) {
+    Program p("p");
+    Op a{.name = prefix + "a", .opcode = "parameter", .shape = make_shape(ElementType::kF32, {n})};
+    a.parameter_number = 0;
+    const OpId x = p.add_op(a);
+    p.add_op(Op{.name = prefix + "b", .opcode = "exponential", .shape = make_shape(ElementType::kF32, {n})}, {x});
+    return p;
+  };
+  REQUIRE(content_key(make("u", 8)) == content_key(make("v", 8)));
+  REQUIRE(content_key(make("u", 8)) != content_key(make("u", 9)));
+}
+
+TEST_CASE("a cycle in a JSON program is reported with the op on it") {
+  const auto json = nlohmann::json::parse(R"({"name":"loop","ops":[
+      {"name":"a","opcode":"add","shape":[4],"operands":["b"]},
+      {"name":"b","opcode":"add","shape":[4],"operands":["a"]}]})");
+  REQUIRE_THROWS_WITH(program_from_json(JsonView(json, "loop.json")), Catch::Contains("loop.json") && Catch::Contains("cycle"));
+}
+
+TEST_CASE("bad program JSON names the path of the problem") {
+  struct Row { const char* text; const char* where; };
+  const auto row = GENERATE(
+      Row{R"({"ops":[{"name":"a","opcode":"add","shape":[4],"operands":["nope"]}]})", "$.ops[0].operands[0]"},
+      Row{R"({"ops":[{"name":"a","opcode":"add","shape":[4],"type":"f99"}]})", "$.ops[0].type"},
+      Row{R"({"ops":[{"name":"a","opcode":"add","shape":[4],"colour":1}]})", "$.ops[0].colour"},
+      Row{R"({"ops":[]})", "$.ops"});
+  CAPTURE(row.text);
+  REQUIRE_THROWS_WITH(program_from_json(JsonView(nlohmann::json::parse(row.text), "bad.json")),
+                      Catch::Contains(row.where));
+}
+
+TEST_CASE("malformed JSON reports its line") {
+  REQUIRE_THROWS_WITH(parse_json_text("{\n\"a\": 1,\n\"b\": ]\n}", "broken.json"), Catch::Contains("broken.json: line 3"));
+}
