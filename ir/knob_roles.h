@@ -1,0 +1,43 @@
+#pragma once
+// The knob naming convention that backends and cost models share, so a config means the same
+// thing to the CPU code generator, the analytical model and the featurizer:
+//   tile.out.<d>   tile extent along dimension d of the kernel's output (its root op's shape);
+//                  for TPU data, output_bounds[d] as recorded
+//   tile.red       tile extent along the reduction dimension (dot contraction, reduce, conv window)
+//   fuse.<e>       1 if edge e of the program (index into Program::edges()) is fused, else 0
+// Any other name is a generic knob (e.g. a Kernel Tuner parameter) that only learned models read.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/config.h"
+#include "ir/search_space.h"
+
+namespace perftune {
+
+inline constexpr const char* kTileReductionKnob = "tile.red";
+std::string tile_out_knob(std::size_t dimension);
+std::string fuse_knob(std::size_t edge);
+
+enum class KnobRole { kTileOut, kTileReduction, kFuse, kGeneric };
+
+struct KnobInfo {
+  KnobRole role = KnobRole::kGeneric;
+  std::size_t index = 0;  // output dimension for kTileOut, edge id for kFuse
+};
+
+// Roles of a space's knobs, in knob order (parse once, use for every config).
+std::vector<KnobInfo> knob_roles(const SearchSpace& space);
+KnobInfo knob_role(const std::string& name);
+
+// A config read through the convention.
+struct TileChoice {
+  std::vector<std::int64_t> out;          // per output dimension; 0 where the space has no knob
+  std::optional<std::int64_t> reduction;  // tile.red if present
+  std::vector<std::size_t> fused_edges;   // edges with fuse.<e> = 1
+};
+TileChoice read_tiles(const std::vector<KnobInfo>& roles, const Config& config, std::size_t output_rank);
+
+}  // namespace perftune
