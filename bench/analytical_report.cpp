@@ -1,0 +1,154 @@
+// analytical_report: how well the analytical model ranks real measured tiles.
+//
+//   build/bench/analytical_report [--data FILE] [--spec FILE]... [--json]
+//
+// For every kernel of a measured source (default: the TPU tile data, tpu/op_tuning_data.pb under
+// the shared data folder) it prints Kendall's tau between the model's order and the measured one,
+// the slowdown of the model's top-1 pick against the best measured config, and the same slowdown
+// for the source's default pick (XLA's own choice on TPU). When the model predicts the same time
+// for several configs (the data's only knobs are ones it does not read) the top-1 slowdown is the
+// mean over the tied configs, not a lucky first position. Each --spec adds a device (default: the
+// three shipped TPU specs, first one printed per kernel).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/data_path.h"
+#include "ir/device_spec.h"
+#include "ir/source.h"
+#include "surrogate/analytical_model.h"
+#include "surrogate/ranking_metrics.h"
+
+namespace {
+
+using namespace perftune;
+
+struct KernelRow {
+  std::string name;
+  std::size_t configs = 0;
+  std::size_t distinct_predictions = 0;
+  std::size_t infeasible = 0;
+  double tau = 0.0;
+  double top1 = 0.0;          // model's pick, ties averaged
+  double default_slowdown = NAN;
+};
+
+KernelRow evaluate_kernel(AnalyticalModel& model, const MeasuredKernel& measured) {
+  KernelRow row;
+  row.name = measured.kernel.name();
+  std::vector<Config> configs;
+  std::vector<double> seconds;
+  std::optional<double> default_seconds;
+  for (std::size_t i = 0; i < measured.measurements.size(); ++i) {
+    const Measurement& m = measured.measurements[i];
+    if (!m.result.ok()) continue;
+    configs.push_back(m.config);
+    seconds.push_back(m.result.seconds);
+    if (measured.default_index && *measured.default_index == i) default_seconds = m.result.seconds;
+  }
+  row.configs = configs.size();
+  if (configs.empty()) return row;
+  std::vector<float> log_seconds(configs.size());
+  model.predict(measured.kernel, *measured.space, configs, log_seconds);
+  std::vector<double> predicted(log_seconds.begin(), log_seconds.end());
+  std::vector<double> sorted = predicted;
+  std::sort(sorted.begin(), sorted.end());
+  row.distinct_predictions = static_cast<std::size_t>(std::unique(sorted.begin(), sorted.end()) - sorted.begin());
+  for (double p : predicted) row.infeasible += p >= std::log(kInfeasibleSeconds) ? 1 : 0;
+  row.tau = kendall_tau(predicted, seconds);
+  const double best = *std::min_element(seconds.begin(), seconds.end());
+  const double lowest = sorted.front();
+  double tied_sum = 0.0;
+  std::size_t tied = 0;
+  for (std::size_t i = 0; i < predicted.size(); ++i)
+    if (predicted[i] == lowest) {
+      tied_sum += seconds[i];
+      ++tied;
+    }
+  row.top1 = (tied_sum / static_cast<double>(tied) - best) / best;
+  if (default_seconds) row.default_slowdown = (*default_seconds - best) / best;
+  return row;
+}
+
+double mean_of(const std::vector<KernelRow>& rows, double KernelRow::*field) {
+  double sum = 0.0;
+  std::size_t n = 0;
+  for (const KernelRow& row : rows)
+    if (!std::isnan(row.*field)) {
+      sum += row.*field;
+      ++n;
+    }
+  return n == 0 ? NAN : sum / static_cast<double>(n);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string data;
+  std::vector<std::string> specs;
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--data" && i + 1 < argc) data = argv[++i];
+    else if (arg == "--spec" && i + 1 < argc) specs.push_back(argv[++i]);
+    else if (arg == "--json") json = true;
+    else {
+      std::cerr << "usage: analytical_report [--data FILE] [--spec FILE]... [--json]\n";
+      return 2;
+    }
+  }
+  try {
+    if (data.empty()) {
+      const auto found = find_data("tpu/op_tuning_data.pb");
+      if (!found) {
+        std::cerr << "analytical_report: tpu/op_tuning_data.pb not found under " << data_dir() << " (set PERFTUNE_DATA)\n";
+        return 1;
+      }
+      data = *found;
+    }
+    if (specs.empty()) specs = {"configs/hardware/tpu_v3.json", "configs/hardware/tpu_v2.json", "configs/hardware/tpu_v4.json"};
+    const Corpus corpus = load_source(data);
+    nlohmann::ordered_json report;
+    report["data"] = data;
+    for (std::size_t s = 0; s < specs.size(); ++s) {
+      AnalyticalModel model(load_device_spec(specs[s]));
+      std::vector<KernelRow> rows;
+      for (const MeasuredKernel& kernel : corpus.kernels) rows.push_back(evaluate_kernel(model, kernel));
+      nlohmann::ordered_json device;
+      device["spec"] = specs[s];
+      for (const KernelRow& row : rows)
+        device["kernels"].push_back({{"kernel", row.name}, {"configs", row.configs},
+                                     {"distinct_predictions", row.distinct_predictions},
+                                     {"infeasible", row.infeasible}, {"kendall_tau", row.tau},
+                                     {"top1_slowdown", row.top1}, {"default_slowdown", row.default_slowdown}});
+      device["mean_kendall_tau"] = mean_of(rows, &KernelRow::tau);
+      device["mean_top1_slowdown"] = mean_of(rows, &KernelRow::top1);
+      device["mean_default_slowdown"] = mean_of(rows, &KernelRow::default_slowdown);
+      report["devices"].push_back(device);
+      if (json) continue;
+      std::printf("\nanalytical model, spec %s, data %s\n", specs[s].c_str(), data.c_str());
+      if (s == 0) {
+        std::printf("%-12s %7s %9s %6s %8s %10s %10s\n", "kernel", "configs", "distinct", "infeas",
+                    "tau", "top1_slow", "xla_slow");
+        for (const KernelRow& row : rows)
+          std::printf("%-12s %7zu %9zu %6zu %8.3f %9.1f%% %9.1f%%\n", row.name.c_str(), row.configs,
+                      row.distinct_predictions, row.infeasible, row.tau, 100.0 * row.top1,
+                      100.0 * row.default_slowdown);
+      }
+      std::printf("%-12s %7zu %9s %6s %8.3f %9.1f%% %9.1f%%\n", "MEAN", rows.size(), "", "",
+                  mean_of(rows, &KernelRow::tau), 100.0 * mean_of(rows, &KernelRow::top1),
+                  100.0 * mean_of(rows, &KernelRow::default_slowdown));
+    }
+    if (json) std::cout << report.dump(2) << "\n";
+  } catch (const std::exception& error) {
+    std::cerr << "analytical_report: " << error.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
