@@ -8,30 +8,15 @@
 #include "ir/knob_roles.h"
 #include "ir/source.h"
 #include "surrogate/ranking_metrics.h"
+#include "op_builders.h"
 #include "test_support.h"
 
 namespace perftune {
 namespace {
 
-Op make_op(std::string name, std::string opcode, Shape shape) {
-  Op op;
-  op.name = std::move(name);
-  op.opcode = std::move(opcode);
-  op.shape = std::move(shape);
-  return op;
-}
-
-Op parameter(std::string name, int number, Shape shape) {
-  Op op = make_op(std::move(name), "parameter", std::move(shape));
-  op.parameter_number = number;
-  return op;
-}
-
-Shape f32(std::vector<std::int64_t> dims, std::vector<std::int64_t> minor_to_major = {}) {
-  Shape shape = make_shape(ElementType::kF32, std::move(dims));
-  shape.minor_to_major = std::move(minor_to_major);
-  return shape;
-}
+using test::f32;
+using test::make_op;
+using test::parameter;
 
 // A TPU-like device: (8,128) vector tiles, a 128x128 matrix unit, a scratchpad of `onchip` bytes.
 DeviceSpec tpu_like(std::int64_t onchip = 16 << 20, TileKnobUnits units = TileKnobUnits::kElements) {

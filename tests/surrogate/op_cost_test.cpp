@@ -2,26 +2,15 @@
 
 #include <memory>
 
+#include "op_builders.h"
 #include "test_support.h"
 
 namespace perftune {
 namespace {
 
-Op make_op(std::string name, std::string opcode, Shape shape) {
-  Op op;
-  op.name = std::move(name);
-  op.opcode = std::move(opcode);
-  op.shape = std::move(shape);
-  return op;
-}
-
-Op parameter(std::string name, int number, Shape shape) {
-  Op op = make_op(std::move(name), "parameter", std::move(shape));
-  op.parameter_number = number;
-  return op;
-}
-
-Shape f32(std::vector<std::int64_t> dims) { return make_shape(ElementType::kF32, std::move(dims)); }
+using test::f32;
+using test::make_op;
+using test::parameter;
 
 // [64,256] x [256,512] -> [64,512]
 Kernel dot_kernel() {
