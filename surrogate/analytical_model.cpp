@@ -33,7 +33,21 @@ struct DimLink {
 
 int rank_of(const Shape* shape) { return static_cast<int>(shape->dims.size()); }
 
-std::vector<Correspondence> correspondences(const Op& op, const std::vector<const Shape*>& operands) {
+// The shape's minor-to-major order if it is a permutation of its dims (layouts come from files),
+// else row-major.
+std::vector<std::int64_t> physical_layout(const Shape& shape) {
+  std::vector<std::int64_t> layout = shape.layout();
+  std::vector<std::int64_t> sorted = layout;
+  std::sort(sorted.begin(), sorted.end());
+  bool permutation = sorted.size() == shape.dims.size();
+  for (std::size_t i = 0; permutation && i < sorted.size(); ++i) permutation = sorted[i] == static_cast<std::int64_t>(i);
+  if (permutation) return layout;
+  Shape row_major = shape;
+  row_major.minor_to_major.clear();
+  return row_major.layout();
+}
+
+std::vector<Correspondence> raw_correspondences(const Op& op, const std::vector<const Shape*>& operands) {
   std::vector<Correspondence> result;
   const int out_rank = static_cast<int>(op.shape.dims.size());
   if (op.shape.element_type == ElementType::kTuple || op.opcode == "tuple" || op.opcode == "get-tuple-element")
@@ -104,6 +118,17 @@ std::vector<Correspondence> correspondences(const Op& op, const std::vector<cons
   return result;
 }
 
+// Attributes come from files: drop any pairing that names a dimension the arrays do not have.
+std::vector<Correspondence> correspondences(const Op& op, const std::vector<const Shape*>& operands) {
+  std::vector<Correspondence> result = raw_correspondences(op, operands);
+  const int out_rank = static_cast<int>(op.shape.dims.size());
+  std::erase_if(result, [&](const Correspondence& c) {
+    return c.operand < 0 || c.operand >= static_cast<int>(operands.size()) || c.out_dim < 0 || c.out_dim >= out_rank ||
+           c.operand_dim < 0 || c.operand_dim >= rank_of(operands[static_cast<std::size_t>(c.operand)]);
+  });
+  return result;
+}
+
 bool narrower_float(ElementType a, ElementType b) { return element_type_bytes(a) < element_type_bytes(b); }
 
 // Dims of a matrix op's second operand (conv kernel / dot rhs) that are contracted, and the one
@@ -146,7 +171,7 @@ class KernelAnalysis {
     // CPU: logical order, row-major, as the CPU backend nests its loops.
     const int rank = static_cast<int>(shape.size());
     if (spec.tile_knob_units == TileKnobUnits::kLayoutTiles && anchor >= 0) {
-      const std::vector<std::int64_t> layout = flat.ops[static_cast<std::size_t>(anchor)].op->shape.layout();
+      const std::vector<std::int64_t> layout = physical_layout(flat.ops[static_cast<std::size_t>(anchor)].op->shape);
       for (auto it = layout.rbegin(); it != layout.rend(); ++it) loop_order.push_back(static_cast<int>(*it));
     } else {
       for (int d = 0; d < rank; ++d) loop_order.push_back(d);
@@ -263,7 +288,7 @@ std::int64_t sublanes_for(const DeviceSpec& spec, ElementType type) {
 // Elements a block of `region` occupies once its minor two physical dims are rounded up to whole
 // vector registers.
 double padded_elements(const DeviceSpec& spec, const Shape& shape, std::vector<std::int64_t> region) {
-  const std::vector<std::int64_t> layout = shape.layout();
+  const std::vector<std::int64_t> layout = physical_layout(shape);
   if (!layout.empty()) {
     const auto minor = static_cast<std::size_t>(layout[0]);
     region[minor] = round_up(region[minor], lanes_for(spec, shape.element_type));
@@ -536,7 +561,7 @@ std::int64_t layout_tile_unit(const DeviceSpec& spec, std::size_t d, std::size_t
 // Knob values per physical dim -> elements per logical dim of `shape`.
 std::vector<std::int64_t> from_layout_tiles(const DeviceSpec& spec, const Shape& shape, const std::vector<std::int64_t>& bounds) {
   const std::size_t rank = shape.dims.size();
-  const std::vector<std::int64_t> layout = shape.layout();
+  const std::vector<std::int64_t> layout = physical_layout(shape);
   std::vector<std::int64_t> tile(rank, 0);
   for (std::size_t d = 0; d < rank && d < bounds.size(); ++d) {
     if (bounds[d] <= 0) continue;

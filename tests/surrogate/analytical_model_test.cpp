@@ -176,6 +176,24 @@ TEST_CASE("a fused edge saves its intermediate's round trip to memory") {
   CHECK(predicted[1] < predicted[0]);
 }
 
+TEST_CASE("attributes that name missing dimensions do not break the model") {
+  AnalyticalModel model(tpu_like(16 << 20, TileKnobUnits::kLayoutTiles));
+  Program p("odd");
+  const OpId a = p.add_op(parameter("a", 0, f32({16})));
+  Op broadcast = make_op("b", "broadcast", f32({8, 256}, {5, 7}));  // layout is no permutation
+  broadcast.dimensions = {4};                                     // no dim 4 in the output
+  const OpId b = p.add_op(broadcast, {a});
+  Op transpose = make_op("t", "transpose", f32({256, 8}));
+  transpose.dimensions = {9, 0};
+  p.add_op(transpose, {b});
+  const Kernel kernel("odd", std::move(p));
+  const SearchSpace space({{tile_out_knob(0), {1, 2}}, {tile_out_knob(1), {1}}});
+  const std::vector<Config> configs = space.enumerate();
+  std::vector<float> predicted(configs.size());
+  model.predict(kernel, space, configs, predicted);
+  for (float value : predicted) CHECK(std::isfinite(value));
+}
+
 TEST_CASE("the model plugs in as a CostModel and checks its output length") {
   std::unique_ptr<CostModel> model = std::make_unique<AnalyticalModel>(tpu_like());
   CHECK(model->name() == "analytical");
