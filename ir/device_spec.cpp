@@ -122,7 +122,9 @@ nlohmann::ordered_json device_spec_to_json(const DeviceSpec& spec) {
 
 void save_device_spec(const DeviceSpec& spec, const std::string& path) {
   const std::filesystem::path target(path);
-  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
+  std::error_code error;
+  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), error);
+  if (error) throw std::runtime_error(path + ": cannot create its folder (" + error.message() + ")");
   std::ofstream out(path, std::ios::trunc);
   if (!out) throw std::runtime_error(path + ": cannot open for writing");
   out << device_spec_to_json(spec).dump(2) << "\n";
