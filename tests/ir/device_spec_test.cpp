@@ -44,7 +44,7 @@ TEST_CASE("newer TPU generations are faster per core") {
   CHECK(v3.memory_bandwidth < v4.memory_bandwidth);
 }
 
-TEST_CASE("a spec round-trips through JSON; rates fall back to f32") {
+TEST_CASE("a spec round-trips through JSON and rates fall back to f32") {
   const nlohmann::json json = valid_spec_json();
   const DeviceSpec spec = device_spec_from_json(JsonView(json, "toy.json"));
   CHECK(spec.matrix_rate(ElementType::kBF16) == 1e14);
