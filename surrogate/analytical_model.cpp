@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -177,6 +176,12 @@ class KernelAnalysis {
       for (int d = 0; d < rank; ++d) loop_order.push_back(d);
     }
     link_dimensions();
+    for (const std::vector<DimLink>& op_links : links) {
+      std::vector<int> dims;
+      for (const DimLink& link : op_links)
+        if (link.anchor >= 0 && std::find(dims.begin(), dims.end(), link.anchor) == dims.end()) dims.push_back(link.anchor);
+      followed.push_back(std::move(dims));
+    }
     for (std::size_t i = 0; i < flat.ops.size(); ++i) {
       const OpClass kind = classify_op(*flat.ops[i].op);
       if (kind == OpClass::kMatrix || kind == OpClass::kReduce) {
@@ -199,6 +204,7 @@ class KernelAnalysis {
   std::vector<std::int64_t> shape;              // iteration shape (the anchor's dims)
   std::vector<int> loop_order;                  // iteration dims, outer to inner
   std::vector<std::vector<DimLink>> links;      // per flat op, per dim
+  std::vector<std::vector<int>> followed;       // per flat op, the iteration dims it follows
   std::int64_t contraction = 1;                 // of the main matrix (or reduce) op, for tile.red
   int matrix_op = -1;                           // the first dot/convolution, whose kernel knobs tile
 
@@ -388,16 +394,24 @@ TileEstimate AnalyticalModel::evaluate(const KernelAnalysis& a, const TileReques
   };
   // Blocks fetched (or written): once per change of the block index, i.e. the product of the
   // tile counts of the loops down to the innermost one the array follows.
+  // A loop of one tile never changes a block index, so only split dims count.
   auto visits = [&](std::size_t i) {
     if (streamed(i)) return static_cast<double>(out_tiles);
     int innermost = -1;
-    for (const DimLink& link : a.links[i]) {
-      if (link.anchor < 0) continue;
-      const auto pos = std::find(a.loop_order.begin(), a.loop_order.end(), link.anchor) - a.loop_order.begin();
+    for (int d : a.followed[i]) {
+      if (count[static_cast<std::size_t>(d)] <= 1) continue;
+      const auto pos = std::find(a.loop_order.begin(), a.loop_order.end(), d) - a.loop_order.begin();
       innermost = std::max(innermost, static_cast<int>(pos));
     }
     double n = 1.0;
     for (int p = 0; p <= innermost; ++p) n *= static_cast<double>(count[static_cast<std::size_t>(a.loop_order[static_cast<std::size_t>(p)])]);
+    return n;
+  };
+  // Distinct blocks of an array: the product of the tile counts of the dims it follows.
+  auto distinct_blocks = [&](std::size_t i) {
+    if (streamed(i)) return static_cast<double>(out_tiles);
+    double n = 1.0;
+    for (int d : a.followed[i]) n *= static_cast<double>(count[static_cast<std::size_t>(d)]);
     return n;
   };
   auto block_bytes = [&](std::size_t i) {
@@ -423,7 +437,10 @@ TileEstimate AnalyticalModel::evaluate(const KernelAnalysis& a, const TileReques
   for (int output : a.flat.outputs) {
     const auto i = static_cast<std::size_t>(output);
     const double bytes = block_bytes(i);
-    estimate.bytes += visits(i) * bytes;
+    // An output block left and revisited later (a reduction whose reduced loops are not the
+    // innermost) is written back each time and its partial result read in again.
+    const double written = visits(i), revisits = std::max(0.0, written - distinct_blocks(i));
+    estimate.bytes += (written + revisits) * bytes;
     block_total += bytes;
   }
   estimate.working_set_bytes = buffers * block_total;

@@ -109,13 +109,40 @@ TEST_CASE("a dot's matrix work is padded to whole matrix-unit passes") {
 TEST_CASE("smaller tiles re-fetch the operand they do not follow") {
   AnalyticalModel model(tpu_like());
   const Kernel kernel = dot_kernel(512, 256, 512);
-  const TileEstimate whole = model.estimate_tiles(kernel, {512, 512});
-  const TileEstimate rows = model.estimate_tiles(kernel, {128, 512});
   const double x = 512.0 * 256 * 4, w = 256.0 * 512 * 4, out = 512.0 * 512 * 4;
+  const TileEstimate whole = model.estimate_tiles(kernel, {512, 512});
   CHECK(whole.bytes == x + w + out);
-  // 4 row tiles: x and the output once in total, w once per row tile.
-  CHECK(rows.bytes == x + 4 * w + out);
-  CHECK(rows.iterations == 4);
+  // 4 row tiles x 2 column tiles, columns inner: x once in total (its block stays while the
+  // columns change), w once per row tile, the output once.
+  const TileEstimate blocks = model.estimate_tiles(kernel, {128, 256});
+  CHECK(blocks.bytes == x + 4 * w + out);
+  CHECK(blocks.iterations == 8);
+  // Full-width row tiles: w's block index never changes, so it is fetched once.
+  const TileEstimate rows = model.estimate_tiles(kernel, {128, 512});
+  CHECK(rows.bytes == x + w + out);
+}
+
+TEST_CASE("a reduction revisiting its output block reads the partial result back") {
+  // sum over dim 0 of -x, x: [1024, 256]. The TPU convention tiles the largest computed array
+  // (the negate) in (8,128) tiles, rows outer, columns inner.
+  AnalyticalModel model(tpu_like(16 << 20, TileKnobUnits::kLayoutTiles));
+  Program p("colsum");
+  const OpId x = p.add_op(parameter("x", 0, f32({1024, 256})));
+  const OpId neg = p.add_op(make_op("neg", "negate", f32({1024, 256})), {x});
+  const OpId zero = p.add_op(make_op("zero", "constant", f32({})));
+  Op reduce = make_op("sum", "reduce", f32({256}));
+  reduce.dimensions = {0};
+  p.add_op(reduce, {neg, zero});
+  const Kernel kernel("colsum", std::move(p));
+  const SearchSpace space({{tile_out_knob(0), {1, 128}}, {tile_out_knob(1), {1}}});
+  const double input = 1024.0 * 256 * 4, output = 256.0 * 4, half = output / 2;
+  // All 1024 rows per tile: each 128-lane output block is finished before the next.
+  const TileEstimate finished = model.estimate(kernel, space, Config{{128, 1}});
+  CHECK(finished.bytes == input + output);
+  // 8 rows per tile: 128 row tiles x 2 column tiles; the output block changes every iteration,
+  // so it is written 256 times and read back 254 times (all but the first visit of each).
+  const TileEstimate revisited = model.estimate(kernel, space, Config{{1, 1}});
+  CHECK(revisited.bytes == input + (256 + 254) * half);
 }
 
 TEST_CASE("an infeasible tile is never ranked first") {
