@@ -434,6 +434,7 @@ TileEstimate AnalyticalModel::evaluate(const KernelAnalysis& a, const TileReques
                                 ? bytes / static_cast<double>(k_tiles) : bytes;
     block_total += resident;
   }
+  double revisit_steps = 0.0;
   for (int output : a.flat.outputs) {
     const auto i = static_cast<std::size_t>(output);
     const double bytes = block_bytes(i);
@@ -441,6 +442,7 @@ TileEstimate AnalyticalModel::evaluate(const KernelAnalysis& a, const TileReques
     // innermost) is written back each time and its partial result read in again.
     const double written = visits(i), revisits = std::max(0.0, written - distinct_blocks(i));
     estimate.bytes += (written + revisits) * bytes;
+    revisit_steps += revisits;
     block_total += bytes;
   }
   estimate.working_set_bytes = buffers * block_total;
@@ -511,7 +513,10 @@ TileEstimate AnalyticalModel::evaluate(const KernelAnalysis& a, const TileReques
   // Double buffering overlaps loads with compute except the first block's load and the last
   // block's store.
   const double exposed = block_total / spec_.memory_bandwidth;
-  estimate.overhead_seconds = spec_.launch_overhead + static_cast<double>(estimate.iterations) * spec_.tile_overhead + exposed;
+  // A revisit cannot be prefetched: the block's write-back must land before it is read again, a
+  // pipeline step that overlaps nothing, charged like one more iteration.
+  estimate.overhead_seconds = spec_.launch_overhead +
+                              (static_cast<double>(estimate.iterations) + revisit_steps) * spec_.tile_overhead + exposed;
   estimate.seconds = std::max(estimate.compute_seconds, estimate.memory_seconds) + estimate.overhead_seconds;
   if (!fits && spec_.onchip_is_scratchpad) {
     estimate.feasible = false;

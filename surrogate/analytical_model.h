@@ -9,7 +9,9 @@
 //     and a tile that does not divide its dimension computes the remainder as a full tile;
 //   * bytes moved between memory and chip: each input is fetched once per change of the block it
 //     needs (an input that does not vary along the inner loop dimensions stays resident, as TPU
-//     pipelining and CPU caches keep it), each output written once per block;
+//     pipelining and CPU caches keep it; loops of one tile change nothing), each output block
+//     written whenever the loop nest leaves it, and read back when a reduction revisits it (its
+//     reduced loops are not the innermost) -- a revisit also costs one unoverlapped pipeline step;
 //   * tile iterations (times the per-iteration overhead) and one launch overhead;
 //   * the on-chip working set: inputs and outputs blocks (double-buffered on a scratchpad device)
 //     plus the matrix accumulator. Above a scratchpad's capacity the tile does not compile: it is
@@ -17,7 +19,8 @@
 //     never ranked first while a feasible one exists. Above a cache's capacity (CPU) the tile runs
 //     but loses its reuse: matrix operands stream from memory once per multiply-add.
 // Time = max(compute, memory) + the exposed first load and last store + overheads (roofline with
-// double buffering).
+// double buffering). Loop order: TPU physical major to minor (output_bounds order), CPU logical
+// row-major with the reduction innermost.
 //
 // Knobs (ir/knob_roles.h): tile.out.<d> as DeviceSpec::tile_knob_units says, tile.red on CPU,
 // tile.kernel.<d> (XLA's kernel_bounds, as the TPU importer names them: a block of the convolution
