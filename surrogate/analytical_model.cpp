@@ -711,4 +711,10 @@ void AnalyticalModel::predict(const Kernel& kernel, const SearchSpace& space, st
     log_seconds[i] = static_cast<float>(std::log(evaluate_config(analysis, plan, configs[i]).seconds));
 }
 
+std::string device_spec_path(const std::string& device, const std::string& configs_dir) {
+  if (device.rfind("tpu", 0) == 0) return configs_dir + "/tpu_v3.json";
+  if (device.rfind("cpu", 0) == 0) return configs_dir + "/host.json";
+  throw std::invalid_argument("no analytical device spec for device '" + device + "' (expected tpu... or cpu...)");
+}
+
 }  // namespace perftune

@@ -117,4 +117,10 @@ class AnalyticalModel : public CostModel {
   DeviceSpec spec_;
 };
 
+// The shipped spec for a record's device string, under `configs_dir` (the project's
+// configs/hardware): "tpu..." -> tpu_v3.json (the TPU data does not name its generation; the
+// three specs rank it alike, see bench/analytical_report.cpp), "cpu..." -> host.json (written by
+// `perftune calibrate`). Throws std::invalid_argument for any other device.
+std::string device_spec_path(const std::string& device, const std::string& configs_dir = "configs/hardware");
+
 }  // namespace perftune

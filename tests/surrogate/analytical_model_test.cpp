@@ -235,6 +235,13 @@ TEST_CASE("the model plugs in as a CostModel and checks its output length") {
   CHECK_THROWS_AS(model->predict(kernel, space, configs, too_short), std::invalid_argument);
 }
 
+TEST_CASE("record devices map to shipped specs") {
+  CHECK(load_device_spec(source_path(device_spec_path("tpu", "configs/hardware"))).kind == "tpu");
+  CHECK(device_spec_path("cpu:AMD EPYC:g++12", "x") == "x/host.json");
+  CHECK(load_device_spec(source_path(device_spec_path("cpu:any"))).kind == "cpu");
+  CHECK_THROWS_AS(device_spec_path("replay:TITAN_RTX"), std::invalid_argument);
+}
+
 TEST_CASE("on the real TPU tile data the model ranks fusion.191 well") {
   PERFTUNE_REQUIRE_DATA(path, "tpu/op_tuning_data.pb");
   Corpus corpus;
