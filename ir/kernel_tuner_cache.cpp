@@ -133,7 +133,8 @@ Corpus kernel_tuner_corpus(const nlohmann::json& json, const std::string& file, 
     std::string stem = std::filesystem::path(file).filename().string();
     measured.device = stem.substr(0, stem.find('.'));
   }
-  measured.kernel = Kernel(body.name(), std::move(body));
+  std::string kernel_name = body.name();
+  measured.kernel = Kernel(std::move(kernel_name), std::move(body));
 
   const JsonView cache = root.at("cache");
   if (!cache.is_object()) cache.fail("an object from config key to its measurement");
