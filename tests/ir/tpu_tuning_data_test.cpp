@@ -6,6 +6,8 @@
 #include "ir/file_io.h"
 #include "ir/fusion.h"
 #include "ir/input_error.h"
+#include "ir/program_json.h"
+#include "ir/record_log.h"
 #include "ir/source.h"
 #include "ir/tpu_tuning_data.h"
 #include "tuning_data.pb.h"
@@ -208,4 +210,40 @@ TEST_CASE("negative times and unknown element types in TPU data name the module 
     REQUIRE(corpus.kernels[0].measurements[0].result.status == MeasureStatus::kRuntimeError);
     REQUIRE(corpus.kernels[0].measurements[0].result.message == "recorded as failed");
   }
+}
+
+TEST_CASE("TPU kernels survive the record log: definition written, reloaded with the same key") {
+  PERFTUNE_REQUIRE_DATA(path, "tpu/op_tuning_data.pb");
+  const Corpus corpus = load_tpu_tuning_data(path);
+  const std::string log_path = scratch_dir("tpu_log") + "/log.jsonl";
+  {
+    RecordLog log(log_path);
+    for (const auto& k : corpus.kernels) {
+      log.define_kernel(k.kernel, *k.space);
+      for (const auto& m : k.measurements)
+        log.append(Record{k.device, k.kernel.key(), k.kernel.name(), k.space->knob_names(), m.config, m.result, 0.0});
+    }
+  }
+  const LoadedLog loaded = RecordLog::load(log_path);
+  REQUIRE(loaded.kernels.size() == 15);
+  for (const auto& k : corpus.kernels) {
+    CAPTURE(k.kernel.name());
+    const KernelDefinition& d = loaded.kernels.at(k.kernel.key());
+    REQUIRE(d.kernel.body().instruction_count_with_called() == k.kernel.body().instruction_count_with_called());
+    REQUIRE(*d.space->size() == *k.space->size());
+  }
+  // Repeated configs were measured more than once; the log merges them.
+  REQUIRE(loaded.records.size() + loaded.duplicates_merged == 754);
+}
+
+TEST_CASE("the whole TPU program round-trips through the JSON program format with its called computations") {
+  PERFTUNE_REQUIRE_DATA(path, "tpu/module_tuning_data_layout.pb");
+  const Corpus corpus = load_tpu_tuning_data(path);
+  const Program& program = *corpus.programs.at(0);
+  const std::string dir = scratch_dir("tpu_program_json");
+  save_program_file(program, dir + "/main.json");
+  const Program again = load_program_file(dir + "/main.json");
+  REQUIRE(again.instruction_count_with_called() == 3163);
+  REQUIRE(again.computation_count_with_called() == 143);
+  REQUIRE(content_key(again) == content_key(program));
 }
