@@ -19,7 +19,8 @@ struct Measurement {
 
 struct MeasuredKernel {
   Kernel kernel;
-  std::shared_ptr<const SearchSpace> space;
+  std::shared_ptr<const SearchSpace> space;  // null for a kernel known without measurements
+                                             // (a fusion of an imported program)
   std::string device;  // where the measurements were taken
   std::vector<Measurement> measurements;
   std::optional<std::size_t> default_index;  // the config the compiler picks by itself (XLA's default)
