@@ -43,4 +43,8 @@ struct Corpus {
   std::size_t failed_count() const;
 };
 
+// A corpus of one measured kernel: what single-kernel sources (Kernel Tuner caches, TpuGraphs
+// tile files) import.
+Corpus single_kernel_corpus(std::string format, std::string path, MeasuredKernel kernel);
+
 }  // namespace perftune

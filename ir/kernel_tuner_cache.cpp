@@ -181,11 +181,7 @@ Corpus kernel_tuner_corpus(const nlohmann::json& json, const std::string& file, 
           break;
         }
 
-  Corpus corpus;
-  corpus.format = "kernel-tuner";
-  corpus.path = file;
-  corpus.kernels.push_back(std::move(measured));
-  return corpus;
+  return single_kernel_corpus("kernel-tuner", file, std::move(measured));
 }
 
 Corpus load_kernel_tuner_cache(const std::string& path) {

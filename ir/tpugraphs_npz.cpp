@@ -195,11 +195,7 @@ Corpus tpugraphs_corpus(const Npz& arrays, const std::string& file, const std::s
   for (const Column& col : used) knobs.push_back(col.knob);
   measured.space = std::make_shared<SearchSpace>(SearchSpace::recorded(knobs, configs));
 
-  Corpus corpus;
-  corpus.format = "tpugraphs-npz";
-  corpus.path = file;
-  corpus.kernels.push_back(std::move(measured));
-  return corpus;
+  return single_kernel_corpus("tpugraphs-npz", file, std::move(measured));
 }
 
 Corpus load_tpugraphs_npz(const std::string& path) {
