@@ -72,6 +72,11 @@ class ModuleConverter {
     const auto index = by_id_.find(id);
     if (index == by_id_.end())
       throw InputError(file_, place_ + ", " + caller, "a called computation id present in the module, not " + std::to_string(id));
+    // XLA call graphs are shallow (a while body calling a reduce body, a few levels); the limit
+    // keeps a crafted chain of calls from exhausting the stack.
+    constexpr std::size_t kMaxCallDepth = 256;
+    if (in_progress_.size() >= kMaxCallDepth)
+      throw InputError(file_, place_ + ", " + caller, "calls nested at most " + std::to_string(kMaxCallDepth) + " deep");
     if (!in_progress_.insert(id).second)
       throw InputError(file_, place_ + ", " + caller, "a call graph without recursion, but computation " + std::to_string(id) + " calls itself");
     auto program = build(module_.computations(index->second));
@@ -88,6 +93,7 @@ class ModuleConverter {
  private:
   std::shared_ptr<const Program> build(const proto::HloComputationProto& c) {
     const std::string where = place_ + ", computation '" + c.name() + "'";
+    if (c.instructions_size() == 0) throw InputError(file_, where, "a computation with at least one instruction");
     auto program = std::make_shared<Program>(c.name());
     std::unordered_map<std::int64_t, OpId> op_of_id;
     // Ops first, edges second: HLO lists instructions in post order, but a forward reference

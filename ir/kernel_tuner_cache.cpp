@@ -19,8 +19,12 @@ constexpr const char* kRuntimeFailed = "RuntimeFailedConfig";
 // Measurement overheads Kernel Tuner records per config, in ms.
 constexpr const char* kCostFields[] = {"compile_time", "verification_time", "benchmark_time", "framework_time"};
 
+// An integral JSON number that fits an int64 knob value (the cast of a larger one is undefined).
 bool is_integer_value(const nlohmann::json& v) {
-  return v.is_number_integer() || (v.is_number_float() && std::isfinite(v.get<double>()) && v.get<double>() == std::floor(v.get<double>()));
+  constexpr double kLimit = 9.2e18;  // just below 2^63
+  if (!v.is_number()) return false;
+  const double x = v.get<double>();
+  return std::isfinite(x) && x == std::floor(x) && std::fabs(x) <= kLimit;
 }
 
 // One knob: its name, the tune_params values, and whether values map to themselves or to indices.
@@ -136,7 +140,11 @@ Corpus kernel_tuner_corpus(const nlohmann::json& json, const std::string& file, 
   Op op;
   op.name = body.name();
   op.opcode = body.name();
-  if (auto size = root.find("problem_size")) op.shape.dims = size->as_int_list();
+  if (auto size = root.find("problem_size")) {
+    op.shape.dims = size->as_int_list();
+    for (std::size_t d = 0; d < op.shape.dims.size(); ++d)
+      if (op.shape.dims[d] < 0) size->at(d).fail("a non-negative problem size");
+  }
   body.add_op(std::move(op));
 
   MeasuredKernel measured;

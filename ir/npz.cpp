@@ -123,6 +123,13 @@ std::string entry_bytes(const Reader& r, const Entry& e) {
     throw InputError(r.file(), place + " at byte " + std::to_string(e.local_offset), "a local file header (signature PK\\3\\4)");
   const std::size_t data = e.local_offset + kLocalHeaderSize + r.u(e.local_offset + 26, 2) + r.u(e.local_offset + 28, 2);
   r.need(data, e.compressed, "data of " + place);
+  // Deflate expands at most 1032:1 (zlib's technical details); a larger claim is corrupt and
+  // must not make us allocate it.
+  constexpr std::uint64_t kMaxDeflateRatio = 1032;
+  if ((e.method == kStored && e.uncompressed != e.compressed) ||
+      (e.method == kDeflated && e.uncompressed > e.compressed * kMaxDeflateRatio + 1024))
+    throw InputError(r.file(), place, "an uncompressed size that its " + std::to_string(e.compressed) +
+                                          " compressed bytes can hold, not " + std::to_string(e.uncompressed));
   std::string out;
   if (e.method == kStored) {
     out = r.bytes().substr(data, e.compressed);
@@ -219,8 +226,9 @@ NpyArray parse_npy(const std::string& bytes, const std::string& file, const std:
   const int major = static_cast<unsigned char>(bytes[6]);
   if (major < 1 || major > 3) throw InputError(file, place, ".npy format version 1, 2 or 3, not " + std::to_string(major));
   const std::size_t len_size = major == 1 ? 2 : 4;
-  const std::size_t header_len = read_le(bytes, 8, static_cast<int>(len_size));
   const std::size_t header_at = 8 + len_size;
+  if (bytes.size() < header_at) throw InputError(file, place, "a complete .npy header length (truncated)");
+  const std::size_t header_len = read_le(bytes, 8, static_cast<int>(len_size));
   if (header_len > bytes.size() - header_at) throw InputError(file, place, "a complete .npy header (truncated)");
   const std::string header = bytes.substr(header_at, header_len);
 
@@ -257,8 +265,16 @@ NpyArray parse_npy(const std::string& bytes, const std::string& file, const std:
     if (a.shape.back() < 0) throw InputError(file, place, "a shape of non-negative integers, not " + shape);
     at += used;
   }
+  // The byte count must fit: a shape whose product overflows cannot describe the data.
+  std::size_t expected = static_cast<std::size_t>(a.item_size);
+  for (std::int64_t d : a.shape)
+    if (d != 0 && expected > (bytes.size() + 1) / static_cast<std::size_t>(d)) {
+      expected = bytes.size() + 1;  // more than the file holds
+      break;
+    } else {
+      expected *= static_cast<std::size_t>(d);
+    }
   const std::size_t data_at = header_at + header_len;
-  const std::size_t expected = a.element_count() * static_cast<std::size_t>(a.item_size);
   if (bytes.size() - data_at != expected)
     throw InputError(file, place, std::to_string(expected) + " bytes of data for shape " + shape + " and dtype " + descr + ", found " +
                                       std::to_string(bytes.size() - data_at));

@@ -106,8 +106,11 @@ ElementType element_type_from_json(const JsonView& j) {
   return *element_type;
 }
 
-// Dims, layout and tuple elements of a shape object (an op or a tuple element).
-void shape_fields_from_json(const JsonView& j, Shape& shape) {
+// Dims, layout and tuple elements of a shape object (an op or a tuple element). XLA nests tuples
+// a few levels at most; `depth` bounds the recursion for crafted input.
+void shape_fields_from_json(const JsonView& j, Shape& shape, int depth = 0) {
+  constexpr int kMaxTupleDepth = 64;
+  if (depth > kMaxTupleDepth) j.fail("tuples nested at most " + std::to_string(kMaxTupleDepth) + " deep");
   shape.dims = j.at("shape").as_int_list();
   for (std::size_t d = 0; d < shape.dims.size(); ++d)
     if (shape.dims[d] < 0) j.at("shape").at(d).fail("a non-negative dimension");
@@ -121,7 +124,7 @@ void shape_fields_from_json(const JsonView& j, Shape& shape) {
       e.expect_keys({"type", "shape", "layout", "tuple"});
       Shape element;
       element.element_type = element_type_from_json(e);
-      shape_fields_from_json(e, element);
+      shape_fields_from_json(e, element, depth + 1);
       shape.tuple_shapes.push_back(std::move(element));
     }
 }
@@ -195,6 +198,10 @@ class ComputationResolver {
     const auto view = views_.find(name);
     if (view == views_.end()) name_view.fail("the name of a computation in $.computations");
     if (!building_.insert(name).second) name_view.fail("a call graph without recursion, but '" + name + "' calls itself");
+    // Imported XLA programs nest calls a few levels deep; the limit keeps a crafted chain from
+    // exhausting the stack.
+    constexpr std::size_t kMaxCallDepth = 256;
+    if (building_.size() > kMaxCallDepth) name_view.fail("calls nested at most " + std::to_string(kMaxCallDepth) + " deep");
     auto program = std::make_shared<const Program>(program_body_from_json(view->second, *this));
     building_.erase(name);
     built_[name] = program;

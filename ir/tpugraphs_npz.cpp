@@ -52,6 +52,14 @@ constexpr ElementType kOneHotTypes[] = {
 // Config feature columns (TpuGraphs README, "Tile Config Features"): three groups of six bounds.
 constexpr std::size_t kKernelBounds = 0, kOutputBounds = 8, kInputBounds = 16;
 
+// A feature value as an integer; throws InputError for NaN, infinities and values beyond int64
+// (a float-to-integer cast of those is undefined behaviour).
+std::int64_t to_int(double v, const std::string& file, const std::string& place) {
+  constexpr double kLimit = 9.2e18;  // just below 2^63
+  if (!std::isfinite(v) || std::fabs(v) > kLimit) throw InputError(file, place, "a finite integral feature value");
+  return static_cast<std::int64_t>(std::llround(v));
+}
+
 const NpyArray& require(const Npz& arrays, const std::string& name, const std::string& file, std::size_t rank,
                         const std::string& kinds) {
   const auto it = arrays.find(name);
@@ -64,19 +72,26 @@ const NpyArray& require(const Npz& arrays, const std::string& name, const std::s
   return a;
 }
 
-std::vector<std::int64_t> leading_nonzero(const NpyArray& feat, std::size_t row, std::size_t first, std::size_t width) {
+std::string node_place(std::size_t row, std::size_t column) {
+  return "node_feat row " + std::to_string(row) + ", column " + std::to_string(column);
+}
+
+// The leading non-zero values of a zero-padded group of columns (dims, window sizes).
+std::vector<std::int64_t> leading_nonzero(const NpyArray& feat, std::size_t row, std::size_t first, const std::string& file) {
   std::vector<std::int64_t> dims;
   for (std::size_t k = 0; k < kMaxRank; ++k) {
-    const double v = feat.as_double(row * width + first + k);
+    const double v = feat.as_double(row * kTpuGraphsNodeFeatures + first + k);
     if (v == 0) break;
-    dims.push_back(static_cast<std::int64_t>(std::llround(v)));
+    dims.push_back(to_int(v, file, node_place(row, first + k)));
+    if (dims.back() < 0) throw InputError(file, node_place(row, first + k), "a positive size");
   }
   return dims;
 }
 
-std::vector<std::int64_t> columns(const NpyArray& feat, std::size_t row, std::size_t first, std::size_t count, std::size_t width) {
+std::vector<std::int64_t> columns(const NpyArray& feat, std::size_t row, std::size_t first, std::size_t count, const std::string& file) {
   std::vector<std::int64_t> values;
-  for (std::size_t k = 0; k < count; ++k) values.push_back(static_cast<std::int64_t>(std::llround(feat.as_double(row * width + first + k))));
+  for (std::size_t k = 0; k < count; ++k)
+    values.push_back(to_int(feat.as_double(row * kTpuGraphsNodeFeatures + first + k), file, node_place(row, first + k)));
   return values;
 }
 
@@ -91,17 +106,18 @@ Op node_op(const NpyArray& feat, std::size_t u, std::int64_t opcode, const std::
         throw InputError(file, "node_feat row " + std::to_string(u), "an element type perftune knows (not invalid or opaque)");
       op.shape.element_type = kOneHotTypes[t];
     }
-  op.shape.dims = leading_nonzero(feat, u, kDimsFirst, w);
-  const auto m2m = columns(feat, u, kMinorToMajor, op.shape.dims.size(), w);
+  op.shape.dims = leading_nonzero(feat, u, kDimsFirst, file);
+  const auto m2m = columns(feat, u, kMinorToMajor, op.shape.dims.size(), file);
   bool is_default = true;  // row-major {rank-1, ..., 0} is the empty layout
   for (std::size_t k = 0; k < m2m.size(); ++k) is_default &= m2m[k] == static_cast<std::int64_t>(m2m.size() - 1 - k);
   if (!is_default) op.shape.minor_to_major = m2m;
-  if (op.is_parameter()) op.parameter_number = static_cast<std::int64_t>(feat.as_double(u * w + kParameterNumber));
-  const auto window = leading_nonzero(feat, u, kWindowSize, w);
+  if (op.is_parameter()) op.parameter_number = to_int(feat.as_double(u * w + kParameterNumber), file, node_place(u, kParameterNumber));
+  const auto window = leading_nonzero(feat, u, kWindowSize, file);
   if (!window.empty()) {
     const std::size_t n = window.size();
-    op.window = Window{window, columns(feat, u, kWindowStride, n, w), columns(feat, u, kPadLow, n, w),
-                       columns(feat, u, kPadHigh, n, w), columns(feat, u, kWindowDilation, n, w), columns(feat, u, kBaseDilation, n, w)};
+    op.window = Window{window, columns(feat, u, kWindowStride, n, file), columns(feat, u, kPadLow, n, file),
+                       columns(feat, u, kPadHigh, n, file), columns(feat, u, kWindowDilation, n, file),
+                       columns(feat, u, kBaseDilation, n, file)};
   }
   return op;
 }
@@ -180,9 +196,9 @@ Corpus tpugraphs_corpus(const Npz& arrays, const std::string& file, const std::s
     Config cfg;
     for (const Column& col : used) {
       const double v = config.as_double(j * kTpuGraphsConfigFeatures + col.index);
-      if (!std::isfinite(v) || v != std::floor(v))
-        throw InputError(file, "config_feat row " + std::to_string(j) + ", column " + std::to_string(col.index), "an integral tile bound");
-      cfg.values.push_back(static_cast<std::int64_t>(v));
+      const std::string place = "config_feat row " + std::to_string(j) + ", column " + std::to_string(col.index);
+      if (v != std::floor(v)) throw InputError(file, place, "an integral tile bound");
+      cfg.values.push_back(to_int(v, file, place));
     }
     const std::int64_t ns = runtime.as_int(j);
     if (ns <= 0) throw InputError(file, "config_runtime[" + std::to_string(j) + "]", "a positive runtime in ns, not " + std::to_string(ns));
