@@ -244,13 +244,7 @@ TEST_CASE("record devices map to shipped specs") {
 
 TEST_CASE("on the real TPU tile data the model ranks fusion.191 well") {
   PERFTUNE_REQUIRE_DATA(path, "tpu/op_tuning_data.pb");
-  Corpus corpus;
-  try {
-    corpus = load_source(path);
-  } catch (const std::exception& error) {
-    WARN("SKIPPED: no TPU importer in this build (" << error.what() << ")");
-    return;
-  }
+  const Corpus corpus = load_source(path);
   AnalyticalModel model(load_device_spec(source_path("configs/hardware/tpu_v3.json")));
   for (const MeasuredKernel& kernel : corpus.kernels) {
     if (kernel.kernel.name() != "fusion.191") continue;
