@@ -317,8 +317,10 @@ AnalyticalModel::AnalyticalModel(DeviceSpec spec) : spec_(std::move(spec)) {
 
 AnalyticalModel::~AnalyticalModel() = default;
 
-std::vector<std::int64_t> AnalyticalModel::iteration_shape(const Kernel& kernel) const {
-  return KernelAnalysis(kernel, spec_).shape;
+Shape AnalyticalModel::iteration_shape(const Kernel& kernel) const {
+  const KernelAnalysis analysis(kernel, spec_);
+  if (analysis.anchor < 0) return Shape{};
+  return analysis.flat.ops[static_cast<std::size_t>(analysis.anchor)].op->shape;
 }
 
 TileEstimate AnalyticalModel::evaluate(const KernelAnalysis& a, const TileRequest& request) const {

@@ -106,8 +106,9 @@ class AnalyticalModel : public CostModel {
   // The largest tile that fits on chip (halving the outermost dims first), and its estimate.
   TileEstimate estimate_auto(const Kernel& kernel) const;
 
-  // The iteration shape's dims (logical order) that tile.out knobs and tiles refer to.
-  std::vector<std::int64_t> iteration_shape(const Kernel& kernel) const;
+  // The array whose dims tile.out knobs and tiles refer to (dims and layout); an empty f32 scalar
+  // for a kernel without ops.
+  Shape iteration_shape(const Kernel& kernel) const;
 
  private:
   TileEstimate evaluate(const KernelAnalysis& analysis, const TileRequest& request) const;

@@ -242,6 +242,45 @@ TEST_CASE("record devices map to shipped specs") {
   CHECK_THROWS_AS(device_spec_path("replay:TITAN_RTX"), std::invalid_argument);
 }
 
+TEST_CASE("recorded TPU output_bounds fit the iteration shape in physical (8,128) tile units") {
+  PERFTUNE_REQUIRE_DATA(path, "tpu/op_tuning_data.pb");
+  const Corpus corpus = load_source(path);
+  AnalyticalModel model(load_device_spec(source_path("configs/hardware/tpu_v3.json")));
+  std::size_t tiled = 0;
+  for (const MeasuredKernel& kernel : corpus.kernels) {
+    const std::vector<KnobInfo> roles = knob_roles(*kernel.space);
+    const Shape shape = model.iteration_shape(kernel.kernel);
+    const std::size_t rank = shape.dims.size();
+    const std::vector<std::int64_t> layout = shape.layout();
+    std::vector<std::int64_t> limit(rank), largest(rank, 0);
+    for (std::size_t d = 0; d < rank; ++d) {
+      const std::int64_t unit = rank == 1 ? 1024 : d == rank - 1 ? 128 : d == rank - 2 ? 8 : 1;
+      const std::int64_t extent = shape.dims[static_cast<std::size_t>(layout[rank - 1 - d])];
+      limit[d] = (extent + unit - 1) / unit;
+    }
+    bool has_tiles = false;
+    for (const Measurement& m : kernel.measurements) {
+      const TileChoice choice = read_tiles(roles, m.config, rank);
+      for (std::size_t k = 0; k < roles.size(); ++k) {
+        if (roles[k].role != KnobRole::kTileOut) continue;
+        has_tiles = true;
+        CAPTURE(kernel.kernel.name(), shape.to_string(), roles[k].index, m.config.to_string());
+        REQUIRE(roles[k].index < rank);
+        CHECK(m.config.values[k] <= limit[roles[k].index]);
+        largest[roles[k].index] = std::max(largest[roles[k].index], m.config.values[k]);
+      }
+    }
+    if (!has_tiles) continue;
+    ++tiled;
+    // Some split-able dim reaches its limit exactly: the bounds count tiles, not elements.
+    CAPTURE(kernel.kernel.name(), shape.to_string(), largest, limit);
+    bool reached = false;
+    for (std::size_t d = 0; d < rank; ++d) reached = reached || (limit[d] > 1 && largest[d] == limit[d]);
+    CHECK(reached);
+  }
+  CHECK(tiled == 12);
+}
+
 TEST_CASE("on the real TPU tile data the model ranks fusion.191 well") {
   PERFTUNE_REQUIRE_DATA(path, "tpu/op_tuning_data.pb");
   const Corpus corpus = load_source(path);
