@@ -8,7 +8,8 @@
 // for the source's default pick (XLA's own choice on TPU). When the model predicts the same time
 // for several configs (the data's only knobs are ones it does not read) the top-1 slowdown is the
 // mean over the tied configs, not a lucky first position. Each --spec adds a device (default: the
-// three shipped TPU specs, first one printed per kernel).
+// three shipped TPU specs, first one printed per kernel). Last, the fusion task at program scale:
+// the TPU training step of module_tuning_data_layout.pb scored unfused and greedily fused.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -21,6 +22,8 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/data_path.h"
+#include "ir/fusion.h"
+#include "ir/knob_roles.h"
 #include "ir/device_spec.h"
 #include "ir/source.h"
 #include "surrogate/analytical_model.h"
@@ -91,6 +94,48 @@ double mean_of(const std::vector<KernelRow>& rows, double KernelRow::*field, boo
       ++n;
     }
   return n == 0 ? NAN : sum / static_cast<double>(n);
+}
+
+// The fusion task at scale: the whole TPU training step (module_tuning_data_layout.pb, before
+// fusion) scored unfused and under XLA-like greedy elementwise fusion, against its measured
+// runtime (median of its recorded layout runs; the measured program is XLA's fused one).
+void report_program_fusion(const std::string& spec_path, bool json, nlohmann::ordered_json& report) {
+  const auto found = find_data("tpu/module_tuning_data_layout.pb");
+  if (!found) return;
+  const Corpus corpus = load_source(*found);
+  if (corpus.programs.empty()) return;
+  const Program& program = *corpus.programs.front();
+  AnalyticalModel model(load_device_spec(spec_path));
+  const Kernel whole(program.name(), program);
+  std::vector<Knob> knobs;
+  for (std::size_t edge : fusible_edges(program)) knobs.push_back({fuse_knob(edge), {0, 1}});
+  const SearchSpace space(knobs);
+  const FusionConfig greedy = FusionConfig::greedy_elementwise(program);
+  std::vector<Config> configs(2);
+  for (std::size_t k = 0; k < knobs.size(); ++k) {
+    const std::size_t edge = knob_role(knobs[k].name).index;
+    configs[0].values.push_back(0);
+    configs[1].values.push_back(greedy.fused[edge] ? 1 : 0);
+  }
+  std::vector<float> log_seconds(configs.size());
+  const auto start = std::chrono::steady_clock::now();
+  model.predict(whole, space, configs, log_seconds);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<double> measured;
+  for (const Measurement& m : corpus.program_measurements)
+    if (m.result.ok()) measured.push_back(m.result.seconds);
+  std::sort(measured.begin(), measured.end());
+  const double median = measured.empty() ? NAN : measured[measured.size() / 2];
+  nlohmann::ordered_json entry = {{"program", program.name()}, {"fusible_edges", knobs.size()},
+                                  {"predicted_unfused_seconds", std::exp(log_seconds[0])},
+                                  {"predicted_greedy_fused_seconds", std::exp(log_seconds[1])},
+                                  {"measured_median_seconds", median}, {"predict_seconds", seconds}};
+  report["program_fusion"] = entry;
+  if (json) return;
+  std::printf("\nfusion task, %s (%zu fusible edges), spec %s\n", program.name().c_str(), knobs.size(), spec_path.c_str());
+  std::printf("predicted unfused %.3f ms, greedy elementwise fusion %.3f ms; measured (XLA-fused, median of %zu runs) %.3f ms; "
+              "2 configs scored in %.2f s\n",
+              1e3 * std::exp(log_seconds[0]), 1e3 * std::exp(log_seconds[1]), measured.size(), 1e3 * median, seconds);
 }
 
 }  // namespace
@@ -168,6 +213,7 @@ int main(int argc, char** argv) {
       std::printf("prediction speed: %.0f configs/s (batched predict, one call per kernel)\n",
                   device["configs_per_second"].get<double>());
     }
+    report_program_fusion(specs.front(), json, report);
     if (json) std::cout << report.dump(2) << "\n";
   } catch (const std::exception& error) {
     std::cerr << "analytical_report: " << error.what() << "\n";

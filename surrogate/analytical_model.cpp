@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -216,14 +217,21 @@ class KernelAnalysis {
       return flat.outputs.empty() ? static_cast<int>(flat.ops.size()) - 1 : flat.outputs.front();
     }
     // XLA TPU: the matrix op of an output fusion, else the largest array computed (ties: the
-    // later op, closer to the root). Views of parameters (bitcast) only as a last resort.
+    // later op, closer to the root); a reduce stands for its operand, the array it iterates over
+    // (the TPU data tiles reduce fusions over the reduce's input). Views of parameters (bitcast)
+    // only as a last resort.
     auto best_of = [&](auto accept) {
       int best = -1;
       for (std::size_t i = 0; i < flat.ops.size(); ++i) {
         const Op& op = *flat.ops[i].op;
         if (op.shape.element_type == ElementType::kTuple || !accept(op)) continue;
-        if (best < 0 || op.shape.element_count() >= flat.ops[static_cast<std::size_t>(best)].op->shape.element_count())
-          best = static_cast<int>(i);
+        std::size_t candidate = i;
+        if (classify_op(op) == OpClass::kReduce && !flat.ops[i].operands.empty())
+          candidate = static_cast<std::size_t>(flat.ops[i].operands[0]);
+        const Shape& shape = flat.ops[candidate].op->shape;
+        if (shape.element_type == ElementType::kTuple) continue;
+        if (best < 0 || shape.element_count() >= flat.ops[static_cast<std::size_t>(best)].op->shape.element_count())
+          best = static_cast<int>(candidate);
       }
       return best;
     };
@@ -528,24 +536,37 @@ TileEstimate AnalyticalModel::evaluate(const KernelAnalysis& a, const TileReques
 }
 
 TileEstimate AnalyticalModel::evaluate_auto(const KernelAnalysis& a) const {
-  // Start untiled; halve the outermost loop dimension that is still split-able until the block
-  // fits on chip. Splitting outer dims first keeps the minor (vectorised) dims whole.
+  // Start untiled and, while the block does not fit on chip, take the one halving (of an
+  // iteration dim or of the contraction) that shrinks the working set most, the faster on ties.
   TileRequest request;
   request.out = a.shape;
   for (auto& t : request.out) t = std::max<std::int64_t>(1, t);
+  request.reduction = a.contraction;
   TileEstimate estimate = evaluate(a, request);
   while (estimate.working_set_bytes > static_cast<double>(spec_.onchip_bytes)) {
-    bool split = false;
-    for (int d : a.loop_order) {
-      auto& t = request.out[static_cast<std::size_t>(d)];
-      if (t > 1) {
-        t = ceil_div(t, 2);
-        split = true;
-        break;
+    std::optional<TileRequest> best_request;
+    TileEstimate best;
+    for (std::size_t d = 0; d <= request.out.size(); ++d) {
+      TileRequest candidate = request;
+      std::int64_t& t = d < request.out.size() ? candidate.out[d] : candidate.reduction;
+      if (t <= 1) continue;
+      t = ceil_div(t, 2);
+      const TileEstimate e = evaluate(a, candidate);
+      if (!best_request || e.working_set_bytes < best.working_set_bytes ||
+          (e.working_set_bytes == best.working_set_bytes && e.seconds < best.seconds)) {
+        best_request = candidate;
+        best = e;
       }
     }
-    if (!split) break;
-    estimate = evaluate(a, request);
+    if (!best_request || best.working_set_bytes >= estimate.working_set_bytes) break;
+    request = *best_request;
+    estimate = best;
+  }
+  if (!estimate.feasible) {
+    // Nothing the model can split fits (e.g. a variadic reduce it does not follow): the kernel
+    // still runs on the device, so report its roofline time, flagged, rather than the penalty
+    // reserved for tiles a config asks for.
+    estimate.seconds = std::max(estimate.compute_seconds, estimate.memory_seconds) + estimate.overhead_seconds;
   }
   return estimate;
 }

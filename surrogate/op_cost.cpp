@@ -59,6 +59,7 @@ void expand_output(const FlatKernel& flat, int index, std::vector<int>& outputs)
     for (int operand : node.operands) expand_output(flat, operand, outputs);
     return;
   }
+  if (node.input >= 0) return;  // an input handed straight back out is not written again
   if (std::find(outputs.begin(), outputs.end(), index) == outputs.end()) outputs.push_back(index);
 }
 
@@ -81,7 +82,6 @@ FlatKernel flatten_kernel(const Program& body) {
   std::sort(inputs.begin(), inputs.end());
   for (const auto& [number, i] : inputs) flat.inputs.push_back(i);
   for (OpId id : body.outputs()) {
-    if (body.op(id).is_parameter()) continue;  // an unused input is not an output
     expand_output(flat, index[id], flat.outputs);
   }
   return flat;

@@ -35,7 +35,9 @@ struct FlatOp {
 struct FlatKernel {
   std::vector<FlatOp> ops;   // topological: operands before users
   std::vector<int> inputs;   // flat index of each kernel parameter, by parameter_number order
-  std::vector<int> outputs;  // flat indices of the arrays the kernel writes (tuple roots expanded)
+  // Flat indices of the arrays the kernel writes: tuple roots expanded; inputs handed straight
+  // back out (unused parameters, while-loop state tuples) are not written.
+  std::vector<int> outputs;
 };
 
 // Inlines fused computations. Throws InputError if a fusion op has no called computation or a
