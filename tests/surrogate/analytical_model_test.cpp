@@ -169,6 +169,16 @@ TEST_CASE("an infeasible tile is never ranked first") {
   CHECK(infeasible > 0);  // the whole-array tile cannot fit in 256 KiB
 }
 
+TEST_CASE("the automatic tile fits on chip") {
+  const std::int64_t onchip = GENERATE(as<std::int64_t>{}, 64 << 10, 256 << 10, 16 << 20);
+  CAPTURE(onchip);
+  AnalyticalModel model(tpu_like(onchip));
+  const TileEstimate estimate = model.estimate_auto(dot_kernel(1024, 2048, 1024));
+  CHECK(estimate.feasible);
+  CHECK(estimate.working_set_bytes <= static_cast<double>(onchip));
+  CHECK(estimate.seconds < kInfeasibleSeconds);
+}
+
 TEST_CASE("TPU output_bounds are physical major-to-minor counts of (8,128) tiles") {
   AnalyticalModel model(tpu_like(16 << 20, TileKnobUnits::kLayoutTiles));
   // fusion.232's iteration shape: f32[32,26,26,192]{3,0,2,1}, physically [26,26,32,192].

@@ -140,6 +140,19 @@ TEST_CASE("flatten inlines nested fusions and expands tuple outputs") {
   CHECK(cost.bytes_written == 2.0 * 16 * 128 * 4);
 }
 
+TEST_CASE("an input handed straight back out is not a written output") {
+  Program body("state");
+  const OpId a = body.add_op(parameter("a", 0, f32({1024})));
+  const OpId b = body.add_op(parameter("b", 1, f32({1024})));
+  const OpId sum = body.add_op(make_op("sum", "add", f32({1024})), {a, b});
+  Op tuple = make_op("t", "tuple", Shape{ElementType::kTuple, {}, {}, {f32({1024}), f32({1024})}});
+  body.add_op(tuple, {a, sum});
+  const FlatKernel flat = flatten_kernel(body);
+  REQUIRE(flat.outputs.size() == 1);
+  CHECK(flat.ops[static_cast<std::size_t>(flat.outputs[0])].op->name == "sum");
+  CHECK(kernel_cost(flat).bytes_written == 1024.0 * 4);
+}
+
 TEST_CASE("ops are classified by the unit they keep busy") {
   CHECK(classify_op(make_op("d", "dot", f32({2}))) == OpClass::kMatrix);
   CHECK(classify_op(make_op("c", "convolution", f32({2}))) == OpClass::kMatrix);
