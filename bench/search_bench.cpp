@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
   std::vector<Knob> knobs;
   std::vector<std::int64_t> powers;
   for (int p = 0; p < 10; ++p) powers.push_back(std::int64_t{1} << p);
-  for (std::size_t k = 0; k < knob_count; ++k) knobs.push_back({"k" + std::to_string(k), powers});
+  for (std::size_t k = 0; k < knob_count; ++k) knobs.push_back({std::string("k").append(std::to_string(k)), powers});
   const SearchSpace space(knobs, [](const Config& c) { return c.values[0] * c.values[1] <= 16384; });
   Config optimum;
   for (std::size_t k = 0; k < knob_count; ++k) optimum.values.push_back(std::int64_t{1} << ((3 + 2 * k) % 10));
