@@ -85,7 +85,9 @@ nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunO
     throw InputError(campaign.file, "$.source.program",
                      "a recorded source (\"path\"): program sources need the CPU tile and fusion spaces, which are "
                      "not available in this build");
+  const auto load_start = std::chrono::steady_clock::now();
   const Corpus corpus = load_source(campaign.source.path);
+  const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
   const MeasuredKernel& measured = select_kernel(corpus, campaign);
   const Kernel& kernel = measured.kernel;
   const SearchSpace& space = *measured.space;
@@ -176,6 +178,7 @@ nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunO
   summary["hardware_seconds"] = result.hardware_seconds;
   summary["wall_seconds"] = result.wall_seconds;
   summary["search_seconds"] = std::max(0.0, result.wall_seconds - result.backend_wall_seconds);
+  summary["load_seconds"] = load_seconds;
   summary["stop_reason"] = std::string(stop_reason_name(result.stop));
   nlohmann::ordered_json best_after = nlohmann::ordered_json::array();
   for (const auto& value : result.best_after) best_after.push_back(optional_number(value));

@@ -31,12 +31,12 @@ const bool registered = register_command({"tune", "Run a tuning campaign from JS
         print_json(summary.dump(2));
         return;
       }
+      const std::string output = options->output.empty() ? campaign.output : options->output;
       std::cout << "best " << summary["best_seconds"].dump() << " s after " << summary["measurements"].dump()
                 << " measurements (" << summary["hardware_seconds"].dump() << " hardware seconds); default "
-                << summary["default_seconds"].dump() << " s; speedup " << summary["speedup_over_default"].dump()
-                << "\nbest config " << summary["best_config"].dump() << "\nsummary in "
-                << summary["records"].get<std::string>().substr(0, summary["records"].get<std::string>().rfind('/'))
-                << "/summary.json\n";
+                << summary["default_seconds"].dump() << " s; speedup over default " << summary["speedup_over_default"].dump()
+                << "\nbest config " << summary["best_config"].dump() << "\nrecords in " << output
+                << "/records.jsonl, summary in " << output << "/summary.json\n";
     });
   }});
 
