@@ -23,6 +23,21 @@ double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// The record's config in the space's knob order. A loaded log lists a record's knobs in its JSON
+// object's order, which need not be the space's (nlohmann::json sorts keys), so match by name;
+// nullopt when the knob sets differ (a record of another space).
+std::optional<Config> in_space_order(const Record& record, const std::vector<std::string>& knob_names) {
+  if (record.knob_names.size() != knob_names.size() || record.config.values.size() != knob_names.size()) return std::nullopt;
+  if (record.knob_names == knob_names) return record.config;
+  Config config;
+  for (const std::string& name : knob_names) {
+    const auto it = std::find(record.knob_names.begin(), record.knob_names.end(), name);
+    if (it == record.knob_names.end()) return std::nullopt;
+    config.values.push_back(record.config.values[static_cast<std::size_t>(it - record.knob_names.begin())]);
+  }
+  return config;
+}
+
 }  // namespace
 
 std::size_t default_top_k(std::size_t max_measurements) {
@@ -65,8 +80,8 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
   const std::vector<std::string> knob_names = space.knob_names();
   std::unordered_map<Config, const Record*, ConfigHash> from_log;
   for (const Record& record : logged)
-    if (record.kernel_key == kernel.key() && record.device == device && record.knob_names == knob_names)
-      from_log.emplace(record.config, &record);
+    if (record.kernel_key == kernel.key() && record.device == device)
+      if (auto config = in_space_order(record, knob_names)) from_log.emplace(std::move(*config), &record);
   // An opaque kernel (known only by name and key) has no program to define; its records alone
   // describe it, and a definition line would not reproduce its key on load.
   if (log_ && kernel.body().size() > 0) log_->define_kernel(kernel, space);
