@@ -23,15 +23,7 @@ constexpr std::uint64_t kFillStream = 0x66696c6c;  // "fill"
 double score_scale(const CostModel& model, const std::vector<float>& scores) {
   // Absolute models predict log seconds, where exp(-delta) is the relative speed (Ansor's
   // throughput weighting); ranking models have no unit, so their spread stands in for one.
-  if (model.predicts_absolute_time()) return 1.0;
-  double mean = 0.0, sq = 0.0;
-  std::size_t n = 0;
-  for (float s : scores)
-    if (std::isfinite(s)) mean += s, sq += static_cast<double>(s) * s, ++n;
-  if (n < 2) return 1.0;
-  mean /= static_cast<double>(n);
-  const double variance = sq / static_cast<double>(n) - mean * mean;
-  return variance > 0 ? std::sqrt(variance) : 1.0;
+  return model.predicts_absolute_time() ? 1.0 : score_spread(scores);
 }
 
 }  // namespace

@@ -11,27 +11,6 @@
 
 namespace perftune {
 
-namespace {
-
-// Standard deviation of the finite scores; 1 when there is no spread to measure, so the
-// temperature still means something for a flat start.
-double score_spread(const std::vector<float>& scores) {
-  double sum = 0.0, sum_sq = 0.0;
-  std::size_t n = 0;
-  for (float s : scores)
-    if (std::isfinite(s)) {
-      sum += s;
-      sum_sq += static_cast<double>(s) * s;
-      ++n;
-    }
-  if (n < 2) return 1.0;
-  const double mean = sum / static_cast<double>(n);
-  const double variance = std::max(0.0, sum_sq / static_cast<double>(n) - mean * mean);
-  return variance > 0 ? std::sqrt(variance) : 1.0;
-}
-
-}  // namespace
-
 std::vector<Config> SimulatedAnnealing::propose(const SearchContext& context, std::size_t n) {
   if (!context.model) throw std::invalid_argument("simulated annealing needs a cost model");
   const SearchSpace& space = context.space;
@@ -46,7 +25,7 @@ std::vector<Config> SimulatedAnnealing::propose(const SearchContext& context, st
     tbb::parallel_for(std::size_t{0}, chains, [&](std::size_t c) { states_[c] = space.sample(rngs[c]); });
   }
   std::vector<float> scores = predict_scores(*context.model, context.kernel, space, states_);
-  const double temperature_unit = score_spread(scores);
+  const double temperature_unit = score_spread(scores);  // temperatures are stated in score spreads
 
   TopCandidates top(std::max<std::size_t>(n, 1));
   auto offer_all = [&](const std::vector<Config>& configs, const std::vector<float>& config_scores) {

@@ -1,5 +1,6 @@
 #include "search/strategy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -13,6 +14,21 @@ std::vector<float> predict_scores(CostModel& model, const Kernel& kernel, const 
   for (float& score : scores)
     if (std::isnan(score)) score = std::numeric_limits<float>::infinity();
   return scores;
+}
+
+double score_spread(std::span<const float> scores) {
+  double sum = 0.0, sum_sq = 0.0;
+  std::size_t n = 0;
+  for (float s : scores)
+    if (std::isfinite(s)) {
+      sum += s;
+      sum_sq += static_cast<double>(s) * s;
+      ++n;
+    }
+  if (n < 2) return 1.0;
+  const double mean = sum / static_cast<double>(n);
+  const double variance = std::max(0.0, sum_sq / static_cast<double>(n) - mean * mean);
+  return variance > 0 ? std::sqrt(variance) : 1.0;
 }
 
 }  // namespace perftune

@@ -41,4 +41,9 @@ class Strategy {
 std::vector<float> predict_scores(CostModel& model, const Kernel& kernel, const SearchSpace& space,
                                   std::span<const Config> configs);
 
+// Standard deviation of the finite scores, or 1 when there is none to measure (fewer than two,
+// or all equal): the unit in which annealing temperatures and selection pressure are stated when
+// a model's scores have no unit of their own.
+double score_spread(std::span<const float> scores);
+
 }  // namespace perftune

@@ -14,9 +14,7 @@
 #include "autotuner/tuner.h"
 #include "hardware/replay_backend.h"
 #include "ir/record_log.h"
-#include "search/evolutionary_search.h"
-#include "search/measured_annealing.h"
-#include "search/simulated_annealing.h"
+#include "search/small_strategies.h"
 #include "search/toy_cost_model.h"
 #include "test_support.h"
 
@@ -63,22 +61,6 @@ class CountingBackend : public Backend {
   int delay_ms_;
 };
 
-std::unique_ptr<Strategy> make(const std::string& name) {
-  if (name == "annealing") {
-    AnnealingOptions options;
-    options.chains = 16;
-    options.steps = 60;
-    return std::make_unique<SimulatedAnnealing>(options);
-  }
-  if (name == "evolution") {
-    EvolutionOptions options;
-    options.population = 128;
-    options.generations = 2;
-    return std::make_unique<EvolutionarySearch>(options);
-  }
-  return std::make_unique<MeasuredAnnealing>();
-}
-
 TunerOptions options() {
   TunerOptions o;
   o.max_measurements = 40;
@@ -98,7 +80,7 @@ Run run(const Corpus& corpus, const std::string& strategy_name, const std::strin
   ReplayBackend replay(corpus, "TOY_GPU");
   CountingBackend backend(replay, delay_ms);
   testing::ToyCostModel model(kTarget);
-  auto strategy = make(strategy_name);
+  auto strategy = testing::small_strategy(strategy_name);
   std::vector<Record> logged;
   if (std::filesystem::exists(log_path)) logged = RecordLog::load(log_path).records;
   RecordLog log(log_path);

@@ -13,29 +13,14 @@
 #include "search/measured_evolution.h"
 #include "search/random_search.h"
 #include "search/simulated_annealing.h"
+#include "search/small_strategies.h"
 #include "search/toy_cost_model.h"
 #include "test_support.h"
 
 namespace perftune {
 namespace {
 
-std::unique_ptr<Strategy> make(const std::string& name) {
-  if (name == "annealing") {
-    AnnealingOptions options;
-    options.chains = 32;
-    options.steps = 100;
-    return std::make_unique<SimulatedAnnealing>(options);
-  }
-  if (name == "evolution") {
-    EvolutionOptions options;
-    options.population = 256;
-    return std::make_unique<EvolutionarySearch>(options);
-  }
-  if (name == "exhaustive") return std::make_unique<ExhaustiveSearch>();
-  if (name == "measured_annealing") return std::make_unique<MeasuredAnnealing>();
-  if (name == "measured_evolution") return std::make_unique<MeasuredEvolution>();
-  return std::make_unique<RandomSearch>();
-}
+std::unique_ptr<Strategy> make(const std::string& name) { return testing::small_strategy(name); }
 
 struct Setup {
   explicit Setup(Config target_config = Config{{64, 8, 32}}) : target(std::move(target_config)) {}

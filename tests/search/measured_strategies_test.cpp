@@ -7,15 +7,13 @@
 
 #include "search/measured_annealing.h"
 #include "search/measured_evolution.h"
+#include "search/small_strategies.h"
 #include "search/toy_cost_model.h"
 
 namespace perftune {
 namespace {
 
-std::unique_ptr<Strategy> make(const std::string& name) {
-  if (name == "measured_annealing") return std::make_unique<MeasuredAnnealing>();
-  return std::make_unique<MeasuredEvolution>();
-}
+std::unique_ptr<Strategy> make(const std::string& name) { return testing::small_strategy(name); }
 
 History tune(Strategy& strategy, const SearchSpace& space, const Config& target, std::uint64_t seed, std::size_t budget,
              std::size_t batch) {

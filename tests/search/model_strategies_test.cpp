@@ -9,27 +9,13 @@
 #include "search/evolutionary_search.h"
 #include "search/exhaustive_search.h"
 #include "search/simulated_annealing.h"
+#include "search/small_strategies.h"
 #include "search/toy_cost_model.h"
 
 namespace perftune {
 namespace {
 
-// Small settings keep the test fast; the defaults (hundreds of chains and steps, a population
-// of 2048) are exercised by bench/search_bench.
-std::unique_ptr<Strategy> make(const std::string& name) {
-  if (name == "annealing") {
-    AnnealingOptions options;
-    options.chains = 32;
-    options.steps = 150;
-    return std::make_unique<SimulatedAnnealing>(options);
-  }
-  if (name == "evolution") {
-    EvolutionOptions options;
-    options.population = 256;
-    return std::make_unique<EvolutionarySearch>(options);
-  }
-  return std::make_unique<ExhaustiveSearch>();
-}
+std::unique_ptr<Strategy> make(const std::string& name) { return testing::small_strategy(name); }
 
 TEST_CASE("each model-based strategy proposes the config the toy model rewards") {
   const std::string name = GENERATE(as<std::string>{}, "annealing", "evolution", "exhaustive");
