@@ -110,3 +110,62 @@ TEST_CASE("without a model, exhaustive search proposes unmeasured configs in enu
 
 }  // namespace
 }  // namespace perftune
+
+#include "ir/fusion.h"
+#include "ir/json_view.h"
+#include "ir/program_json.h"
+#include "test_support.h"
+
+namespace perftune {
+namespace {
+
+// Rewards one fusion decision: the predicted time grows with the Hamming distance to it.
+class FusionTargetModel : public CostModel {
+ public:
+  explicit FusionTargetModel(Config target) : target_(std::move(target)) {}
+  std::string name() const override { return "fusion-target"; }
+  void predict(const Kernel&, const SearchSpace&, std::span<const Config> configs, std::span<float> out) override {
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      int distance = 0;
+      for (std::size_t k = 0; k < target_.values.size(); ++k) distance += configs[i].values[k] != target_.values[k];
+      out[i] = static_cast<float>(distance);
+    }
+  }
+
+ private:
+  Config target_;
+};
+
+TEST_CASE("strategies search a fusion space through its knobs, keeping only legal partitions") {
+  const std::string path = source_path("configs/programs/mlp_block_small.json");
+  const Program program = program_from_json(JsonView(parse_json_file(path), path));
+  const std::vector<std::size_t> edges = fusible_edges(program);
+  REQUIRE(edges.size() >= 2);
+  std::vector<Knob> knobs;
+  for (std::size_t e : edges) knobs.push_back({fuse_knob(e), {0, 1}});
+  auto to_fusion = [&](const Config& config) {
+    FusionConfig fusion = FusionConfig::none(program);
+    for (std::size_t k = 0; k < edges.size(); ++k) fusion.fused[edges[k]] = config.values[k] == 1;
+    return fusion;
+  };
+  const SearchSpace space(knobs, [&](const Config& config) { return is_legal(program, to_fusion(config)); });
+  // The target: XLA's greedy elementwise fusion, legal by construction.
+  const FusionConfig greedy = FusionConfig::greedy_elementwise(program);
+  Config target;
+  for (std::size_t e : edges) target.values.push_back(greedy.fused[e] ? 1 : 0);
+  REQUIRE(space.contains(target));
+
+  const std::string name = GENERATE(as<std::string>{}, "annealing", "evolution", "exhaustive");
+  CAPTURE(name, edges.size());
+  FusionTargetModel model(target);
+  const Kernel kernel("mlp_block_small", program);
+  History history;
+  auto strategy = testing::small_strategy(name);
+  const auto proposed = strategy->propose(SearchContext{kernel, space, &model, history, 3, 0}, 4);
+  REQUIRE_FALSE(proposed.empty());
+  CHECK(proposed.front() == target);
+  for (const Config& config : proposed) CHECK(is_legal(program, to_fusion(config)));
+}
+
+}  // namespace
+}  // namespace perftune
