@@ -136,6 +136,7 @@ nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunO
     std::ostream& out = *options.progress;
     out << "[tune] round " << report.round + 1 << "  measured " << report.measured << budget_text << "  hardware "
         << format_seconds(report.hardware_seconds);
+    if (campaign.max_hardware_seconds > 0) out << "/" << format_seconds(campaign.max_hardware_seconds);
     if (report.best_seconds) {
       out << "  best " << format_seconds(*report.best_seconds);
       if (default_seconds) out << "  speedup " << std::setprecision(3) << *default_seconds / *report.best_seconds << "x over default";
