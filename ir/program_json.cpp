@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <map>
+#include <memory>
 
 #include "ir/input_error.h"
 
@@ -84,6 +85,27 @@ DotDims dot_from_json(const JsonView& j) {
   return d;
 }
 
+// A reduction body ("to_apply") written by name: the binary opcode of a computation
+// {p0, p1, op(p0, p1)}, as XLA's reduce / reduce-window / scatter call it. Empty when the
+// callee is anything else (it is then not written, as before).
+std::string binary_callee_opcode(const Op& op) {
+  if (op.called.size() != 1 || !op.called[0]) return "";
+  const Program& callee = *op.called[0];
+  if (callee.size() != 3) return "";
+  const Op& root = callee.op(callee.root());
+  return callee.operands(callee.root()).size() == 2 ? root.opcode : "";
+}
+
+std::shared_ptr<const Program> binary_callee(const std::string& opcode, ElementType type) {
+  auto callee = std::make_shared<Program>(opcode + "_computation");
+  Op lhs{.name = "lhs", .opcode = "parameter", .shape = make_shape(type, {}), .parameter_number = 0};
+  Op rhs{.name = "rhs", .opcode = "parameter", .shape = make_shape(type, {}), .parameter_number = 1};
+  const OpId a = callee->add_op(std::move(lhs));
+  const OpId b = callee->add_op(std::move(rhs));
+  callee->set_root(callee->add_op(Op{.name = opcode, .opcode = opcode, .shape = make_shape(type, {})}, {a, b}));
+  return callee;
+}
+
 }  // namespace
 
 nlohmann::ordered_json program_to_json(const Program& program) {
@@ -108,6 +130,7 @@ nlohmann::ordered_json program_to_json(const Program& program) {
     if (op.dot) j["dot"] = dot_to_json(*op.dot);
     if (op.parameter_number >= 0) j["parameter_number"] = op.parameter_number;
     if (!op.fusion_kind.empty()) j["fusion_kind"] = op.fusion_kind;
+    if (const std::string reducer = binary_callee_opcode(op); !reducer.empty()) j["to_apply"] = reducer;
     ops.push_back(std::move(j));
   }
   nlohmann::ordered_json result;
@@ -133,7 +156,7 @@ Program program_from_json(const JsonView& json) {
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const JsonView j = ops.at(i);
     j.expect_keys({"name", "opcode", "type", "shape", "layout", "operands", "dimensions", "window",
-                   "convolution", "dot", "parameter_number", "fusion_kind"});
+                   "convolution", "dot", "parameter_number", "fusion_kind", "to_apply"});
     Op op;
     op.name = j.at("name").as_string();
     if (op.name.empty()) j.at("name").fail("a non-empty op name");
@@ -157,6 +180,11 @@ Program program_from_json(const JsonView& json) {
     if (auto m = j.find("dot")) op.dot = dot_from_json(*m);
     if (auto m = j.find("parameter_number")) op.parameter_number = m->as_int();
     op.fusion_kind = j.get_string("fusion_kind", "");
+    if (auto m = j.find("to_apply")) {
+      const std::string reducer = m->as_string();
+      if (reducer.empty()) m->fail("the opcode of a binary reduction body, e.g. \"add\" or \"maximum\"");
+      op.called.push_back(binary_callee(reducer, op.shape.element_type));
+    }
     if (!ids.emplace(op.name, program.size()).second) j.at("name").fail("a name not used by an earlier op");
     program.add_op(std::move(op));
   }

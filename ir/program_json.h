@@ -6,6 +6,8 @@
 //    "ops": [{"name": "x", "opcode": "parameter", "type": "f32", "shape": [128, 256]},
 //            {"name": "y", "opcode": "dot", "operands": ["x", "w"], "shape": [128, 512],
 //             "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}}, ...]}
+// A reduce / reduce-window names its reduction body by a binary opcode: "to_apply": "maximum"
+// (read into Op::called as the computation {p0, p1, maximum(p0, p1)}; absent means none).
 #include <string>
 
 #include <nlohmann/json.hpp>
