@@ -72,4 +72,26 @@ TileChoice default_tiles(const Program& program, OpId root, std::optional<std::i
   return choice;
 }
 
+Config default_tile_config(const Kernel& kernel, const SearchSpace& space) {
+  const Program& body = kernel.body();
+  std::vector<bool> inlined(body.size(), true);
+  for (OpId id : body.outputs()) inlined[id] = false;
+  const auto reduction = accumulated_reduction(body, body.root(), inlined);
+  std::optional<std::int64_t> extent;
+  if (reduction) extent = reduction_form(body, *reduction).extent();
+  const TileChoice tiles = default_tiles(body, body.root(), extent);
+  Config config;
+  for (const Knob& knob : space.knobs()) {
+    const KnobInfo info = knob_role(knob.name);
+    std::int64_t wanted = knob.values.back();
+    if (info.role == KnobRole::kTileOut && info.index < tiles.out.size()) wanted = tiles.out[info.index];
+    if (info.role == KnobRole::kTileReduction && tiles.reduction) wanted = *tiles.reduction;
+    std::int64_t chosen = knob.values.front();
+    for (std::int64_t v : knob.values)
+      if (v <= wanted) chosen = v;
+    config.values.push_back(chosen);
+  }
+  return config;
+}
+
 }  // namespace perftune

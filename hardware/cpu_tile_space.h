@@ -34,5 +34,8 @@ SearchSpace cpu_tile_space(const Kernel& kernel);
 // 128-column output block and 128-deep reduction steps, chosen on this machine's 1024^3 matmul
 // sweep (bench/cpu_matmul_bench.cpp) as a config within 2x of the best, clamped to the extents.
 TileChoice default_tiles(const Program& program, OpId root, std::optional<std::int64_t> reduction_extent);
+// default_tiles() of the kernel's root as a config of `space` (cpu_tile_space(kernel)): each knob
+// takes the largest value of its domain not above the default.
+Config default_tile_config(const Kernel& kernel, const SearchSpace& space);
 
 }  // namespace perftune
