@@ -44,8 +44,15 @@ std::uint64_t seed_for(std::uint64_t seed, const std::string& key) {
   return h;
 }
 
-std::string record_key(const std::string& device, const std::string& kernel, const Config& config) {
-  return device + "|" + kernel + "|" + config.to_string();
+// Independent of knob order: a loaded record lists its knobs in whatever order the log reader
+// gives them, the plan in its space's order.
+std::string record_key(const std::string& device, const std::string& kernel, const std::vector<std::string>& names,
+                       const Config& config) {
+  std::map<std::string, std::int64_t> values;
+  for (std::size_t k = 0; k < names.size() && k < config.values.size(); ++k) values[names[k]] = config.values[k];
+  std::string key = device + "|" + kernel;
+  for (const auto& [name, value] : values) key += "|" + name + "=" + std::to_string(value);
+  return key;
 }
 
 }  // namespace
@@ -101,7 +108,7 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
   std::set<std::string> measured;
   if (std::filesystem::exists(spec.output)) {
     const LoadedLog log = RecordLog::load(spec.output);
-    for (const Record& r : log.records) measured.insert(record_key(r.device, r.kernel_key, r.config));
+    for (const Record& r : log.records) measured.insert(record_key(r.device, r.kernel_key, r.knob_names, r.config));
   }
 
   // The plan: kernels by key, in a fixed order.
@@ -151,8 +158,9 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
   CollectProgress state;
   for (Job& job : jobs) {
     std::vector<Config> todo;
+    const auto knob_names = job.space->knob_names();
     for (const Config& c : job.configs) {
-      if (measured.count(record_key(device, job.kernel.key(), c))) ++summary.skipped;
+      if (measured.count(record_key(device, job.kernel.key(), knob_names, c))) ++summary.skipped;
       else todo.push_back(c);
     }
     job.configs = std::move(todo);
