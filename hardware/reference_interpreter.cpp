@@ -38,9 +38,36 @@ std::vector<float> reduce_op(const Program& program, OpId id, const std::vector<
   const std::size_t data_operands = form.operands.size();
   std::vector<std::vector<std::int64_t>> strides;
   for (std::size_t k = 0; k < data_operands; ++k) strides.push_back(row_major_strides(program.op(operands[k]).shape.dims));
+  // Per operand: the stride that one step of each reduction dimension moves by (for operands
+  // read without bounds checks, the offset is then base + sum of red_index * red_stride).
+  std::vector<std::vector<std::int64_t>> red_strides(data_operands, std::vector<std::int64_t>(form.red_sizes.size(), 0));
+  for (std::size_t k = 0; k < data_operands; ++k)
+    for (std::size_t d = 0; d < form.operands[k].size(); ++d)
+      if (form.operands[k][d].red_dim >= 0) red_strides[k][form.operands[k][d].red_dim] += strides[k][d];
+  const bool simple = form.red_sizes.size() == 1 &&
+                      std::none_of(form.bounds_checked.begin(), form.bounds_checked.end(), [](bool b) { return b; });
   for (std::size_t o = 0; o < out.size(); ++o) {
     unravel(static_cast<std::int64_t>(o), op.shape.dims, out_index);
     double acc = form.init_operand >= 0 ? values[operands[form.init_operand]][0] : form.identity;
+    if (simple) {  // one reduction dimension, no padding: the common dot and reduce
+      std::int64_t base[2] = {0, 0};
+      for (std::size_t k = 0; k < data_operands; ++k)
+        for (std::size_t d = 0; d < form.operands[k].size(); ++d) {
+          const AffineIndex& a = form.operands[k][d];
+          if (a.out_dim >= 0) base[k] += (a.out_scale * out_index[a.out_dim] + a.offset) * strides[k][d];
+        }
+      const float* x = values[operands[0]].data() + base[0];
+      const std::int64_t sx = red_strides[0][0];
+      if (form.product) {
+        const float* y = values[operands[1]].data() + base[1];
+        const std::int64_t sy = red_strides[1][0];
+        for (std::int64_t r = 0; r < extent; ++r) acc += static_cast<double>(x[r * sx]) * y[r * sy];
+      } else {
+        for (std::int64_t r = 0; r < extent; ++r) acc = combine(combiner, acc, x[r * sx]);
+      }
+      out[o] = static_cast<float>(acc);
+      continue;
+    }
     for (std::int64_t r = 0; r < extent; ++r) {
       unravel(r, form.red_sizes, red_index);
       double term = 1.0;
