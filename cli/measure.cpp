@@ -1,11 +1,13 @@
 // perftune measure PROGRAM.json [--kernel NAME] [--config JSON | --random N] [--fusion JSON] [--json]
-// Measures on this CPU (hardware/cpu_backend.h) and prints one result per config.
+// Measures on this CPU (hardware/cpu_backend.h), or through runner commands (--runner, see
+// hardware/command_backend.h), and prints one result per config.
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <set>
 
 #include "cli/command.h"
+#include "hardware/command_backend.h"
 #include "hardware/cpu_backend.h"
 #include "hardware/cpu_tile_space.h"
 #include "hardware/fusion_space.h"
@@ -25,6 +27,9 @@ struct MeasureOptions {
   std::uint64_t seed = 1;
   double timeout = 10;
   std::string cache;
+  bool as_kernel = false;
+  std::vector<std::string> runners;
+  double runner_timeout = 600;
   bool json = false;
 };
 
@@ -51,7 +56,11 @@ void run(const MeasureOptions& o) {
   Kernel kernel;
   std::shared_ptr<const SearchSpace> space;
   std::vector<Config> configs;
-  if (o.kernel.empty()) {
+  if (o.as_kernel) {
+    kernel = Kernel(program.name(), program);
+    space = std::make_shared<const SearchSpace>(cpu_tile_space(kernel));
+    configs.push_back(default_tile_config(kernel, *space));
+  } else if (o.kernel.empty()) {
     kernel = Kernel(program.name(), program);
     space = std::make_shared<const SearchSpace>(fusion_space(program));
     configs.push_back(fusion_space_config(program, *space, fusion));
@@ -84,18 +93,23 @@ void run(const MeasureOptions& o) {
       if (Config c = space->sample(rng); seen.insert(c).second) configs.push_back(c);
   }
 
-  CpuBackendOptions options;
-  options.run_timeout_seconds = o.timeout;
-  options.cache_dir = o.cache;
-  CpuBackend backend(options);
-  const auto results = backend.measure(kernel, *space, configs);
+  std::unique_ptr<Backend> backend;
+  if (o.runners.empty()) {
+    CpuBackendOptions options;
+    options.run_timeout_seconds = o.timeout;
+    options.cache_dir = o.cache;
+    backend = std::make_unique<CpuBackend>(options);
+  } else {
+    backend = std::make_unique<CommandBackend>(CommandBackendOptions{o.runners, "runner", o.runner_timeout});
+  }
+  const auto results = backend->measure(kernel, *space, configs);
 
   if (o.json) {
     nlohmann::ordered_json out;
     out["program"] = o.program;
     out["kernel"] = kernel.name();
     out["key"] = kernel.key();
-    out["device"] = backend.fingerprint();
+    out["device"] = backend->fingerprint();
     out["knobs"] = space->knob_names();
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < configs.size(); ++i) {
@@ -114,7 +128,7 @@ void run(const MeasureOptions& o) {
     print_json(out.dump(2));
     return;
   }
-  std::cout << "kernel " << kernel.name() << " (" << kernel.key() << ") on " << backend.fingerprint() << "\n";
+  std::cout << "kernel " << kernel.name() << " (" << kernel.key() << ") on " << backend->fingerprint() << "\n";
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const MeasureResult& r = results[i];
     char line[160];
@@ -131,6 +145,7 @@ const bool registered = register_command({"measure", "Measure a bundled program,
   [](CLI::App& app) {
     auto o = std::make_shared<MeasureOptions>();
     app.add_option("program", o->program, "Program JSON (configs/programs/*.json)")->required()->check(CLI::ExistingFile);
+    app.add_flag("--as-kernel", o->as_kernel, "Measure the whole program as ONE fused kernel over its tile space (a kernel definition from a record log or a runner request)");
     app.add_option("--kernel", o->kernel, "Measure this kernel of the partition (by name) over its tile space; default: the whole program over its fusion space");
     auto* config = app.add_option("--config", o->config, "One config as a JSON object {knob: value}; default: the default tiles, or the --fusion decisions");
     app.add_option("--random", o->random, "Measure N random distinct valid configs instead")->excludes(config);
@@ -138,6 +153,8 @@ const bool registered = register_command({"measure", "Measure a bundled program,
     app.add_option("--seed", o->seed, "Seed of --random")->capture_default_str();
     app.add_option("--timeout", o->timeout, "Seconds a kernel may run (warm-up + repeats) before it counts as a timeout")->capture_default_str();
     app.add_option("--cache", o->cache, "Folder of compiled kernels (default: $PERFTUNE_CACHE or ~/.cache/perftune)");
+    app.add_option("--runner", o->runners, "Measure with a user's runner command instead of this CPU (hardware/README.md protocol); repeat for a pool");
+    app.add_option("--runner-timeout", o->runner_timeout, "Seconds a runner may take for its share of the batch")->capture_default_str();
     app.add_flag("--json", o->json, "Print the results as JSON");
     app.callback([o] { run(*o); });
   }});
