@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -38,14 +39,9 @@ std::string hex64(std::uint64_t value) {
   return text;
 }
 
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a 64-bit offset basis
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 1099511628211ull;  // FNV-1a 64-bit prime
-  }
-  return hash;
-}
+// The cache file name. std::hash of a string is libstdc++'s fixed-seed murmur hash: stable for a
+// given perftune build, which is all a local cache needs (the compiler's identity is hashed in).
+std::uint64_t source_hash(const std::string& text) { return std::hash<std::string>{}(text); }
 
 std::string default_cache_dir() {
   if (const char* env = std::getenv("PERFTUNE_CACHE"); env && *env) return env;
@@ -123,7 +119,7 @@ CpuBackend::CpuBackend(CpuBackendOptions options) : options_(std::move(options))
 }
 
 CpuBackend::Compiled CpuBackend::compile(const std::string& source) {
-  const std::string stem = options_.cache_dir + "/" + hex64(fnv1a(compiler_identity_ + "\n" + source));
+  const std::string stem = options_.cache_dir + "/" + hex64(source_hash(compiler_identity_ + "\n" + source));
   const std::string library = stem + ".so";
   Compiled result;
   if (std::filesystem::exists(library)) {

@@ -131,11 +131,11 @@ ReductionForm convolution_form(const Program& program, OpId id) {
   return form;
 }
 
-ReductionForm reduce_form(const Program& program, OpId id) {
+// The part reduce and reduce-window share: one input, an optional scalar init, a body.
+ReductionForm reducer_form(const Program& program, OpId id) {
   const Op& op = program.op(id);
   const auto operands = program.operands(id);
-  if (operands.empty() || operands.size() > 2) unsupported(op, "a reduce with other than one input and one init value");
-  const Op& input = program.op(operands[0]);
+  if (operands.empty() || operands.size() > 2) unsupported(op, "other than one input and one init value");
   ReductionForm form;
   form.combine = reducer_of(op);
   form.identity = *reducer_identity(form.combine);
@@ -143,6 +143,13 @@ ReductionForm reduce_form(const Program& program, OpId id) {
     if (program.op(operands[1]).shape.element_count() != 1) unsupported(op, "a non-scalar init value");
     form.init_operand = 1;
   }
+  return form;
+}
+
+ReductionForm reduce_form(const Program& program, OpId id) {
+  const Op& op = program.op(id);
+  const Op& input = program.op(program.operands(id)[0]);
+  ReductionForm form = reducer_form(program, id);
   form.operands.assign(1, std::vector<AffineIndex>(input.shape.dims.size()));
   form.bounds_checked = {false};
   std::set<std::int64_t> reduced;
@@ -164,19 +171,14 @@ ReductionForm reduce_form(const Program& program, OpId id) {
 
 ReductionForm reduce_window_form(const Program& program, OpId id) {
   const Op& op = program.op(id);
-  const auto operands = program.operands(id);
-  if (operands.empty() || operands.size() > 2) unsupported(op, "a reduce-window with other than one input and one init value");
+  ReductionForm form = reducer_form(program, id);
   if (!op.window) unsupported(op, "a reduce-window without a window");
-  const Op& input = program.op(operands[0]);
+  const Op& input = program.op(program.operands(id)[0]);
   const Window& w = *op.window;
   const std::size_t rank = input.shape.dims.size();
   if (w.size.size() != rank) unsupported(op, "a window whose rank differs from its input");
   check_unit(op, w.window_dilation, "window dilation");
   check_unit(op, w.base_dilation, "base dilation");
-  ReductionForm form;
-  form.combine = reducer_of(op);
-  form.identity = *reducer_identity(form.combine);
-  if (operands.size() == 2) form.init_operand = 1;
   form.operands.assign(1, std::vector<AffineIndex>(rank));
   form.bounds_checked = {true};
   std::vector<std::int64_t> out_dims;
