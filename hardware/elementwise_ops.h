@@ -25,7 +25,7 @@ const ElementwiseOp* find_elementwise_op(std::string_view opcode);
 // `op.code` with $i replaced by args[i] (each parenthesized).
 std::string instantiate(const ElementwiseOp& op, const std::vector<std::string>& args);
 
-// A reduction body ("to_apply" of reduce / reduce-window): add, multiply, maximum, minimum.
+// A reduction body (the called computation of reduce / reduce-window): add, multiply, maximum, minimum.
 // Its identity starts the accumulator when the op has no init operand; nullopt if unsupported.
 std::optional<float> reducer_identity(std::string_view opcode);
 

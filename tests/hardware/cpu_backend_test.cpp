@@ -23,7 +23,7 @@ const char* kAttentionRow = R"({"name": "attn", "ops": [
   {"name": "q", "opcode": "parameter", "shape": [6, 8], "parameter_number": 0},
   {"name": "k", "opcode": "parameter", "shape": [6, 8], "parameter_number": 1},
   {"name": "s", "opcode": "dot", "operands": ["q", "k"], "shape": [6, 6], "dot": {"lhs_contracting": [1], "rhs_contracting": [1]}},
-  {"name": "m", "opcode": "reduce", "operands": ["s"], "shape": [6], "dimensions": [1], "to_apply": "maximum"},
+  {"name": "m", "opcode": "reduce", "operands": ["s"], "shape": [6], "dimensions": [1], "called": ["max_body"]},
   {"name": "mb", "opcode": "broadcast", "operands": ["m"], "shape": [6, 6], "dimensions": [0]},
   {"name": "c", "opcode": "subtract", "operands": ["s", "mb"], "shape": [6, 6]},
   {"name": "e", "opcode": "exponential", "operands": ["c"], "shape": [6, 6]},
@@ -31,7 +31,7 @@ const char* kAttentionRow = R"({"name": "attn", "ops": [
   {"name": "zb", "opcode": "broadcast", "operands": ["z"], "shape": [6, 6], "dimensions": [0]},
   {"name": "p", "opcode": "divide", "operands": ["e", "zb"], "shape": [6, 6]},
   {"name": "o", "opcode": "dot", "operands": ["p", "k"], "shape": [6, 8], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}},
-  {"name": "y", "opcode": "add", "operands": ["o", "q"], "shape": [6, 8]}]})";
+  {"name": "y", "opcode": "add", "operands": ["o", "q"], "shape": [6, 8]}], "computations": [{"name": "max_body", "root": "m", "ops": [{"name": "a", "opcode": "parameter", "shape": [], "parameter_number": 0}, {"name": "b", "opcode": "parameter", "shape": [], "parameter_number": 1}, {"name": "m", "opcode": "maximum", "operands": ["a", "b"], "shape": []}]}]})";
 
 TEST_CASE("each failure mode comes back as its status while the batch goes on", "[hardware][cpu]") {
   CpuBackendOptions options = fast_cpu_options();

@@ -103,11 +103,11 @@ TEST_CASE("reductions agree with the reference under several tilings", "[hardwar
         {"name": "y", "opcode": "reduce", "operands": ["x"], "shape": [5], "dimensions": [1]}]})"},
       {"reduce max to scalar", R"({"name": "rmax", "ops": [
         {"name": "x", "opcode": "parameter", "shape": [5, 9], "parameter_number": 0},
-        {"name": "y", "opcode": "reduce", "operands": ["x"], "shape": [], "dimensions": [0, 1], "to_apply": "maximum"}]})"},
+        {"name": "y", "opcode": "reduce", "operands": ["x"], "shape": [], "dimensions": [0, 1], "called": ["max_body"]}], "computations": [{"name": "max_body", "root": "m", "ops": [{"name": "a", "opcode": "parameter", "shape": [], "parameter_number": 0}, {"name": "b", "opcode": "parameter", "shape": [], "parameter_number": 1}, {"name": "m", "opcode": "maximum", "operands": ["a", "b"], "shape": []}]}]})"},
       {"max pool", R"({"name": "pool", "ops": [
         {"name": "x", "opcode": "parameter", "shape": [1, 2, 6, 6], "parameter_number": 0},
-        {"name": "y", "opcode": "reduce-window", "operands": ["x"], "shape": [1, 2, 3, 3], "to_apply": "maximum",
-         "window": {"size": [1, 1, 2, 2], "stride": [1, 1, 2, 2]}}]})"},
+        {"name": "y", "opcode": "reduce-window", "operands": ["x"], "shape": [1, 2, 3, 3], "called": ["max_body"],
+         "window": {"size": [1, 1, 2, 2], "stride": [1, 1, 2, 2]}}], "computations": [{"name": "max_body", "root": "m", "ops": [{"name": "a", "opcode": "parameter", "shape": [], "parameter_number": 0}, {"name": "b", "opcode": "parameter", "shape": [], "parameter_number": 1}, {"name": "m", "opcode": "maximum", "operands": ["a", "b"], "shape": []}]}]})"},
       {"matmul with bias and gelu (output fusion)", R"({"name": "mm_epilogue", "ops": [
         {"name": "a", "opcode": "parameter", "shape": [6, 10], "parameter_number": 0},
         {"name": "b", "opcode": "parameter", "shape": [10, 7], "parameter_number": 1},

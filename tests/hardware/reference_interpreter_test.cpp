@@ -44,8 +44,8 @@ TEST_CASE("interpreter: padded convolution and max pool by hand", "[hardware][re
             {std::vector<float>(9, 1.0f), std::vector<float>(9, 1.0f)}) == std::vector<float>{4, 6, 4, 6, 9, 6, 4, 6, 4});
   CHECK(run(R"({"name": "p", "ops": [
     {"name": "x", "opcode": "parameter", "shape": [2, 4], "parameter_number": 0},
-    {"name": "y", "opcode": "reduce-window", "operands": ["x"], "shape": [1, 2], "to_apply": "maximum",
-     "window": {"size": [2, 2], "stride": [2, 2]}}]})",
+    {"name": "y", "opcode": "reduce-window", "operands": ["x"], "shape": [1, 2], "called": ["max_body"],
+     "window": {"size": [2, 2], "stride": [2, 2]}}], "computations": [{"name": "max_body", "root": "m", "ops": [{"name": "a", "opcode": "parameter", "shape": [], "parameter_number": 0}, {"name": "b", "opcode": "parameter", "shape": [], "parameter_number": 1}, {"name": "m", "opcode": "maximum", "operands": ["a", "b"], "shape": []}]}]})",
             {{1, 5, 2, 0, 3, 4, -1, 7}}) == std::vector<float>{5, 7});
   CHECK(run(R"({"name": "r", "ops": [
     {"name": "x", "opcode": "parameter", "shape": [2, 3], "parameter_number": 0},
