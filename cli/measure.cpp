@@ -1,0 +1,163 @@
+// perftune measure PROGRAM.json [--kernel NAME] [--config JSON | --random N] [--fusion JSON] [--json]
+// Measures on this CPU (hardware/cpu_backend.h), or through runner commands (--runner, see
+// hardware/command_backend.h), and prints one result per config.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <set>
+
+#include "cli/command.h"
+#include "hardware/command_backend.h"
+#include "hardware/cpu_backend.h"
+#include "hardware/cpu_tile_space.h"
+#include "hardware/fusion_space.h"
+#include "ir/fusion.h"
+#include "ir/json_view.h"
+#include "ir/program_json.h"
+
+namespace perftune::cli {
+namespace {
+
+struct MeasureOptions {
+  std::string program;
+  std::string kernel;
+  std::string config;
+  std::size_t random = 0;
+  std::string fusion = "none";
+  std::uint64_t seed = 1;
+  double timeout = 10;
+  std::string cache;
+  bool as_kernel = false;
+  std::vector<std::string> runners;
+  double runner_timeout = 600;
+  bool json = false;
+};
+
+FusionConfig parse_fusion(const Program& program, const std::string& text) {
+  if (text == "none") return FusionConfig::none(program);
+  if (text == "greedy") return FusionConfig::greedy_elementwise(program);
+  const nlohmann::json json = parse_json_text(text, "--fusion");
+  const JsonView view(json, "--fusion");
+  FusionConfig fusion = FusionConfig::none(program);
+  for (std::size_t i = 0; i < view.size(); ++i) {
+    const std::int64_t edge = view.at(i).as_int();
+    if (edge < 0 || edge >= static_cast<std::int64_t>(program.edges().size()))
+      view.at(i).fail("an edge id below " + std::to_string(program.edges().size()) + " (see perftune inspect)");
+    if (!is_fusible(program, program.edges()[edge])) view.at(i).fail("a fusible edge (edge " + std::to_string(edge) + " starts at a parameter)");
+    fusion.fused[edge] = true;
+  }
+  if (!is_legal(program, fusion)) view.fail("edges whose fusion leaves the kernels acyclic");
+  return fusion;
+}
+
+void run(const MeasureOptions& o) {
+  const Program program = load_program_file(o.program);
+  const FusionConfig fusion = parse_fusion(program, o.fusion);
+  Kernel kernel;
+  std::shared_ptr<const SearchSpace> space;
+  std::vector<Config> configs;
+  if (o.as_kernel) {
+    kernel = Kernel(program.name(), program);
+    space = std::make_shared<const SearchSpace>(cpu_tile_space(kernel));
+    configs.push_back(default_tile_config(kernel, *space));
+  } else if (o.kernel.empty()) {
+    kernel = Kernel(program.name(), program);
+    space = std::make_shared<const SearchSpace>(fusion_space(program));
+    configs.push_back(fusion_space_config(program, *space, fusion));
+    if (!space->contains(configs.back()))
+      throw std::runtime_error("--fusion " + o.fusion + " fuses a reduction into a non-elementwise consumer or two reductions together, which the CPU backend does not run");
+  } else {
+    const FusionPlan plan = partition(program, fusion);
+    std::string names;
+    for (const FusedKernel& k : plan.kernels) {
+      if (k.kernel.name() == o.kernel) kernel = k.kernel;
+      names += (names.empty() ? "" : ", ") + k.kernel.name();
+    }
+    if (kernel.key().empty()) throw std::runtime_error("no kernel '" + o.kernel + "' in the partition of " + o.program + "; kernels: " + names);
+    space = std::make_shared<const SearchSpace>(cpu_tile_space(kernel));
+    configs.push_back(default_tile_config(kernel, *space));
+  }
+  if (!o.config.empty()) {
+    const nlohmann::json json = parse_json_text(o.config, "--config");
+    if (!json.is_object()) JsonView(json, "--config").fail("an object {knob: value}");
+    try {
+      configs = {space->from_json(json)};
+    } catch (const std::invalid_argument& error) {
+      throw std::runtime_error(std::string("--config: ") + error.what() + " (knobs: " + nlohmann::json(space->knob_names()).dump() + ")");
+    }
+  } else if (o.random > 0) {
+    Rng rng(o.seed);
+    std::set<Config> seen;
+    configs.clear();
+    for (std::size_t attempt = 0; attempt < 50 * o.random && configs.size() < o.random; ++attempt)
+      if (Config c = space->sample(rng); seen.insert(c).second) configs.push_back(c);
+  }
+
+  std::unique_ptr<Backend> backend;
+  if (o.runners.empty()) {
+    CpuBackendOptions options;
+    options.run_timeout_seconds = o.timeout;
+    options.cache_dir = o.cache;
+    backend = std::make_unique<CpuBackend>(options);
+  } else {
+    backend = std::make_unique<CommandBackend>(CommandBackendOptions{o.runners, "runner", o.runner_timeout});
+  }
+  const auto results = backend->measure(kernel, *space, configs);
+
+  if (o.json) {
+    nlohmann::ordered_json out;
+    out["program"] = o.program;
+    out["kernel"] = kernel.name();
+    out["key"] = kernel.key();
+    out["device"] = backend->fingerprint();
+    out["knobs"] = space->knob_names();
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      const MeasureResult& r = results[i];
+      nlohmann::ordered_json j;
+      j["config"] = space->to_json(configs[i]);
+      j["status"] = std::string(status_name(r.status));
+      j["seconds"] = r.ok() ? nlohmann::ordered_json(r.seconds) : nlohmann::ordered_json(nullptr);
+      j["spread"] = r.spread;
+      j["repeats"] = r.repeats;
+      j["cost"] = r.cost_seconds;
+      j["message"] = r.message;
+      list.push_back(std::move(j));
+    }
+    out["results"] = std::move(list);
+    print_json(out.dump(2));
+    return;
+  }
+  std::cout << "kernel " << kernel.name() << " (" << kernel.key() << ") on " << backend->fingerprint() << "\n";
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const MeasureResult& r = results[i];
+    char line[160];
+    if (r.ok())
+      std::snprintf(line, sizeof line, "%-14s median %10.3f us  cv %5.2f%%  repeats %2zu  cost %6.2f s", "ok", r.seconds * 1e6,
+                    r.spread * 100, r.repeats.size(), r.cost_seconds);
+    else
+      std::snprintf(line, sizeof line, "%-14s cost %6.2f s", std::string(status_name(r.status)).c_str(), r.cost_seconds);
+    std::cout << space->to_json(configs[i]).dump() << "\n  " << line << (r.ok() ? "" : "  " + r.message) << "\n";
+  }
+}
+
+const bool registered = register_command({"measure", "Measure a bundled program, or one kernel of it, on this CPU",
+  [](CLI::App& app) {
+    auto o = std::make_shared<MeasureOptions>();
+    app.add_option("program", o->program, "Program JSON (configs/programs/*.json)")->required()->check(CLI::ExistingFile);
+    app.add_flag("--as-kernel", o->as_kernel, "Measure the whole program as ONE fused kernel over its tile space (a kernel definition from a record log or a runner request)");
+    app.add_option("--kernel", o->kernel, "Measure this kernel of the partition (by name) over its tile space; default: the whole program over its fusion space");
+    auto* config = app.add_option("--config", o->config, "One config as a JSON object {knob: value}; default: the default tiles, or the --fusion decisions");
+    app.add_option("--random", o->random, "Measure N random distinct valid configs instead")->excludes(config);
+    app.add_option("--fusion", o->fusion, "Fused edges: a JSON list of edge ids, \"greedy\" or \"none\"")->capture_default_str();
+    app.add_option("--seed", o->seed, "Seed of --random")->capture_default_str();
+    app.add_option("--timeout", o->timeout, "Seconds a kernel may run (warm-up + repeats) before it counts as a timeout")->capture_default_str();
+    app.add_option("--cache", o->cache, "Folder of compiled kernels (default: $PERFTUNE_CACHE or ~/.cache/perftune)");
+    app.add_option("--runner", o->runners, "Measure with a user's runner command instead of this CPU (hardware/README.md protocol); repeat for a pool");
+    app.add_option("--runner-timeout", o->runner_timeout, "Seconds a runner may take for its share of the batch")->capture_default_str();
+    app.add_flag("--json", o->json, "Print the results as JSON");
+    app.callback([o] { run(*o); });
+  }});
+
+}  // namespace
+}  // namespace perftune::cli

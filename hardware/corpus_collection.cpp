@@ -1,0 +1,220 @@
+#include "hardware/corpus_collection.h"
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "hardware/cpu_tile_space.h"
+#include "hardware/fusion_space.h"
+#include "ir/input_error.h"
+#include "ir/json_view.h"
+#include "ir/kernel.h"
+#include "ir/program_json.h"
+#include "ir/record_log.h"
+
+namespace perftune {
+
+namespace {
+
+struct Job {
+  Kernel kernel;
+  std::shared_ptr<const SearchSpace> space;
+  std::vector<Config> configs;
+};
+
+// Up to n distinct valid configs drawn with `rng` (every config if the space has at most n).
+std::vector<Config> distinct_sample(const SearchSpace& space, std::size_t n, Rng& rng) {
+  if (const auto size = space.size(100'000); size && *size <= n) return space.enumerate();
+  std::set<Config> seen;
+  std::vector<Config> out;
+  // Each draw is new with probability >= 1 - n/size, so 20n draws suffice unless the space is
+  // barely larger than n.
+  for (std::size_t attempt = 0; attempt < 20 * n && out.size() < n; ++attempt) {
+    Config c = space.sample(rng);
+    if (seen.insert(c).second) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// A seed per kernel: the plan of one kernel does not change when other programs are added.
+std::uint64_t seed_for(std::uint64_t seed, const std::string& key) {
+  std::uint64_t h = seed ^ 0x9e3779b97f4a7c15ull;
+  for (char c : key) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+
+// Independent of knob order: a loaded record lists its knobs in whatever order the log reader
+// gives them, the plan in its space's order.
+std::string record_key(const std::string& device, const std::string& kernel, const std::vector<std::string>& names,
+                       const Config& config) {
+  std::map<std::string, std::int64_t> values;
+  for (std::size_t k = 0; k < names.size() && k < config.values.size(); ++k) values[names[k]] = config.values[k];
+  std::string key = device + "|" + kernel;
+  for (const auto& [name, value] : values) key += "|" + name + "=" + std::to_string(value);
+  return key;
+}
+
+}  // namespace
+
+CollectSpec load_collect_spec(const std::string& path) {
+  const nlohmann::json json = parse_json_file(path);
+  const JsonView root(json, path);
+  root.expect_keys({"output", "seed", "programs", "tile_configs_per_kernel", "fusion_variants_per_program",
+                    "program_fusion_configs", "batch_size", "cpu", "description"});
+  CollectSpec spec;
+  spec.source = path;
+  spec.output = root.at("output").as_string();
+  spec.seed = static_cast<std::uint64_t>(root.get_int("seed", 1));
+  const auto folder = std::filesystem::path(path).parent_path();
+  const JsonView programs = root.at("programs");
+  if (programs.size() == 0) programs.fail("at least one program file");
+  for (std::size_t i = 0; i < programs.size(); ++i) {
+    const auto file = folder / programs.at(i).as_string();
+    if (!std::filesystem::exists(file)) programs.at(i).fail("an existing program file (relative to " + folder.string() + ")");
+    spec.programs.push_back(file.lexically_normal().string());
+  }
+  const auto count = [&](const char* key, std::size_t fallback) {
+    if (auto v = root.find(key)) return static_cast<std::size_t>(v->as_positive_int());
+    return fallback;
+  };
+  spec.tile_configs_per_kernel = count("tile_configs_per_kernel", spec.tile_configs_per_kernel);
+  spec.batch_size = count("batch_size", spec.batch_size);
+  if (auto v = root.find("fusion_variants_per_program")) spec.fusion_variants_per_program = static_cast<std::size_t>(v->as_int());
+  if (auto v = root.find("program_fusion_configs")) spec.program_fusion_configs = static_cast<std::size_t>(v->as_int());
+  if (auto cpu = root.find("cpu")) {
+    cpu->expect_keys({"min_repeats", "max_repeats", "time_budget_seconds", "run_timeout_seconds", "target_cv", "cache_dir"});
+    spec.cpu.min_repeats = static_cast<int>(cpu->get_int("min_repeats", spec.cpu.min_repeats));
+    spec.cpu.max_repeats = static_cast<int>(cpu->get_int("max_repeats", spec.cpu.max_repeats));
+    if (spec.cpu.min_repeats < 1 || spec.cpu.max_repeats < spec.cpu.min_repeats)
+      cpu->fail("1 <= min_repeats <= max_repeats");
+    spec.cpu.time_budget_seconds = cpu->get_number("time_budget_seconds", spec.cpu.time_budget_seconds);
+    spec.cpu.run_timeout_seconds = cpu->get_number("run_timeout_seconds", spec.cpu.run_timeout_seconds);
+    spec.cpu.target_cv = cpu->get_number("target_cv", spec.cpu.target_cv);
+    if (!(spec.cpu.time_budget_seconds > 0) || !(spec.cpu.run_timeout_seconds > 0) || !(spec.cpu.target_cv >= 0))
+      cpu->fail("positive time_budget_seconds and run_timeout_seconds, non-negative target_cv");
+    spec.cpu.cache_dir = cpu->get_string("cache_dir", "");
+  }
+  return spec;
+}
+
+CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
+                              const std::function<void(const CollectProgress&)>& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  CollectSummary summary;
+  const std::string device = backend.fingerprint();
+
+  // What the log already holds.
+  std::set<std::string> measured;
+  if (std::filesystem::exists(spec.output)) {
+    const LoadedLog log = RecordLog::load(spec.output);
+    for (const Record& r : log.records) measured.insert(record_key(r.device, r.kernel_key, r.knob_names, r.config));
+  }
+
+  // The plan: kernels by key, in a fixed order.
+  std::vector<Job> jobs;
+  std::set<std::string> planned_keys;
+  const auto add_job = [&](Kernel kernel, std::shared_ptr<const SearchSpace> space, std::vector<Config> configs) {
+    if (!planned_keys.insert(kernel.key()).second) return;
+    jobs.push_back({std::move(kernel), std::move(space), std::move(configs)});
+  };
+  for (const std::string& path : spec.programs) {
+    const Program program = load_program_file(path);
+    Rng rng(seed_for(spec.seed, content_key(program)));
+    std::vector<FusionConfig> variants = {FusionConfig::none(program)};
+    std::shared_ptr<const SearchSpace> whole_space;
+    try {
+      whole_space = std::make_shared<const SearchSpace>(fusion_space(program));
+    } catch (const std::invalid_argument& error) {
+      summary.warnings.push_back(path + ": " + error.what());
+    }
+    if (whole_space) {
+      for (const Config& c : distinct_sample(*whole_space, spec.fusion_variants_per_program, rng))
+        variants.push_back(fusion_config_of(program, *whole_space, c));
+    }
+    for (const FusionConfig& variant : variants) {
+      for (FusedKernel& fused : partition(program, variant).kernels) {
+        try {
+          auto space = std::make_shared<const SearchSpace>(cpu_tile_space(fused.kernel));
+          Rng kernel_rng(seed_for(spec.seed, fused.kernel.key()));
+          std::vector<Config> configs = distinct_sample(*space, spec.tile_configs_per_kernel, kernel_rng);
+          add_job(std::move(fused.kernel), std::move(space), std::move(configs));
+        } catch (const std::exception& error) {
+          summary.warnings.push_back(path + ": kernel " + fused.kernel.name() + " left out: " + error.what());
+        }
+      }
+    }
+    if (whole_space) {
+      std::vector<Config> configs = {fusion_space_config(program, *whole_space, FusionConfig::none(program)),
+                                     fusion_space_config(program, *whole_space, FusionConfig::greedy_elementwise(program))};
+      if (!whole_space->contains(configs[1])) configs.pop_back();  // greedy may fuse a reduction into a broadcast
+      for (Config& c : distinct_sample(*whole_space, spec.program_fusion_configs, rng))
+        if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(std::move(c));
+      add_job(Kernel(program.name(), program), whole_space, std::move(configs));
+    }
+  }
+  summary.kernels = jobs.size();
+
+  CollectProgress state;
+  for (Job& job : jobs) {
+    std::vector<Config> todo;
+    const auto knob_names = job.space->knob_names();
+    for (const Config& c : job.configs) {
+      if (measured.count(record_key(device, job.kernel.key(), knob_names, c))) ++summary.skipped;
+      else todo.push_back(c);
+    }
+    job.configs = std::move(todo);
+    state.planned += job.configs.size();
+  }
+
+  std::filesystem::path output(spec.output);
+  if (output.has_parent_path()) std::filesystem::create_directories(output.parent_path());
+  RecordLog log(spec.output);
+  const auto names = [](const SearchSpace& space) { return space.knob_names(); };
+  for (const Job& job : jobs) {
+    if (job.configs.empty()) continue;
+    log.define_kernel(job.kernel, *job.space);
+    for (std::size_t begin = 0; begin < job.configs.size(); begin += spec.batch_size) {
+      const std::size_t end = std::min(job.configs.size(), begin + spec.batch_size);
+      const std::vector<Config> batch(job.configs.begin() + static_cast<long>(begin), job.configs.begin() + static_cast<long>(end));
+      const auto results = backend.measure(job.kernel, *job.space, batch);
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        Record record;
+        record.device = device;
+        record.kernel_key = job.kernel.key();
+        record.kernel_name = job.kernel.name();
+        record.knob_names = names(*job.space);
+        record.config = batch[i];
+        record.result = results[i];
+        record.unix_time = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+        log.append(record);
+        ++summary.measured;
+        if (!results[i].ok()) ++summary.failed;
+      }
+      state.done = summary.measured;
+      state.failed = summary.failed;
+      state.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (progress) progress(state);
+    }
+  }
+  summary.log_records = RecordLog::load(spec.output).records.size();
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+std::string progress_bar(const CollectProgress& p, std::size_t width) {
+  const double fraction = p.planned ? static_cast<double>(p.done) / static_cast<double>(p.planned) : 1.0;
+  const std::size_t filled = static_cast<std::size_t>(fraction * static_cast<double>(width));
+  std::string bar = "[" + std::string(filled, '#') + std::string(width - std::min(filled, width), '.') + "] ";
+  bar += std::to_string(p.done) + "/" + std::to_string(p.planned) + " records  " + std::to_string(p.failed) + " failed";
+  if (p.elapsed_seconds > 0 && p.done > 0) {
+    const double per_minute = 60.0 * static_cast<double>(p.done) / p.elapsed_seconds;
+    const long eta = static_cast<long>(static_cast<double>(p.planned - p.done) * p.elapsed_seconds / static_cast<double>(p.done));
+    char text[64];
+    std::snprintf(text, sizeof text, "  %.1f/min  eta %ldm%02lds", per_minute, eta / 60, eta % 60);
+    bar += text;
+  }
+  return bar;
+}
+
+}  // namespace perftune

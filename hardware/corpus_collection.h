@@ -1,0 +1,66 @@
+#pragma once
+// Building a training corpus by measurement: for each listed program, random valid tile configs
+// of each kernel of its partition (under no fusion and under a few random legal fusion configs),
+// and random legal fusion configs of the whole program, measured into a record log. Resumable:
+// what the log already holds (same device, kernel key and config) is not measured again, and
+// the random choices depend only on the seed and the kernel, so a rerun plans the same configs.
+//
+// Collect config (JSON; program paths are relative to the config file's folder):
+//   {"output": "corpus/cpu_corpus.jsonl",        // relative to the working directory
+//    "seed": 1,
+//    "programs": ["../programs/mlp_block_small.json", ...],
+//    "tile_configs_per_kernel": 24,               // random distinct configs (all if fewer)
+//    "fusion_variants_per_program": 3,            // random legal fusion configs whose kernels join
+//    "program_fusion_configs": 12,                // whole-program fusion configs (plus none, greedy)
+//    "batch_size": 8,                             // configs per backend call (compiled in parallel)
+//    "cpu": {"min_repeats": 3, "max_repeats": 10, "time_budget_seconds": 0.2,
+//            "run_timeout_seconds": 10, "target_cv": 0.03}}
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "hardware/backend.h"
+#include "hardware/cpu_backend.h"
+
+namespace perftune {
+
+struct CollectSpec {
+  std::string source;  // the config file
+  std::string output;
+  std::uint64_t seed = 1;
+  std::vector<std::string> programs;  // resolved paths
+  std::size_t tile_configs_per_kernel = 24;
+  std::size_t fusion_variants_per_program = 3;
+  std::size_t program_fusion_configs = 12;
+  std::size_t batch_size = 8;
+  CpuBackendOptions cpu;
+};
+
+// Throws InputError naming the file and JSON path of a bad field (unknown key, zero count, a
+// program that does not exist).
+CollectSpec load_collect_spec(const std::string& path);
+
+struct CollectProgress {
+  std::size_t done = 0;     // measured in this run
+  std::size_t planned = 0;  // to measure in this run (excludes what the log already held)
+  std::size_t failed = 0;   // of `done`, not ok
+  double elapsed_seconds = 0.0;
+};
+
+struct CollectSummary {
+  std::size_t measured = 0, skipped = 0, failed = 0;
+  std::size_t kernels = 0;  // distinct kernels (tile spaces and whole programs) in the plan
+  std::size_t log_records = 0;  // records in the log after the run
+  double seconds = 0.0;
+  std::vector<std::string> warnings;  // kernels left out (unsupported by the backend)
+};
+
+// Measures the plan with `backend`, appending to spec.output; `progress` is called after each batch.
+CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
+                              const std::function<void(const CollectProgress&)>& progress = {});
+
+// "[#######.......] 120/400 records  3 failed  96.0/min  eta 2m55s" for a terminal.
+std::string progress_bar(const CollectProgress& progress, std::size_t width = 30);
+
+}  // namespace perftune

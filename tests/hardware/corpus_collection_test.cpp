@@ -1,0 +1,78 @@
+// collect writes a record log with kernel definitions and resumes without re-measuring.
+#include "hardware/corpus_collection.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "hardware_test_support.h"
+#include "ir/file_io.h"
+#include "ir/input_error.h"
+#include "ir/record_log.h"
+
+namespace perftune {
+namespace {
+
+// Counts what reaches the real CPU backend.
+class CountingBackend : public Backend {
+ public:
+  explicit CountingBackend(Backend& inner) : inner_(inner) {}
+  std::vector<MeasureResult> measure(const Kernel& k, const SearchSpace& s, std::span<const Config> c) override {
+    measured += c.size();
+    return inner_.measure(k, s, c);
+  }
+  std::string fingerprint() const override { return inner_.fingerprint(); }
+  std::size_t measured = 0;
+
+ private:
+  Backend& inner_;
+};
+
+TEST_CASE("collect measures the tiny corpus and resumes without re-measuring", "[hardware][collect]") {
+  CollectSpec spec = load_collect_spec(source_path("configs/collect/tiny.json"));
+  spec.output = scratch_dir("collect_resume") + "/tiny.jsonl";
+  CountingBackend backend(shared_cpu_backend());
+  std::size_t progress_calls = 0;
+  const CollectSummary first = collect_corpus(spec, backend, [&](const CollectProgress& p) {
+    ++progress_calls;
+    CHECK(p.done <= p.planned);
+  });
+  CHECK(first.measured > 10);
+  CHECK(first.measured == backend.measured);
+  CHECK(first.failed == 0);
+  CHECK(first.log_records == first.measured);
+  CHECK(progress_calls > 0);
+  const LoadedLog log = RecordLog::load(spec.output);
+  CHECK(log.kernels.size() == first.kernels);  // every kernel is defined once
+  for (const Record& r : log.records) CHECK(log.kernels.count(r.kernel_key) == 1);
+
+  // Interrupted run: drop the last records (and tear the last line) and resume.
+  {
+    std::string text = read_file(spec.output);
+    for (int lines = 0; lines < 4; ++lines) text.erase(text.find_last_of('\n', text.size() - 2) + 1);
+    text += "{\"v\":1,\"type\":\"rec";  // a torn line, as a kill mid-write leaves it
+    std::ofstream(spec.output, std::ios::trunc) << text;
+  }
+  backend.measured = 0;
+  const CollectSummary second = collect_corpus(spec, backend);
+  CHECK(second.measured == 4);  // only what was lost
+  CHECK(backend.measured == 4);
+  CHECK(second.skipped == first.measured - 4);
+  CHECK(second.log_records == first.measured);
+
+  backend.measured = 0;
+  const CollectSummary third = collect_corpus(spec, backend);
+  CHECK(third.measured == 0);
+  CHECK(backend.measured == 0);
+}
+
+TEST_CASE("a bad collect config names the file and the field", "[hardware][collect]") {
+  const std::string dir = scratch_dir("collect_bad");
+  const std::string path = dir + "/bad.json";
+  std::ofstream(path) << R"({"output": "x.jsonl", "programs": ["missing.json"]})";
+  CHECK_THROWS_WITH(load_collect_spec(path), Catch::Contains("bad.json") && Catch::Contains("$.programs[0]"));
+  std::ofstream(path, std::ios::trunc) << R"({"output": "x.jsonl", "programs": [], "tile_configs_per_kernel": 0})";
+  CHECK_THROWS_AS(load_collect_spec(path), InputError);
+}
+
+}  // namespace
+}  // namespace perftune
