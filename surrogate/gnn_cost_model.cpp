@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <stdexcept>
 
 #include "surrogate/config_features.h"
@@ -90,6 +91,26 @@ double GnnCostModel::State::train_step(const std::vector<Group>& groups) {
   return total.item<double>();
 }
 
+void GnnCostModel::State::fit_input_statistics(const std::vector<Group>& groups) {
+  std::vector<float> nodes, configs;
+  std::set<std::string> seen;
+  for (const Group& group : groups) {
+    if (group.configs.empty()) continue;
+    const auto features = cache.get(*group.kernel);
+    if (seen.insert(group.kernel->key()).second)
+      nodes.insert(nodes.end(), features->node_features.begin(), features->node_features.end());
+    const ConfigFeaturizer featurizer(*features, *group.space, vocabulary);
+    const std::size_t offset = configs.size();
+    configs.resize(offset + group.configs.size() * kConfigFeatureWidth);
+    featurizer.featurize(group.configs, std::span<float>(configs).subspan(offset));
+  }
+  if (nodes.empty() || configs.empty()) return;
+  const auto node_width = static_cast<std::int64_t>(kNodeFeatureWidth), config_width = static_cast<std::int64_t>(kConfigFeatureWidth);
+  model->set_input_statistics(torch::from_blob(nodes.data(), {static_cast<std::int64_t>(nodes.size()) / node_width, node_width}),
+                             torch::from_blob(configs.data(), {static_cast<std::int64_t>(configs.size()) / config_width, config_width}));
+  invalidate(false);
+}
+
 GnnCostModel::State::Group sample_group(const Kernel& kernel, const SearchSpace& space,
                                         std::span<const Measurement> measurements, std::size_t count, Rng& rng) {
   std::vector<std::size_t> ok;
@@ -151,8 +172,11 @@ void GnnCostModel::update(const Kernel& kernel, const SearchSpace& space, std::s
   while (s.replay.size() > static_cast<std::size_t>(s.options.replay_kernels)) s.replay.pop_front();
   if (added == 0) return;
   // From scratch, start the output at the data's scale so the first steps rank instead of shifting.
-  if (!s.trained) s.model->output_offset.fill_(sum / static_cast<double>(added));
   const ReplayEntry& current = s.replay.back();
+  if (!s.trained) {
+    s.model->output_offset.fill_(sum / static_cast<double>(added));
+    s.fit_input_statistics({sample_group(current.kernel, *current.space, current.measurements, current.measurements.size(), s.rng)});
+  }
   for (int step = 0; step < s.options.update_steps; ++step) {
     std::vector<State::Group> groups;
     groups.push_back(sample_group(current.kernel, *current.space, current.measurements,

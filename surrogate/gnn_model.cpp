@@ -54,6 +54,23 @@ GnnModelImpl::GnnModelImpl(const GnnParams& params) : params_(params) {
   }
   head->push_back(torch::nn::Linear(width, 1));
   output_offset = register_buffer("output_offset", torch::zeros({1}));
+  node_mean = register_buffer("node_mean", torch::zeros({static_cast<std::int64_t>(kNodeFeatureWidth)}));
+  node_scale = register_buffer("node_scale", torch::ones({static_cast<std::int64_t>(kNodeFeatureWidth)}));
+  config_mean = register_buffer("config_mean", torch::zeros({static_cast<std::int64_t>(kConfigFeatureWidth)}));
+  config_scale = register_buffer("config_scale", torch::ones({static_cast<std::int64_t>(kConfigFeatureWidth)}));
+}
+
+void GnnModelImpl::set_input_statistics(const torch::Tensor& node_rows, const torch::Tensor& config_rows) {
+  torch::NoGradGuard no_grad;
+  // A column that never varies in training (an absent knob, an unused one-hot) keeps scale 1.
+  auto scale = [](const torch::Tensor& rows) {
+    auto std = rows.size(0) > 1 ? rows.std(0) : torch::zeros({rows.size(1)});
+    return torch::where(std > 1e-6, 1.0 / std, torch::ones_like(std));
+  };
+  node_mean.copy_(node_rows.mean(0));
+  node_scale.copy_(scale(node_rows));
+  config_mean.copy_(config_rows.mean(0));
+  config_scale.copy_(scale(config_rows));
 }
 
 std::int64_t GnnModelImpl::pooled_width() const {
@@ -92,26 +109,26 @@ torch::Tensor GnnModelImpl::pool(const torch::Tensor& h) {
 }
 
 torch::Tensor GnnModelImpl::embed_graph(const GraphTensors& graph) {
-  auto x = torch::cat({opcode_embedding->forward(graph.opcodes), graph.node_features}, -1);
+  auto x = torch::cat({opcode_embedding->forward(graph.opcodes), (graph.node_features - node_mean) * node_scale}, -1);
   auto h = activate(node_input->forward(x)).unsqueeze(1);  // [N, 1, H]
   return pool(propagate(graph, h)).squeeze(0);
 }
 
 torch::Tensor GnnModelImpl::predict_late(const torch::Tensor& embedding, const torch::Tensor& configs) {
   const auto batch = configs.size(0);
-  auto joined = torch::cat({embedding.unsqueeze(0).expand({batch, embedding.size(0)}), configs}, -1);
+  auto joined = torch::cat({embedding.unsqueeze(0).expand({batch, embedding.size(0)}), (configs - config_mean) * config_scale}, -1);
   return head->forward(joined).squeeze(-1) + output_offset;
 }
 
 torch::Tensor GnnModelImpl::predict_early(const GraphTensors& graph, const torch::Tensor& configs,
                                           const torch::Tensor& node_fused) {
   const auto batch = configs.size(0);
-  auto x = torch::cat({opcode_embedding->forward(graph.opcodes), graph.node_features}, -1);
+  auto x = torch::cat({opcode_embedding->forward(graph.opcodes), (graph.node_features - node_mean) * node_scale}, -1);
   auto node_part = node_input->forward(x).unsqueeze(1);  // [N, 1, H]
   // The config's contribution is the same on every node except the fused flag, so it is computed
   // once per config and broadcast: node_config([c, f]) = W_c c + w_f f.
   auto weight = node_config->weight;  // [H, C + 1]
-  auto config_part = torch::matmul(configs, weight.narrow(1, 0, configs.size(1)).t()).unsqueeze(0);  // [1, B, H]
+  auto config_part = torch::matmul((configs - config_mean) * config_scale, weight.narrow(1, 0, configs.size(1)).t()).unsqueeze(0);  // [1, B, H]
   auto h = node_part + config_part;
   if (node_fused.defined())
     h = h + node_fused.t().unsqueeze(-1) * weight.narrow(1, configs.size(1), 1).squeeze(1);  // [N, B, H]

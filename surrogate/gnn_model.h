@@ -48,6 +48,12 @@ struct GnnModelImpl : torch::nn::Module {
   torch::nn::TransformerEncoder transformer{nullptr};
   torch::nn::Sequential head;
   torch::Tensor output_offset;  // buffer: mean log seconds of the training data, added to the head
+  // Buffers: inputs are standardized with the training data's mean and 1/std per column, so log
+  // sizes, one-hots and ratios train at one pace (identity until set_input_statistics).
+  torch::Tensor node_mean, node_scale, config_mean, config_scale;
+
+  // Sets the standardization from sample rows [rows, kNodeFeatureWidth] and [rows, kConfigFeatureWidth].
+  void set_input_statistics(const torch::Tensor& node_rows, const torch::Tensor& config_rows);
 
  private:
   // [N, B, H] -> [N, B, H] through the GraphSAGE layers (and transformer).

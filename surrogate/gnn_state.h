@@ -50,6 +50,8 @@ struct GnnCostModel::State {
     std::vector<float> log_seconds;
   };
   double train_step(const std::vector<Group>& groups);
+  // Standardizes the network's inputs with statistics of these groups' kernels and configs.
+  void fit_input_statistics(const std::vector<Group>& groups);
   // Drops cached features and embeddings (after a vocabulary change or a weight update).
   void invalidate(bool features);
 };

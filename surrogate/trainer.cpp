@@ -15,6 +15,9 @@ namespace perftune {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// Configs (over all training kernels) whose features set the input standardization; the mean and
+// std of ~20k rows are stable to a few percent, and featurizing them takes milliseconds.
+constexpr std::size_t kStatisticsConfigs = 20000;
 
 struct TrainKernel {
   const MeasuredKernel* measured;
@@ -135,6 +138,11 @@ std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>
       ++log_count;
     }
   s.model->output_offset.fill_(log_sum / static_cast<double>(log_count));
+  std::vector<GnnCostModel::State::Group> statistics_sample;
+  for (const TrainKernel& t : train_kernels)
+    statistics_sample.push_back(sample_group(t.measured->kernel, *t.measured->space, t.measurements,
+                                             kStatisticsConfigs / train_kernels.size() + 1, s.rng));
+  s.fit_input_statistics(statistics_sample);
 
   TrainReport result;
   result.config_holdout = config_holdout;
