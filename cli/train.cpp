@@ -1,0 +1,46 @@
+// perftune train TRAIN.json [--output CHECKPOINT] [--json]: train the learned model on the
+// training side of the config's split and write a checkpoint (weights + JSON metadata).
+#include <iostream>
+#include <memory>
+
+#include "cli/command.h"
+#include "ir/input_error.h"
+#include "surrogate/study_runner.h"
+
+namespace perftune::cli {
+namespace {
+
+struct TrainCommandOptions {
+  std::string config;
+  std::string output;
+  bool json = false;
+};
+
+const bool registered = register_command({"train", "Train the learned performance model (GNN) from TRAIN.json",
+  [](CLI::App& app) {
+    auto options = std::make_shared<TrainCommandOptions>();
+    app.add_option("config", options->config, "TRAIN.json: sources, split, model, train options, checkpoint")->required();
+    app.add_option("--output,-o", options->output, "Checkpoint to write (overrides the config's \"checkpoint\")");
+    app.add_flag("--json", options->json, "Print the training report as JSON (progress goes to stderr)");
+    app.callback([options] {
+      const StudyConfig config = StudyConfig::load(options->config);
+      const std::string output = !options->output.empty() ? options->output : config.checkpoint.value_or("");
+      if (output.empty()) throw InputError(config.file, "$.checkpoint", "a checkpoint path (or --output)");
+      const LoadedSources sources = load_sources(config);
+      std::ostream& progress = options->json ? std::cerr : std::cout;
+      TrainReport report;
+      auto model = train_from_config(config, sources, &progress, &report);
+      nlohmann::ordered_json summary{{"config", config.file}, {"checkpoint", output}, {"training", report.to_json()}};
+      model->save(output, summary);
+      if (options->json) {
+        print_json(summary.dump(2));
+      } else {
+        std::cout << "trained in " << report.seconds << " s (" << report.epochs << " epochs, kept epoch " << report.best_epoch
+                  << ", validation tau " << report.best_validation_tau << ", " << report.samples << " samples)\n"
+                  << "checkpoint: " << output << "\n";
+      }
+    });
+  }});
+
+}  // namespace
+}  // namespace perftune::cli

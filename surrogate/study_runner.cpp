@@ -1,0 +1,77 @@
+#include "surrogate/study_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ostream>
+
+#include "ir/input_error.h"
+#include "ir/source.h"
+
+namespace perftune {
+
+LoadedSources load_sources(const StudyConfig& config) {
+  LoadedSources loaded;
+  loaded.corpora.reserve(config.sources.size());
+  for (const std::string& path : config.sources) loaded.corpora.push_back(load_source(path));
+  for (std::size_t i = 0; i < loaded.corpora.size(); ++i)
+    for (const MeasuredKernel& kernel : loaded.corpora[i].kernels) loaded.kernels.push_back({&kernel, config.sources[i]});
+  if (loaded.kernels.empty()) throw InputError(config.file, "$.sources", "sources with measured kernels");
+  return loaded;
+}
+
+std::unique_ptr<GnnCostModel> train_from_config(const StudyConfig& config, const LoadedSources& sources,
+                                                std::ostream* progress, TrainReport* report) {
+  const auto folds = make_folds(sources.kernels, config.split, config.file);
+  if (folds.size() != 1)
+    throw InputError(config.file, "$.split.by", "a split with one training side (leave_one_out trains one model per "
+                                                "kernel: use perftune eval)");
+  const Fold& fold = folds.front();
+  if (progress)
+    *progress << "training on " << fold.train.size() << " kernels (" << fold.validation.size() << " for validation, "
+              << fold.test.size() << " held out for testing)\n";
+  return train_gnn(fold.train, fold.validation, config.params, config.train, progress, report);
+}
+
+StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sources, std::ostream* progress) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto folds = make_folds(sources.kernels, config.split, config.file);
+  if (config.checkpoint && folds.size() != 1)
+    throw InputError(config.file, "$.checkpoint", "no checkpoint with a leave_one_out split (each fold trains its own model)");
+  StudyResult result;
+  result.table.models = config.models;
+  const bool wants_learned = std::find(config.models.begin(), config.models.end(), "learned") != config.models.end();
+  for (const Fold& fold : folds) {
+    FoldReport report{fold.name, fold.train.size(), fold.test.size(), {}, false};
+    std::unique_ptr<GnnCostModel> learned;
+    if (wants_learned) {
+      if (config.checkpoint) {
+        learned = GnnCostModel::load(*config.checkpoint);
+        report.from_checkpoint = true;
+      } else {
+        if (progress && folds.size() > 1) *progress << "fold " << fold.name << ": training on " << fold.train.size() << " kernels\n";
+        learned = train_gnn(fold.train, fold.validation, config.params, config.train, folds.size() > 1 ? nullptr : progress,
+                            &report.training);
+        if (progress && folds.size() > 1)
+          *progress << "  " << report.training.epochs << " epochs, best validation tau " << report.training.best_validation_tau
+                    << ", " << report.training.seconds << " s\n";
+      }
+    }
+    for (const MeasuredKernel* kernel : fold.test) {
+      KernelRow row{kernel->kernel.name(), kernel->device, 0, {}};
+      for (const Measurement& m : kernel->measurements) row.configs += m.result.ok() ? 1 : 0;
+      for (const std::string& name : config.models) {
+        std::optional<ModelScores> scores;
+        if (name == "learned") scores = score_cost_model(*learned, *kernel);
+        else if (name == "xla_default") scores = score_default(*kernel);
+        else if (name == "random") scores = score_random(*kernel);
+        if (scores) row.models[name] = *scores;
+      }
+      result.table.rows.push_back(std::move(row));
+    }
+    result.folds.push_back(report);
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace perftune
