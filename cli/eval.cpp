@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "surrogate/torch_threads.h"
 #include "surrogate/study_runner.h"
 
 namespace perftune::cli {
@@ -12,6 +13,7 @@ namespace {
 struct EvalCommandOptions {
   std::string config;
   bool json = false;
+  int threads = 1;
   bool per_kernel = false;
 };
 
@@ -21,7 +23,12 @@ const bool registered = register_command({"eval", "Evaluate the learned model ag
     app.add_option("config", options->config, "EVAL.json: sources, split, model, train options, models to compare")->required();
     app.add_flag("--json", options->json, "Print {\"models\": {...}, \"kernels\": [...]} as JSON (progress goes to stderr)");
     app.add_flag("--per-kernel", options->per_kernel, "Also print a table per held-out kernel");
+    // One intra-op thread by default: kernel graphs are small, and on a shared 2-core machine
+    // OpenMP's spinning barriers made a second thread 12x slower (bench/gnn_bench: 435 vs 5,424
+    // early-join configs/s on a 100-node kernel, load average 5).
+    app.add_option("--threads", options->threads, "libtorch intra-op threads (0: one per core)")->capture_default_str();
     app.callback([options] {
+      configure_torch_threads(options->threads);
       const StudyConfig config = StudyConfig::load(options->config);
       const LoadedSources sources = load_sources(config);
       std::ostream& progress = options->json ? std::cerr : std::cout;

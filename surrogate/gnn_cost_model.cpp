@@ -111,6 +111,27 @@ void GnnCostModel::State::fit_input_statistics(const std::vector<Group>& groups)
   invalidate(false);
 }
 
+void GnnCostModel::State::calibrate(const std::vector<Group>& groups) {
+  torch::NoGradGuard no_grad;
+  model->calibration.copy_(torch::tensor({1.0f, 0.0f}));
+  invalidate(false);
+  std::vector<torch::Tensor> predicted, measured;
+  for (const Group& group : groups) {
+    if (group.configs.empty()) continue;
+    predicted.push_back(forward(*group.kernel, *group.space, group.configs, /*training=*/false));
+    measured.push_back(torch::tensor(group.log_seconds));
+  }
+  if (predicted.empty()) return;
+  const auto x = torch::cat(predicted).to(torch::kFloat64), y = torch::cat(measured).to(torch::kFloat64);
+  const double variance = (x - x.mean()).pow(2).mean().item<double>();
+  if (variance <= 0) return;
+  const double slope = ((x - x.mean()) * (y - y.mean())).mean().item<double>() / variance;
+  if (!(slope > 0)) return;
+  const double shift = y.mean().item<double>() - slope * x.mean().item<double>();
+  model->calibration.copy_(torch::tensor({static_cast<float>(slope), static_cast<float>(shift)}));
+  invalidate(false);
+}
+
 GnnCostModel::State::Group sample_group(const Kernel& kernel, const SearchSpace& space,
                                         std::span<const Measurement> measurements, std::size_t count, Rng& rng) {
   std::vector<std::size_t> ok;

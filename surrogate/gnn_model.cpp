@@ -54,6 +54,7 @@ GnnModelImpl::GnnModelImpl(const GnnParams& params) : params_(params) {
   }
   head->push_back(torch::nn::Linear(width, 1));
   output_offset = register_buffer("output_offset", torch::zeros({1}));
+  calibration = register_buffer("calibration", torch::tensor({1.0f, 0.0f}));
   node_mean = register_buffer("node_mean", torch::zeros({static_cast<std::int64_t>(kNodeFeatureWidth)}));
   node_scale = register_buffer("node_scale", torch::ones({static_cast<std::int64_t>(kNodeFeatureWidth)}));
   config_mean = register_buffer("config_mean", torch::zeros({static_cast<std::int64_t>(kConfigFeatureWidth)}));
@@ -108,6 +109,8 @@ torch::Tensor GnnModelImpl::pool(const torch::Tensor& h) {
   return torch::cat(parts, -1);
 }
 
+torch::Tensor GnnModelImpl::calibrate(const torch::Tensor& raw) const { return raw * calibration[0] + calibration[1]; }
+
 torch::Tensor GnnModelImpl::embed_graph(const GraphTensors& graph) {
   auto x = torch::cat({opcode_embedding->forward(graph.opcodes), (graph.node_features - node_mean) * node_scale}, -1);
   auto h = activate(node_input->forward(x)).unsqueeze(1);  // [N, 1, H]
@@ -117,7 +120,7 @@ torch::Tensor GnnModelImpl::embed_graph(const GraphTensors& graph) {
 torch::Tensor GnnModelImpl::predict_late(const torch::Tensor& embedding, const torch::Tensor& configs) {
   const auto batch = configs.size(0);
   auto joined = torch::cat({embedding.unsqueeze(0).expand({batch, embedding.size(0)}), (configs - config_mean) * config_scale}, -1);
-  return head->forward(joined).squeeze(-1) + output_offset;
+  return calibrate(head->forward(joined).squeeze(-1) + output_offset);
 }
 
 torch::Tensor GnnModelImpl::predict_early(const GraphTensors& graph, const torch::Tensor& configs,
@@ -135,7 +138,7 @@ torch::Tensor GnnModelImpl::predict_early(const GraphTensors& graph, const torch
   else
     h = h.expand({graph.nodes, batch, params_.hidden});
   h = activate(h);
-  return head->forward(pool(propagate(graph, h))).squeeze(-1) + output_offset;
+  return calibrate(head->forward(pool(propagate(graph, h))).squeeze(-1) + output_offset);
 }
 
 torch::Tensor GnnModelImpl::forward(const GraphTensors& graph, const torch::Tensor& configs, const torch::Tensor& node_fused) {

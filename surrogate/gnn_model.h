@@ -48,6 +48,9 @@ struct GnnModelImpl : torch::nn::Module {
   torch::nn::TransformerEncoder transformer{nullptr};
   torch::nn::Sequential head;
   torch::Tensor output_offset;  // buffer: mean log seconds of the training data, added to the head
+  // Buffer [scale, shift] applied last: ranking losses stretch the output freely, so after training
+  // a least-squares fit on the training data maps it back to log seconds (order-preserving, scale > 0).
+  torch::Tensor calibration;
   // Buffers: inputs are standardized with the training data's mean and 1/std per column, so log
   // sizes, one-hots and ratios train at one pace (identity until set_input_statistics).
   torch::Tensor node_mean, node_scale, config_mean, config_scale;
@@ -60,6 +63,7 @@ struct GnnModelImpl : torch::nn::Module {
   torch::Tensor propagate(const GraphTensors& graph, torch::Tensor h);
   torch::Tensor pool(const torch::Tensor& h);  // [N, B, H] -> [B, pooled]
   torch::Tensor activate(const torch::Tensor& x) const;
+  torch::Tensor calibrate(const torch::Tensor& raw) const;
 };
 TORCH_MODULE(GnnModel);
 

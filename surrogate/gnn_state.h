@@ -52,6 +52,9 @@ struct GnnCostModel::State {
   double train_step(const std::vector<Group>& groups);
   // Standardizes the network's inputs with statistics of these groups' kernels and configs.
   void fit_input_statistics(const std::vector<Group>& groups);
+  // Refits the output calibration by least squares of measured on predicted log seconds over the
+  // groups (kept only if the slope is positive, so the order never flips).
+  void calibrate(const std::vector<Group>& groups);
   // Drops cached features and embeddings (after a vocabulary change or a weight update).
   void invalidate(bool features);
 };

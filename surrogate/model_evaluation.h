@@ -33,7 +33,8 @@ struct EvaluationTable {
 
 // A cost model's predictions for every successful config of the kernel; nullopt if it has fewer than 2.
 std::optional<ModelScores> score_cost_model(CostModel& model, const MeasuredKernel& kernel);
-// The compiler's own pick: top-K slowdown is the default's slowdown for K = 1 (tau, K > 1, MAPE n/a);
+// The source's default config (XLA's own pick in TPU data, the space's default in Kernel Tuner
+// spaces; scored as "default"): top-K slowdown is the default's slowdown for K = 1 (tau, K > 1, MAPE n/a);
 // nullopt if the source recorded no default or it failed.
 std::optional<ModelScores> score_default(const MeasuredKernel& kernel);
 // Expected scores of a uniformly random order: tau 0; top-K from the exact distribution of the

@@ -4,7 +4,7 @@
 //    "split": {"by": "device", "test": ["TITAN RTX"]},
 //    "model": "configs/models/tpugraphs_baseline.json" (or an inline object),
 //    "train": {"epochs": 30, ...},
-//    "models": ["learned", "xla_default", "random"],   (eval only)
+//    "models": ["learned", "default", "random"],   (eval only)
 //    "checkpoint": "runs/gemm.json"}                  (train: written; eval: loaded instead of training)
 // Relative paths are tried against the working directory, the config's folder, the project root
 // (two folders above a configs/<kind>/ file) and, for sources, the shared data folder.
@@ -25,7 +25,7 @@ struct StudyConfig {
   GnnParams params;
   TrainOptions train;
   std::optional<std::string> checkpoint;
-  std::vector<std::string> models = {"learned", "xla_default", "random"};
+  std::vector<std::string> models = {"learned", "default", "random"};
 
   // Throws InputError naming the file and JSON path: unknown keys, a source that does not
   // exist anywhere, an unknown model name, a malformed split or hyper-parameter.

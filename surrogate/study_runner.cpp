@@ -59,10 +59,11 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
     for (const MeasuredKernel* kernel : fold.test) {
       KernelRow row{kernel->kernel.name(), kernel->device, 0, {}};
       for (const Measurement& m : kernel->measurements) row.configs += m.result.ok() ? 1 : 0;
+      if (row.configs < 2 || !kernel->space) continue;  // nothing to rank (e.g. a program's unmeasured fusion)
       for (const std::string& name : config.models) {
         std::optional<ModelScores> scores;
         if (name == "learned") scores = score_cost_model(*learned, *kernel);
-        else if (name == "xla_default") scores = score_default(*kernel);
+        else if (name == "default") scores = score_default(*kernel);
         else if (name == "random") scores = score_random(*kernel);
         if (scores) row.models[name] = *scores;
       }

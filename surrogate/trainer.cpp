@@ -185,6 +185,7 @@ std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>
   }
   restore(s.model, best);
   s.invalidate(false);
+  s.calibrate(statistics_sample);
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (report) *report = result;
   return model;

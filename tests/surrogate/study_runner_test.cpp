@@ -75,7 +75,7 @@ TEST_CASE("evaluation scores the learned model and the baselines on held-out ker
   const auto averages = result.table.averages();
   REQUIRE(averages.at("random").kendall_tau == 0.0);
   REQUIRE(averages.at("random").top1_slowdown > averages.at("random").top10_slowdown);
-  REQUIRE(std::isnan(averages.at("xla_default").top1_slowdown));  // synthetic logs record no default
+  REQUIRE(std::isnan(averages.at("default").top1_slowdown));  // synthetic logs record no default
   REQUIRE(std::isfinite(averages.at("learned").mape));
   const auto json = to_json(result.table);
   REQUIRE(json["models"]["learned"].contains("top10_slowdown"));
