@@ -4,9 +4,11 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "ir/input_error.h"
 #include "ir/random.h"
+#include "surrogate/fusion_evaluation.h"
 
 namespace perftune {
 
@@ -38,6 +40,19 @@ std::string program_of(const MeasuredKernel& kernel) {
   const auto slash = name.find('/');
   if (slash != std::string::npos) return name.substr(0, slash);
   return kernel.kernel.body().name().empty() ? name : kernel.kernel.body().name();
+}
+
+bool is_part_of(const Kernel& kernel, const Program& program) {
+  const Program& body = kernel.body();
+  bool any = false;
+  for (OpId id = 0; id < body.size(); ++id) {
+    const Op& op = body.op(id);
+    if (op.is_parameter()) continue;
+    const auto found = program.find(op.name);
+    if (!found || program.op(*found).opcode != op.opcode || program.op(*found).shape != op.shape) return false;
+    any = true;
+  }
+  return any;
 }
 
 SplitSpec SplitSpec::from_json(const JsonView& json) {
@@ -75,8 +90,26 @@ std::vector<Fold> make_folds(const std::vector<SourcedKernel>& kernels, const Sp
     // Groups in first-seen order, so a seed picks the same groups on every machine.
     std::vector<std::string> group_names;
     std::map<std::string, std::vector<const MeasuredKernel*>> groups;
+    // Whole programs (fusion measurements) and, per kernel, the programs that contain it.
+    std::vector<const MeasuredKernel*> programs;
+    if (spec.by == "program")
+      for (const SourcedKernel& k : kernels)
+        if (is_fusion_space(*k.kernel)) programs.push_back(k.kernel);
+    std::map<const MeasuredKernel*, std::vector<std::string>> also_in;
     for (const SourcedKernel& k : kernels) {
-      const std::string group = spec.by == "program" ? program_of(*k.kernel) : k.kernel->kernel.key();
+      std::string group = k.kernel->kernel.key();
+      if (spec.by == "program") {
+        group = program_of(*k.kernel);
+        if (!is_fusion_space(*k.kernel)) {
+          std::vector<std::string> owners;
+          for (const MeasuredKernel* program : programs)
+            if (is_part_of(k.kernel->kernel, program->kernel.body())) owners.push_back(program_of(*program));
+          if (!owners.empty()) {
+            group = owners.front();
+            also_in[k.kernel] = owners;
+          }
+        }
+      }
       if (!groups.count(group)) group_names.push_back(group);
       groups[group].push_back(k.kernel);
     }
@@ -94,9 +127,17 @@ std::vector<Fold> make_folds(const std::vector<SourcedKernel>& kernels, const Sp
       const auto test_count = std::max<std::size_t>(1, static_cast<std::size_t>(spec.test_fraction * order.size() + 0.5));
       const auto validation_count = static_cast<std::size_t>(spec.validation_fraction * (order.size() - std::min(order.size(), test_count)) + 0.5);
       Fold fold{"test", {}, {}, {}};
+      const std::set<std::string> test_groups(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(std::min(test_count, order.size())));
       for (std::size_t i = 0; i < order.size(); ++i) {
-        auto& side = i < test_count ? fold.test : i < test_count + validation_count ? fold.validation : fold.train;
-        side.insert(side.end(), groups[order[i]].begin(), groups[order[i]].end());
+        for (const MeasuredKernel* kernel : groups[order[i]]) {
+          // A kernel that a test program also contains is tested, never trained on.
+          const auto owners = also_in.find(kernel);
+          const bool in_test_program = owners != also_in.end() &&
+              std::any_of(owners->second.begin(), owners->second.end(), [&](const std::string& p) { return test_groups.count(p) > 0; });
+          auto& side = i < test_count || in_test_program ? fold.test
+                       : i < test_count + validation_count ? fold.validation : fold.train;
+          side.push_back(kernel);
+        }
       }
       folds.push_back(std::move(fold));
     }

@@ -4,8 +4,10 @@
 //   by "device"         test (and optional validation) = kernels measured on the named devices
 //   by "kernel"         a seeded random share of kernels (grouped by key: one kernel measured on
 //                       several devices stays on one side)
-//   by "program"        the same, grouped by program (the kernel name's part before '/', else the
-//                       kernel body's program name)
+//   by "program"        the same, grouped by program: a whole program measured under fusion configs
+//                       is its own group, and a kernel belongs to every such program that holds
+//                       all its ops (same name, opcode and shape); a kernel of a test program is
+//                       tested. Kernels outside every program group by program_of().
 //   by "leave_one_out"  one fold per kernel key: train on all others, test on it
 #include <cstdint>
 #include <string>
@@ -42,8 +44,11 @@ struct Fold {
 // names a device that matches nothing.
 std::vector<Fold> make_folds(const std::vector<SourcedKernel>& kernels, const SplitSpec& spec, const std::string& file);
 
-// The program a kernel belongs to (used by the "program" split and the fusion evaluation).
+// The program a kernel belongs to when no whole program in the corpus claims it: the kernel name's
+// part before '/', else the kernel body's program name.
 std::string program_of(const MeasuredKernel& kernel);
+// True if every non-parameter op of `kernel` appears in `program` with the same name, opcode and shape.
+bool is_part_of(const Kernel& kernel, const Program& program);
 // Case, spaces and punctuation ignored: `name` must appear inside the device (or source file)
 // text once both are normalized, so "TITAN RTX" matches "NVIDIA TITAN RTX".
 bool device_matches(const std::string& name, const std::string& device_or_source);

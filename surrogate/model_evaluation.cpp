@@ -95,12 +95,20 @@ std::optional<ModelScores> score_random(const MeasuredKernel& kernel) {
   return ModelScores{0.0, expected(1), expected(5), expected(10), kNotApplicable};
 }
 
-std::map<std::string, ModelScores> EvaluationTable::averages() const {
+std::vector<std::string> EvaluationTable::tasks() const {
+  std::vector<std::string> out;
+  for (const char* task : {"tile", "fusion"})
+    if (std::any_of(rows.begin(), rows.end(), [&](const KernelRow& row) { return row.task == task; })) out.push_back(task);
+  return out;
+}
+
+std::map<std::string, ModelScores> EvaluationTable::averages(const std::string& task) const {
   std::map<std::string, ModelScores> out;
   for (const std::string& name : models) {
     double sums[5] = {0, 0, 0, 0, 0};
     std::size_t counts[5] = {0, 0, 0, 0, 0};
     for (const KernelRow& row : rows) {
+      if (row.task != task) continue;
       const auto it = row.models.find(name);
       if (it == row.models.end()) continue;
       const double values[5] = {it->second.kendall_tau, it->second.top1_slowdown, it->second.top5_slowdown,
@@ -130,7 +138,8 @@ std::string format_table(const EvaluationTable& table, bool per_kernel) {
   const std::string header = line;
   if (per_kernel) {
     for (const KernelRow& row : table.rows) {
-      std::snprintf(line, sizeof line, "kernel %s (%s), %zu configs\n", row.kernel.c_str(), row.device.c_str(), row.configs);
+      std::snprintf(line, sizeof line, "%s %s (%s), %zu configs\n", row.task == "tile" ? "kernel" : "program (fusion)",
+                    row.kernel.c_str(), row.device.c_str(), row.configs);
       out += line;
       out += header;
       for (const std::string& name : table.models)
@@ -138,22 +147,33 @@ std::string format_table(const EvaluationTable& table, bool per_kernel) {
     }
     out += "\n";
   }
-  std::snprintf(line, sizeof line, "average over %zu held-out kernels\n", table.rows.size());
-  out += line;
-  out += header;
-  const auto averages = table.averages();
-  for (const std::string& name : table.models) add_row(name, averages.at(name));
+  for (const std::string& task : table.tasks()) {
+    const auto count = std::count_if(table.rows.begin(), table.rows.end(), [&](const KernelRow& r) { return r.task == task; });
+    std::snprintf(line, sizeof line, "%s task: average over %zu held-out %s\n", task.c_str(), static_cast<std::size_t>(count),
+                  task == "tile" ? "kernels" : "programs (runtime = sum of predicted kernel runtimes)");
+    out += line;
+    out += header;
+    const auto averages = table.averages(task);
+    for (const std::string& name : table.models) add_row(name, averages.at(name));
+  }
   return out;
 }
 
 nlohmann::ordered_json to_json(const EvaluationTable& table) {
   nlohmann::ordered_json json;
-  const auto averages = table.averages();
   json["models"] = nlohmann::ordered_json::object();
-  for (const std::string& name : table.models) json["models"][name] = scores_json(averages.at(name));
+  json["tasks"] = nlohmann::ordered_json::object();
+  const auto tasks = table.tasks();
+  for (const std::string& task : tasks) {
+    const auto averages = table.averages(task);
+    nlohmann::ordered_json models = nlohmann::ordered_json::object();
+    for (const std::string& name : table.models) models[name] = scores_json(averages.at(name));
+    json["tasks"][task] = models;
+    if (task == tasks.front()) json["models"] = models;
+  }
   json["kernels"] = nlohmann::ordered_json::array();
   for (const KernelRow& row : table.rows) {
-    nlohmann::ordered_json r{{"kernel", row.kernel}, {"device", row.device}, {"configs", row.configs}};
+    nlohmann::ordered_json r{{"task", row.task}, {"kernel", row.kernel}, {"device", row.device}, {"configs", row.configs}};
     r["models"] = nlohmann::ordered_json::object();
     for (const std::string& name : table.models)
       if (row.models.count(name)) r["models"][name] = scores_json(row.models.at(name));

@@ -19,6 +19,7 @@ struct ModelScores {
 };
 
 struct KernelRow {
+  std::string task = "tile";  // "tile": one kernel's configs; "fusion": a program's fusion configs
   std::string kernel, device;
   std::size_t configs = 0;  // successful measurements scored
   std::map<std::string, ModelScores> models;
@@ -27,8 +28,9 @@ struct KernelRow {
 struct EvaluationTable {
   std::vector<std::string> models;  // column order
   std::vector<KernelRow> rows;
-  // Per model, the mean over kernels of each finite score.
-  std::map<std::string, ModelScores> averages() const;
+  // Per model, the mean over the task's rows of each finite score.
+  std::map<std::string, ModelScores> averages(const std::string& task = "tile") const;
+  std::vector<std::string> tasks() const;  // tasks present, "tile" first
 };
 
 // A cost model's predictions for every successful config of the kernel; nullopt if it has fewer than 2.
@@ -43,7 +45,9 @@ std::optional<ModelScores> score_random(const MeasuredKernel& kernel);
 
 std::string format_table(const EvaluationTable& table, bool per_kernel);
 // {"models": {NAME: {"kendall_tau", "top1_slowdown", "top5_slowdown", "top10_slowdown", "mape"}},
-//  "kernels": [{"kernel", "device", "configs", "models": {NAME: {...}}}]}
+//  "tasks": {"tile": {NAME: {...}}, "fusion": {...}},
+//  "kernels": [{"task", "kernel", "device", "configs", "models": {NAME: {...}}}]}
+// "models" holds the tile task's averages (the fusion task's when there is no tile row).
 nlohmann::ordered_json to_json(const EvaluationTable& table);
 
 }  // namespace perftune

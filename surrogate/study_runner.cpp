@@ -9,6 +9,15 @@
 
 namespace perftune {
 
+namespace {
+std::vector<const MeasuredKernel*> kernel_measurements(const std::vector<const MeasuredKernel*>& kernels) {
+  std::vector<const MeasuredKernel*> out;
+  for (const MeasuredKernel* k : kernels)
+    if (!is_fusion_space(*k)) out.push_back(k);
+  return out;
+}
+}  // namespace
+
 LoadedSources load_sources(const StudyConfig& config) {
   LoadedSources loaded;
   loaded.corpora.reserve(config.sources.size());
@@ -29,10 +38,12 @@ std::unique_ptr<GnnCostModel> train_from_config(const StudyConfig& config, const
   if (progress)
     *progress << "training on " << fold.train.size() << " kernels (" << fold.validation.size() << " for validation, "
               << fold.test.size() << " held out for testing)\n";
-  return train_gnn(fold.train, fold.validation, config.params, config.train, progress, report);
+  return train_gnn(kernel_measurements(fold.train), kernel_measurements(fold.validation), config.params, config.train,
+                   progress, report);
 }
 
-StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sources, std::ostream* progress) {
+StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sources, std::ostream* progress,
+                           const KernelTiling& tiling) {
   const auto start = std::chrono::steady_clock::now();
   const auto folds = make_folds(sources.kernels, config.split, config.file);
   if (config.checkpoint && folds.size() != 1)
@@ -49,7 +60,7 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
         report.from_checkpoint = true;
       } else {
         if (progress && folds.size() > 1) *progress << "fold " << fold.name << ": training on " << fold.train.size() << " kernels\n";
-        learned = train_gnn(fold.train, fold.validation, config.params, config.train, folds.size() > 1 ? nullptr : progress,
+        learned = train_gnn(kernel_measurements(fold.train), kernel_measurements(fold.validation), config.params, config.train, folds.size() > 1 ? nullptr : progress,
                             &report.training);
         if (progress && folds.size() > 1)
           *progress << "  " << report.training.epochs << " epochs, best validation tau " << report.training.best_validation_tau
@@ -57,12 +68,13 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
       }
     }
     for (const MeasuredKernel* kernel : fold.test) {
-      KernelRow row{kernel->kernel.name(), kernel->device, 0, {}};
+      const bool fusion = is_fusion_space(*kernel);
+      KernelRow row{fusion ? "fusion" : "tile", kernel->kernel.name(), kernel->device, 0, {}};
       for (const Measurement& m : kernel->measurements) row.configs += m.result.ok() ? 1 : 0;
       if (row.configs < 2 || !kernel->space) continue;  // nothing to rank (e.g. a program's unmeasured fusion)
       for (const std::string& name : config.models) {
         std::optional<ModelScores> scores;
-        if (name == "learned") scores = score_cost_model(*learned, *kernel);
+        if (name == "learned") scores = fusion ? score_fusion(*learned, *kernel, tiling) : score_cost_model(*learned, *kernel);
         else if (name == "default") scores = score_default(*kernel);
         else if (name == "random") scores = score_random(*kernel);
         if (scores) row.models[name] = *scores;

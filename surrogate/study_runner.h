@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "surrogate/data_split.h"
+#include "surrogate/fusion_evaluation.h"
 #include "surrogate/gnn_cost_model.h"
 #include "surrogate/model_evaluation.h"
 #include "surrogate/study_config.h"
@@ -23,7 +24,8 @@ struct LoadedSources {
 LoadedSources load_sources(const StudyConfig& config);
 
 // `perftune train`: the config's split must have one fold; trains on its training side (its
-// validation side, if any, stops early) and never sees the test side.
+// validation side, if any, stops early; fusion measurements of whole programs are left out) and
+// never sees the test side.
 std::unique_ptr<GnnCostModel> train_from_config(const StudyConfig& config, const LoadedSources& sources,
                                                 std::ostream* progress, TrainReport* report);
 
@@ -41,7 +43,10 @@ struct StudyResult {
 };
 
 // `perftune eval`: for each fold, trains the learned model (or loads config.checkpoint; single
-// fold only) and scores every model of config.models on the fold's test kernels.
-StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sources, std::ostream* progress);
+// fold only) and scores every model of config.models on the fold's test kernels: tile rows for
+// kernels, fusion rows for programs measured under fusion configs (their kernels predicted with
+// `tiling`). Fusion measurements never enter training: the model learns kernel runtimes.
+StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sources, std::ostream* progress,
+                           const KernelTiling& tiling = untiled);
 
 }  // namespace perftune

@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include "ir/input_error.h"
+#include "ir/fusion.h"
+#include "ir/knob_roles.h"
+#include "ir/program_json.h"
 #include "ir/record_log.h"
 #include "surrogate/study_runner.h"
 #include "synthetic_kernels.h"
@@ -108,4 +111,49 @@ TEST_CASE("random expected top-k slowdown matches enumeration on a small case") 
   REQUIRE(scores->top5_slowdown == Approx(0.0));
   k.default_index = 2;
   REQUIRE(score_default(k)->top1_slowdown == Approx(2.0));
+}
+
+TEST_CASE("a program split keeps a held-out program's kernels out of training and scores its fusion configs") {
+  const std::string dir = scratch_dir("study_programs");
+  const std::string path = dir + "/cpu.jsonl";
+  {
+    RecordLog log(path);
+    Program chain = testing::small_kernel("chain", 128, 64, 32).body();
+    chain.set_name("chain");
+    for (const Program& program : {load_program_file(source_path("configs/programs/mlp_block_small.json")), chain}) {
+      const MeasuredKernel whole = testing::fusion_measurements(program);
+      log.define_kernel(whole.kernel, *whole.space);
+      for (const Measurement& m : whole.measurements)
+        log.append(Record{"cpu", whole.kernel.key(), whole.kernel.name(), whole.space->knob_names(), m.config, m.result, 0.0});
+      // Every kernel of the unfused partition, under two tile configs.
+      for (const FusedKernel& fused : partition(program, FusionConfig::none(program)).kernels) {
+        const auto dims = fused.kernel.body().op(fused.kernel.body().root()).shape.dims;
+        if (dims.empty()) continue;
+        const SearchSpace space({{tile_out_knob(0), {std::max<std::int64_t>(1, dims[0] / 2), dims[0]}}});
+        log.define_kernel(fused.kernel, space);
+        for (std::int64_t t : space.knobs()[0].values)
+          log.append(Record{"cpu", fused.kernel.key(), fused.kernel.name(), space.knob_names(), Config{{t}},
+                            MeasureResult::from_repeats({1e-6 * double(dims[0] + 64 / t)}, 0.0), 0.0});
+      }
+    }
+  }
+  std::ofstream(dir + "/eval.json") << R"({"sources": ["cpu.jsonl"], "split": {"by": "program", "test_fraction": 0.5, "seed": 2},
+      "model": {"hidden": 16, "opcode_embedding": 8, "min_opcode_count": 1}, "train": {"epochs": 2, "steps_per_epoch": 5}})";
+  const StudyConfig config = StudyConfig::load(dir + "/eval.json");
+  const LoadedSources sources = load_sources(config);
+  const auto folds = make_folds(sources.kernels, config.split, config.file);
+  REQUIRE(folds.size() == 1);
+  const MeasuredKernel* held_program = nullptr;
+  for (const MeasuredKernel* k : folds[0].test)
+    if (is_fusion_space(*k)) held_program = k;
+  REQUIRE(held_program != nullptr);
+  for (const MeasuredKernel* k : folds[0].train) {
+    CAPTURE(k->kernel.name());
+    REQUIRE(k->kernel.key() != held_program->kernel.key());
+    REQUIRE_FALSE(is_part_of(k->kernel, held_program->kernel.body()));
+  }
+  const StudyResult result = run_evaluation(config, sources, nullptr);
+  REQUIRE(result.table.tasks() == std::vector<std::string>{"tile", "fusion"});
+  REQUIRE(std::isfinite(result.table.averages("fusion").at("learned").kendall_tau));
+  REQUIRE(to_json(result.table)["tasks"].contains("fusion"));
 }

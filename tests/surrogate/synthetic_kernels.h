@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/corpus.h"
+#include "ir/fusion.h"
 #include "ir/knob_roles.h"
 #include "ir/random.h"
 
@@ -77,4 +78,32 @@ inline std::vector<const MeasuredKernel*> pointers(const std::vector<MeasuredKer
   return out;
 }
 
+// A program measured under fusion configs: no fusion, greedy elementwise fusion and
+// single-edge fusions; runtime = 1e-6 * (ops + parameters counted once per kernel that reads them).
+inline MeasuredKernel fusion_measurements(const Program& program) {
+  MeasuredKernel measured;
+  measured.kernel = Kernel(program.name(), program);
+  measured.device = "synthetic";
+  const auto edges = fusible_edges(program);
+  std::vector<Knob> knobs;
+  for (std::size_t e : edges) knobs.push_back({fuse_knob(e), {0, 1}});
+  measured.space = std::make_shared<SearchSpace>(knobs);
+  std::vector<FusionConfig> fusions{FusionConfig::none(program), FusionConfig::greedy_elementwise(program)};
+  for (std::size_t e : edges) {
+    FusionConfig one = FusionConfig::none(program);
+    one.fused[e] = true;
+    fusions.push_back(one);
+  }
+  for (const FusionConfig& fusion : fusions) {
+    if (!is_legal(program, fusion)) continue;
+    Config config;
+    for (std::size_t e : edges) config.values.push_back(fusion.fused[e] ? 1 : 0);
+    double seconds = 0;
+    for (const FusedKernel& k : partition(program, fusion).kernels) seconds += 1e-6 * double(k.kernel.body().size());
+    measured.measurements.push_back({config, MeasureResult::from_repeats({seconds}, 0.0)});
+  }
+  return measured;
+}
+
 }  // namespace perftune::testing
+
