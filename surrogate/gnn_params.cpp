@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "surrogate/json_fields.h"
+
 namespace perftune {
 
 nlohmann::ordered_json GnnParams::to_json() const {
@@ -17,16 +19,9 @@ GnnParams GnnParams::from_json(const JsonView& json) {
   json.expect_keys({"opcode_embedding", "opcode_capacity", "min_opcode_count", "hidden", "layers", "aggregation", "join",
                     "pooling", "transformer_layers", "transformer_heads", "head_layers", "leaky_slope", "comment"});
   GnnParams p;
-  auto positive = [&](const char* key, int& field) {
-    if (auto v = json.find(key)) field = static_cast<int>(v->as_positive_int());
-  };
-  positive("opcode_embedding", p.opcode_embedding);
-  positive("opcode_capacity", p.opcode_capacity);
-  positive("min_opcode_count", p.min_opcode_count);
-  positive("hidden", p.hidden);
-  positive("layers", p.layers);
-  positive("transformer_heads", p.transformer_heads);
-  positive("head_layers", p.head_layers);
+  read_positive_ints(json, {{"opcode_embedding", &p.opcode_embedding}, {"opcode_capacity", &p.opcode_capacity},
+                            {"min_opcode_count", &p.min_opcode_count}, {"hidden", &p.hidden}, {"layers", &p.layers},
+                            {"transformer_heads", &p.transformer_heads}, {"head_layers", &p.head_layers}});
   if (auto v = json.find("transformer_layers")) {
     p.transformer_layers = static_cast<int>(v->as_int());
     if (p.transformer_layers < 0) v->fail("a non-negative integer");

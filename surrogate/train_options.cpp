@@ -1,5 +1,7 @@
 #include "surrogate/train_options.h"
 
+#include "surrogate/json_fields.h"
+
 namespace perftune {
 
 nlohmann::ordered_json TrainOptions::to_json() const {
@@ -38,18 +40,11 @@ TrainOptions TrainOptions::from_json(const JsonView& json) {
     if (o.loss.list_mle + o.loss.mse + o.loss.pairwise_hinge + o.loss.pairwise_logistic <= 0)
       loss->fail("at least one positive loss weight");
   }
-  auto positive = [&](const char* key, int& field) {
-    if (auto v = json.find(key)) field = static_cast<int>(v->as_positive_int());
-  };
-  positive("epochs", o.epochs);
-  positive("steps_per_epoch", o.steps_per_epoch);
-  positive("kernels_per_step", o.kernels_per_step);
-  positive("configs_per_kernel", o.configs_per_kernel);
-  positive("patience", o.patience);
-  positive("validation_configs", o.validation_configs);
-  positive("update_steps", o.update_steps);
-  positive("replay_kernels", o.replay_kernels);
-  positive("replay_configs", o.replay_configs);
+  read_positive_ints(json, {{"epochs", &o.epochs}, {"steps_per_epoch", &o.steps_per_epoch},
+                            {"kernels_per_step", &o.kernels_per_step}, {"configs_per_kernel", &o.configs_per_kernel},
+                            {"patience", &o.patience}, {"validation_configs", &o.validation_configs},
+                            {"update_steps", &o.update_steps}, {"replay_kernels", &o.replay_kernels},
+                            {"replay_configs", &o.replay_configs}});
   if (o.configs_per_kernel < 2) json.at("configs_per_kernel").fail("at least 2 (ranking needs pairs)");
   if (auto v = json.find("learning_rate")) {
     o.learning_rate = v->as_non_negative_number();

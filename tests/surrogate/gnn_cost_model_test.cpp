@@ -13,15 +13,7 @@ using namespace perftune;
 
 namespace {
 
-GnnParams tiny_params(const std::string& join) {
-  GnnParams params;
-  params.hidden = 16;
-  params.opcode_embedding = 8;
-  params.layers = 2;
-  params.join = join;
-  params.min_opcode_count = 1;
-  return params;
-}
+GnnParams tiny_params(const std::string& join) { return testing::small_gnn_params(16, 8, join); }
 
 std::vector<Config> all_configs(const MeasuredKernel& k) {
   std::vector<Config> configs;

@@ -10,6 +10,7 @@
 #include "ir/fusion.h"
 #include "ir/knob_roles.h"
 #include "ir/random.h"
+#include "surrogate/gnn_params.h"
 
 namespace perftune::testing {
 
@@ -70,6 +71,17 @@ inline std::vector<MeasuredKernel> synthetic_corpus(std::size_t count, std::uint
     kernels.push_back(measured_kernel("k" + std::to_string(i), sizes[uniform_index(rng, 4)], sizes[uniform_index(rng, 4)],
                                       sizes[uniform_index(rng, 4)], i % 3 == 0 ? 2 : 0));
   return kernels;
+}
+
+// A small network that trains in a fraction of a second.
+inline GnnParams small_gnn_params(int hidden, int embedding, const std::string& join = "late") {
+  GnnParams params;
+  params.hidden = hidden;
+  params.opcode_embedding = embedding;
+  params.layers = 2;
+  params.join = join;
+  params.min_opcode_count = 1;
+  return params;
 }
 
 inline std::vector<const MeasuredKernel*> pointers(const std::vector<MeasuredKernel>& kernels) {

@@ -10,15 +10,7 @@ using namespace perftune;
 
 namespace {
 
-GnnParams small_params(const std::string& join = "late") {
-  GnnParams params;
-  params.hidden = 32;
-  params.opcode_embedding = 16;
-  params.layers = 2;
-  params.join = join;
-  params.min_opcode_count = 1;
-  return params;
-}
+GnnParams small_params(const std::string& join = "late") { return testing::small_gnn_params(32, 16, join); }
 
 TrainOptions quick_options() {
   TrainOptions options;
