@@ -29,4 +29,12 @@ std::size_t Corpus::failed_count() const {
   return failed;
 }
 
+Corpus single_kernel_corpus(std::string format, std::string path, MeasuredKernel kernel) {
+  Corpus corpus;
+  corpus.format = std::move(format);
+  corpus.path = std::move(path);
+  corpus.kernels.push_back(std::move(kernel));
+  return corpus;
+}
+
 }  // namespace perftune

@@ -19,7 +19,8 @@ struct Measurement {
 
 struct MeasuredKernel {
   Kernel kernel;
-  std::shared_ptr<const SearchSpace> space;
+  std::shared_ptr<const SearchSpace> space;  // null for a kernel known without measurements
+                                             // (a fusion of an imported program)
   std::string device;  // where the measurements were taken
   std::vector<Measurement> measurements;
   std::optional<std::size_t> default_index;  // the config the compiler picks by itself (XLA's default)
@@ -41,5 +42,9 @@ struct Corpus {
   std::size_t measurement_count() const;  // kernels' and programs', failed included
   std::size_t failed_count() const;
 };
+
+// A corpus of one measured kernel: what single-kernel sources (Kernel Tuner caches, TpuGraphs
+// tile files) import.
+Corpus single_kernel_corpus(std::string format, std::string path, MeasuredKernel kernel);
 
 }  // namespace perftune

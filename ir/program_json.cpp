@@ -2,6 +2,8 @@
 
 #include <fstream>
 #include <map>
+#include <memory>
+#include <set>
 
 #include "ir/input_error.h"
 
@@ -84,9 +86,66 @@ DotDims dot_from_json(const JsonView& j) {
   return d;
 }
 
-}  // namespace
+nlohmann::ordered_json tuple_to_json(const std::vector<Shape>& elements) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const Shape& e : elements) {
+    nlohmann::ordered_json j;
+    j["type"] = std::string(element_type_name(e.element_type));
+    j["shape"] = e.dims;
+    if (!e.minor_to_major.empty()) j["layout"] = e.minor_to_major;
+    if (!e.tuple_shapes.empty()) j["tuple"] = tuple_to_json(e.tuple_shapes);
+    list.push_back(std::move(j));
+  }
+  return list;
+}
 
-nlohmann::ordered_json program_to_json(const Program& program) {
+ElementType element_type_from_json(const JsonView& j) {
+  const std::string type = j.get_string("type", "f32");
+  const auto element_type = parse_element_type(type);
+  if (!element_type) j.at("type").fail("an element type such as f32, bf16, s32 or pred");
+  return *element_type;
+}
+
+// Dims, layout and tuple elements of a shape object (an op or a tuple element). XLA nests tuples
+// a few levels at most; `depth` bounds the recursion for crafted input.
+void shape_fields_from_json(const JsonView& j, Shape& shape, int depth = 0) {
+  constexpr int kMaxTupleDepth = 64;
+  if (depth > kMaxTupleDepth) j.fail("tuples nested at most " + std::to_string(kMaxTupleDepth) + " deep");
+  shape.dims = j.at("shape").as_int_list();
+  for (std::size_t d = 0; d < shape.dims.size(); ++d)
+    if (shape.dims[d] < 0) j.at("shape").at(d).fail("a non-negative dimension");
+  if (auto layout = j.find("layout")) {
+    shape.minor_to_major = layout->as_int_list();
+    if (shape.minor_to_major.size() != shape.dims.size())
+      layout->fail("one entry per dimension (" + std::to_string(shape.dims.size()) + ")");
+  }
+  if (auto tuple = j.find("tuple"))
+    for (const JsonView& e : tuple->elements()) {
+      e.expect_keys({"type", "shape", "layout", "tuple"});
+      Shape element;
+      element.element_type = element_type_from_json(e);
+      shape_fields_from_json(e, element, depth + 1);
+      shape.tuple_shapes.push_back(std::move(element));
+    }
+}
+
+// Names every computation called (directly or not) from `program`, callees before callers, each
+// distinct computation once; a name repeated by different computations gets a ".<n>" suffix.
+void collect_called(const Program& program, std::map<const Program*, std::string>& names,
+                    std::vector<const Program*>& order, std::map<std::string, int>& used) {
+  for (OpId id = 0; id < program.size(); ++id)
+    for (const auto& callee : program.op(id).called) {
+      if (!callee || names.count(callee.get())) continue;
+      names[callee.get()] = "";  // being visited: a recursive call is not followed again
+      collect_called(*callee, names, order, used);
+      std::string name = callee->name().empty() ? "computation" : callee->name();
+      if (const int n = used[name]++; n > 0) name += "." + std::to_string(n);
+      names[callee.get()] = name;
+      order.push_back(callee.get());
+    }
+}
+
+nlohmann::ordered_json ops_to_json(const Program& program, const std::map<const Program*, std::string>& names) {
   nlohmann::ordered_json ops = nlohmann::ordered_json::array();
   for (OpId id = 0; id < program.size(); ++id) {
     const Op& op = program.op(id);
@@ -96,11 +155,12 @@ nlohmann::ordered_json program_to_json(const Program& program) {
     j["type"] = std::string(element_type_name(op.shape.element_type));
     j["shape"] = op.shape.dims;
     if (!op.shape.minor_to_major.empty()) j["layout"] = op.shape.minor_to_major;
+    if (!op.shape.tuple_shapes.empty()) j["tuple"] = tuple_to_json(op.shape.tuple_shapes);
     const auto operands = program.operands(id);
     if (!operands.empty()) {
-      nlohmann::ordered_json names = nlohmann::ordered_json::array();
-      for (OpId operand : operands) names.push_back(program.op(operand).name);
-      j["operands"] = names;
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
+      for (OpId operand : operands) list.push_back(program.op(operand).name);
+      j["operands"] = list;
     }
     if (!op.dimensions.empty()) j["dimensions"] = op.dimensions;
     if (op.window) j["window"] = window_to_json(*op.window);
@@ -108,23 +168,54 @@ nlohmann::ordered_json program_to_json(const Program& program) {
     if (op.dot) j["dot"] = dot_to_json(*op.dot);
     if (op.parameter_number >= 0) j["parameter_number"] = op.parameter_number;
     if (!op.fusion_kind.empty()) j["fusion_kind"] = op.fusion_kind;
+    if (!op.called.empty()) {
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
+      for (const auto& callee : op.called) list.push_back(names.at(callee.get()));
+      j["called"] = list;
+    }
     ops.push_back(std::move(j));
   }
-  nlohmann::ordered_json result;
-  result["format"] = "perftune-program";
-  result["version"] = kProgramFormatVersion;
-  result["name"] = program.name();
-  if (!program.empty()) result["root"] = program.op(program.root()).name;
-  result["ops"] = std::move(ops);
-  return result;
+  return ops;
 }
 
-Program program_from_json(const JsonView& json) {
-  json.expect_keys({"format", "version", "name", "root", "ops", "description"});
-  if (json.get_string("format", "perftune-program") != "perftune-program")
-    json.at("format").fail("\"perftune-program\"");
-  if (const auto version = json.find("version"); version && version->as_int() != kProgramFormatVersion)
-    version->fail("version " + std::to_string(kProgramFormatVersion) + " of the program format");
+class ComputationResolver;
+Program program_body_from_json(const JsonView& json, ComputationResolver& resolver);
+
+// Builds called computations by name on first use, so each is built once and shared by its callers.
+class ComputationResolver {
+ public:
+  explicit ComputationResolver(const JsonView& json) {
+    if (auto list = json.find("computations"))
+      for (const JsonView& c : list->elements()) {
+        c.expect_keys({"name", "root", "ops"});
+        if (!views_.emplace(c.at("name").as_string(), c).second) c.at("name").fail("a name not used by an earlier computation");
+      }
+  }
+
+  std::shared_ptr<const Program> get(const JsonView& name_view) {
+    const std::string name = name_view.as_string();
+    if (auto it = built_.find(name); it != built_.end()) return it->second;
+    const auto view = views_.find(name);
+    if (view == views_.end()) name_view.fail("the name of a computation in $.computations");
+    if (!building_.insert(name).second) name_view.fail("a call graph without recursion, but '" + name + "' calls itself");
+    // Imported XLA programs nest calls a few levels deep; the limit keeps a crafted chain from
+    // exhausting the stack.
+    constexpr std::size_t kMaxCallDepth = 256;
+    if (building_.size() > kMaxCallDepth) name_view.fail("calls nested at most " + std::to_string(kMaxCallDepth) + " deep");
+    auto program = std::make_shared<const Program>(program_body_from_json(view->second, *this));
+    building_.erase(name);
+    built_[name] = program;
+    return program;
+  }
+
+ private:
+  std::map<std::string, JsonView> views_;
+  std::map<std::string, std::shared_ptr<const Program>> built_;
+  std::set<std::string> building_;
+};
+
+// The ops of a program or of one of its called computations.
+Program program_body_from_json(const JsonView& json, ComputationResolver& resolver) {
   Program program(json.get_string("name", "program"));
   const JsonView ops = json.at("ops");
   if (ops.size() == 0) ops.fail("at least one op");
@@ -132,25 +223,17 @@ Program program_from_json(const JsonView& json) {
   std::map<std::string, OpId> ids;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const JsonView j = ops.at(i);
-    j.expect_keys({"name", "opcode", "type", "shape", "layout", "operands", "dimensions", "window",
-                   "convolution", "dot", "parameter_number", "fusion_kind"});
+    j.expect_keys({"name", "opcode", "type", "shape", "layout", "tuple", "operands", "dimensions", "window",
+                   "convolution", "dot", "parameter_number", "fusion_kind", "called"});
     Op op;
     op.name = j.at("name").as_string();
     if (op.name.empty()) j.at("name").fail("a non-empty op name");
     op.opcode = j.at("opcode").as_string();
     if (op.opcode.empty()) j.at("opcode").fail("a non-empty opcode");
-    const std::string type = j.get_string("type", "f32");
-    const auto element_type = parse_element_type(type);
-    if (!element_type) j.at("type").fail("an element type such as f32, bf16, s32 or pred");
-    op.shape.element_type = *element_type;
-    op.shape.dims = j.at("shape").as_int_list();
-    for (std::size_t d = 0; d < op.shape.dims.size(); ++d)
-      if (op.shape.dims[d] < 0) j.at("shape").at(d).fail("a non-negative dimension");
-    if (auto layout = j.find("layout")) {
-      op.shape.minor_to_major = layout->as_int_list();
-      if (op.shape.minor_to_major.size() != op.shape.dims.size())
-        layout->fail("one entry per dimension (" + std::to_string(op.shape.dims.size()) + ")");
-    }
+    op.shape.element_type = element_type_from_json(j);
+    shape_fields_from_json(j, op.shape);
+    if (auto called = j.find("called"))
+      for (std::size_t k = 0; k < called->size(); ++k) op.called.push_back(resolver.get(called->at(k)));
     if (auto m = j.find("dimensions")) op.dimensions = m->as_int_list();
     if (auto m = j.find("window")) op.window = window_from_json(*m);
     if (auto m = j.find("convolution")) op.convolution = convolution_from_json(*m);
@@ -178,6 +261,43 @@ Program program_from_json(const JsonView& json) {
   }
   program.check_acyclic(json.file());
   return program;
+}
+
+}  // namespace
+
+nlohmann::ordered_json program_to_json(const Program& program) {
+  std::map<const Program*, std::string> names;
+  std::vector<const Program*> order;
+  std::map<std::string, int> used;
+  collect_called(program, names, order, used);
+  nlohmann::ordered_json result;
+  result["format"] = "perftune-program";
+  result["version"] = kProgramFormatVersion;
+  result["name"] = program.name();
+  if (!program.empty()) result["root"] = program.op(program.root()).name;
+  result["ops"] = ops_to_json(program, names);
+  if (!order.empty()) {
+    nlohmann::ordered_json computations = nlohmann::ordered_json::array();
+    for (const Program* callee : order) {
+      nlohmann::ordered_json c;
+      c["name"] = names.at(callee);
+      if (!callee->empty()) c["root"] = callee->op(callee->root()).name;
+      c["ops"] = ops_to_json(*callee, names);
+      computations.push_back(std::move(c));
+    }
+    result["computations"] = std::move(computations);
+  }
+  return result;
+}
+
+Program program_from_json(const JsonView& json) {
+  json.expect_keys({"format", "version", "name", "root", "ops", "description", "computations"});
+  if (json.get_string("format", "perftune-program") != "perftune-program")
+    json.at("format").fail("\"perftune-program\"");
+  if (const auto version = json.find("version"); version && version->as_int() != kProgramFormatVersion)
+    version->fail("version " + std::to_string(kProgramFormatVersion) + " of the program format");
+  ComputationResolver resolver(json);
+  return program_body_from_json(json, resolver);
 }
 
 Program load_program_file(const std::string& path) {

@@ -5,7 +5,11 @@
 //   {"format": "perftune-program", "version": 1, "name": "mlp_small", "root": "out",
 //    "ops": [{"name": "x", "opcode": "parameter", "type": "f32", "shape": [128, 256]},
 //            {"name": "y", "opcode": "dot", "operands": ["x", "w"], "shape": [128, 512],
-//             "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}}, ...]}
+//             "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}}, ...],
+//    "computations": [{"name": "add_body", "root": "sum", "ops": [...]}, ...]}
+// Ops name called computations ("called": ["add_body"]); tuple-typed ops list their element
+// shapes ("type": "tuple", "tuple": [{"type": "f32", "shape": [8]}, ...]). Both are optional, so
+// hand-written programs need neither; imported XLA programs use them to keep their content key.
 #include <string>
 
 #include <nlohmann/json.hpp>

@@ -91,7 +91,9 @@ KernelDefinition kernel_from_json(const JsonView& j) {
   } catch (const std::invalid_argument& e) {
     j.at("knobs").fail(std::string("a valid search space: ") + e.what());
   }
-  KernelDefinition definition{Kernel(j.get_string("name", body.name()), std::move(body)), space};
+  // The name is read before the body is moved: argument evaluation order is unspecified.
+  std::string name = j.get_string("name", body.name());
+  KernelDefinition definition{Kernel(std::move(name), std::move(body)), space};
   if (definition.kernel.key() != j.at("key").as_string())
     j.at("key").fail("the content key of the program (" + definition.kernel.key() + "); the kernel was edited or the log corrupted");
   return definition;

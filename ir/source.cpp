@@ -5,8 +5,11 @@
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
+#include "ir/kernel_tuner_cache.h"
 #include "ir/program_json.h"
 #include "ir/record_log.h"
+#include "ir/tpu_tuning_data.h"
+#include "ir/tpugraphs_npz.h"
 
 namespace perftune {
 
@@ -18,12 +21,16 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 
 Corpus load_source(const std::string& path) {
   if (!std::filesystem::exists(path)) throw InputError(path, "", "an existing file");
+  if (ends_with(path, ".pb")) return load_tpu_tuning_data(path);
+  if (ends_with(path, ".npz")) return load_tpugraphs_npz(path);
+  if (ends_with(path, ".json.gz")) return load_kernel_tuner_cache(path);
   if (ends_with(path, ".jsonl")) {
     const LoadedLog log = RecordLog::load(path);
     return corpus_from_log(log, path);
   }
   if (ends_with(path, ".json")) {
     const nlohmann::json json = parse_json_file(path);
+    if (is_kernel_tuner_cache(json)) return load_kernel_tuner_cache(json, path);
     Corpus corpus;
     corpus.path = path;
     corpus.format = "perftune-program";

@@ -52,3 +52,44 @@ TEST_CASE("bad program JSON names the path of the problem") {
 TEST_CASE("malformed JSON reports its line") {
   REQUIRE_THROWS_WITH(parse_json_text("{\n\"a\": 1,\n\"b\": ]\n}", "broken.json"), Catch::Contains("broken.json: line 3"));
 }
+
+TEST_CASE("called computations and tuple shapes survive the JSON program format") {
+  auto body = std::make_shared<Program>("add_body");
+  Op x{.name = "x", .opcode = "parameter", .shape = make_shape(ElementType::kF32, {})};
+  x.parameter_number = 0;
+  Op y = x;
+  y.name = "y";
+  y.parameter_number = 1;
+  const OpId bx = body->add_op(x), by = body->add_op(y);
+  body->add_op(Op{.name = "sum", .opcode = "add", .shape = make_shape(ElementType::kF32, {})}, {bx, by});
+  Program p("reduce_pair");
+  Op in{.name = "in", .opcode = "parameter", .shape = make_shape(ElementType::kBF16, {8, 4})};
+  in.parameter_number = 0;
+  in.shape.minor_to_major = {0, 1};
+  const OpId a = p.add_op(in);
+  Op init{.name = "zero", .opcode = "constant", .shape = make_shape(ElementType::kF32, {})};
+  const OpId z = p.add_op(init);
+  Op reduce{.name = "r", .opcode = "reduce", .shape = make_shape(ElementType::kF32, {8})};
+  reduce.dimensions = {1};
+  reduce.called = {body};
+  const OpId r = p.add_op(reduce, {a, z});
+  Op r2 = reduce;
+  r2.name = "r2";  // a second caller shares the computation
+  const OpId s = p.add_op(r2, {a, z});
+  Op tuple{.name = "t", .opcode = "tuple"};
+  tuple.shape.element_type = ElementType::kTuple;
+  tuple.shape.tuple_shapes = {make_shape(ElementType::kF32, {8}), make_shape(ElementType::kF32, {8})};
+  p.add_op(tuple, {r, s});
+
+  const auto json = program_to_json(p);
+  REQUIRE(json["computations"].size() == 1);
+  const Program again = program_from_json(JsonView(nlohmann::json::parse(json.dump()), "pair.json"));
+  REQUIRE(content_key(again) == content_key(p));
+  REQUIRE(again.op(2).called.at(0) == again.op(3).called.at(0));  // still one shared computation
+  REQUIRE(again.op(4).shape.tuple_shapes.size() == 2);
+  REQUIRE(again.computation_count_with_called() == 2);
+
+  auto broken = nlohmann::json::parse(json.dump());
+  broken["ops"][2]["called"][0] = "nowhere";
+  REQUIRE_THROWS_WITH(program_from_json(JsonView(broken, "pair.json")), Catch::Contains("$.ops[2].called[0]"));
+}

@@ -1,0 +1,29 @@
+#pragma once
+// The "backend" section of a campaign: which Backend measures, and its settings.
+//   {"type": "replay", "cost": {"per_measurement_seconds": 1.0, "runtime_multiple": 10}}
+//   {"type": "cpu", ...}, {"type": "command", ...}: not in this build yet (a clear error).
+#include <memory>
+#include <string>
+
+#include "hardware/backend.h"
+#include "hardware/replay_backend.h"
+#include "ir/corpus.h"
+#include "ir/json_view.h"
+
+namespace perftune {
+
+struct BackendSpec {
+  std::string type;  // "replay", "cpu", "command"
+  ReplayCost replay_cost;
+  std::string file;  // where the spec was read, for errors
+  std::string path;  // its JSON path
+};
+
+// Throws InputError naming the JSON path of an unknown key, a wrong type or an unknown backend.
+BackendSpec parse_backend_spec(const JsonView& view);
+
+// Builds the backend; `recorded` is the campaign's source (replay serves it) and `device` the
+// device chosen in it. Throws InputError for a backend not available in this build.
+std::unique_ptr<Backend> make_backend(const BackendSpec& spec, const Corpus& recorded, const std::string& device);
+
+}  // namespace perftune

@@ -1,0 +1,79 @@
+#include "autotuner/campaign.h"
+
+#include <filesystem>
+
+#include "ir/data_path.h"
+
+namespace perftune {
+
+namespace {
+constexpr std::string_view kDataPrefix = "${PERFTUNE_DATA}";
+}  // namespace
+
+std::string resolve_campaign_path(const std::string& value, const std::string& base_dir) {
+  if (value.starts_with(kDataPrefix)) {
+    std::string rest = value.substr(kDataPrefix.size());
+    while (!rest.empty() && rest.front() == '/') rest.erase(0, 1);
+    return (std::filesystem::path(data_dir()) / rest).string();
+  }
+  const std::filesystem::path path(value);
+  if (path.is_absolute()) return value;
+  return (std::filesystem::path(base_dir) / path).lexically_normal().string();
+}
+
+Campaign load_campaign(const std::string& path) { return parse_campaign(parse_json_file(path), path); }
+
+Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
+  const JsonView root(json, file);
+  root.expect_keys({"name", "description", "source", "backend", "model", "strategy", "budget", "top_k", "epsilon",
+                    "early_stopping", "seed", "output", "default"});
+  const std::string base_dir = std::filesystem::path(file).parent_path().string();
+  auto resolve = [&](const std::string& value) { return resolve_campaign_path(value, base_dir.empty() ? "." : base_dir); };
+
+  Campaign campaign;
+  campaign.file = file;
+  campaign.name = root.has("name") ? root.at("name").as_string() : std::filesystem::path(file).stem().string();
+
+  const JsonView source = root.at("source");
+  source.expect_keys({"path", "program", "kernel", "device"});
+  if (source.has("path") == source.has("program"))
+    source.fail("exactly one of \"path\" (a recorded source) and \"program\" (a program JSON)");
+  if (source.has("path")) campaign.source.path = resolve(source.at("path").as_string());
+  if (source.has("program")) campaign.source.program = resolve(source.at("program").as_string());
+  campaign.source.kernel = source.get_string("kernel", "");
+  campaign.source.device = source.get_string("device", "");
+
+  campaign.backend = parse_backend_spec(root.at("backend"));
+  campaign.model = root.has("model") ? parse_model_spec(root.at("model"), resolve) : ModelSpec{"none", "", file, "$.model"};
+  campaign.strategy = parse_strategy_spec(root.at("strategy"));
+
+  const JsonView budget = root.at("budget");
+  budget.expect_keys({"measurements", "hardware_seconds"});
+  if (const auto v = budget.find("measurements")) campaign.max_measurements = static_cast<std::size_t>(v->as_positive_int());
+  if (const auto v = budget.find("hardware_seconds")) {
+    campaign.max_hardware_seconds = v->as_non_negative_number();
+    if (!(campaign.max_hardware_seconds > 0)) v->fail("a positive number of seconds");
+  }
+  if (campaign.max_measurements == 0 && campaign.max_hardware_seconds == 0)
+    budget.fail("a positive \"measurements\" and/or \"hardware_seconds\"");
+
+  if (const auto v = root.find("top_k")) campaign.top_k = static_cast<std::size_t>(v->as_positive_int());
+  if (const auto v = root.find("epsilon")) {
+    campaign.epsilon = v->as_number();
+    if (campaign.epsilon < 0 || campaign.epsilon > 1) v->fail("a share in [0, 1]");
+  }
+  if (const auto v = root.find("early_stopping")) campaign.early_stopping = static_cast<std::size_t>(v->as_positive_int());
+  if (const auto v = root.find("seed")) {
+    const std::int64_t seed = v->as_int();
+    if (seed < 0) v->fail("a non-negative integer");
+    campaign.seed = static_cast<std::uint64_t>(seed);
+  }
+  campaign.output = root.has("output") ? resolve(root.at("output").as_string()) : "perftune_runs/" + campaign.name;
+  if (const auto v = root.find("default")) {
+    if (!v->is_object()) v->fail("an object of knob values");
+    campaign.default_config = v->value();
+  }
+  return campaign;
+}
+
+}  // namespace perftune

@@ -1,0 +1,61 @@
+#pragma once
+// A tuning campaign read from JSON (configs/campaigns/*.json): what to tune, on which backend,
+// with which model and strategy, under which budget. Every section is validated on load, so a
+// misspelled key or a wrong type fails before anything is measured, naming its JSON path.
+//
+//   {"name": "...", "description": "...",
+//    "source": {"path": FILE, "kernel": NAME_OR_KEY, "device": NAME}
+//            | {"program": PROGRAM.json, "kernel": NAME | "fusion"},
+//    "backend": {...}, "model": {...}, "strategy": {...}   (see the *_factory.h headers),
+//    "budget": {"measurements": N, "hardware_seconds": S},   (either or both)
+//    "top_k": K, "epsilon": 0.05, "early_stopping": N, "seed": 1,
+//    "output": DIR, "default": {knob: value, ...}}
+// Relative paths resolve against the campaign file's folder; a "${PERFTUNE_DATA}" prefix
+// resolves to data_dir().
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "autotuner/backend_factory.h"
+#include "autotuner/model_factory.h"
+#include "autotuner/strategy_factory.h"
+
+namespace perftune {
+
+struct CampaignSource {
+  std::string path;     // a recorded source (any format load_source reads); empty for programs
+  std::string program;  // a program JSON; empty for recorded sources
+  std::string kernel;   // kernel name or key ("fusion" for a program's fusion space); "" = the only one
+  std::string device;   // "" = the only device of the source
+};
+
+struct Campaign {
+  std::string file;  // the campaign's own path
+  std::string name;
+  CampaignSource source;
+  BackendSpec backend;
+  ModelSpec model;
+  StrategySpec strategy;
+  std::size_t max_measurements = 0;   // 0: none
+  double max_hardware_seconds = 0.0;  // 0: none
+  std::size_t top_k = 0;              // 0: default_top_k
+  double epsilon = 0.05;              // Ansor's eps_greedy default
+  std::size_t early_stopping = 0;     // 0: never
+  std::uint64_t seed = 0;
+  std::string output;                 // folder for records.jsonl and summary.json
+  std::optional<nlohmann::json> default_config;  // knob object, checked against the space later
+};
+
+// Throws InputError (file, JSON path, expectation) for invalid campaigns, including a budget with
+// neither a positive measurement count nor positive hardware seconds.
+Campaign load_campaign(const std::string& path);
+Campaign parse_campaign(const nlohmann::json& json, const std::string& file);
+
+// A path written in a campaign, made usable: "${PERFTUNE_DATA}/x" -> data_dir()/x; a relative
+// path -> relative to `base_dir`; absolute paths unchanged.
+std::string resolve_campaign_path(const std::string& value, const std::string& base_dir);
+
+}  // namespace perftune

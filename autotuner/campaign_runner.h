@@ -1,0 +1,28 @@
+#pragma once
+// Runs a campaign end to end: loads its source, builds backend, model and strategy through the
+// factories, resumes from DIR/records.jsonl if it exists, runs the budget loop, and writes
+// DIR/summary.json.
+#include <iosfwd>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "autotuner/campaign.h"
+
+namespace perftune {
+
+struct CampaignRunOptions {
+  std::string output;               // overrides campaign.output when non-empty
+  std::ostream* progress = nullptr;  // one line per round, when set
+};
+
+// The summary: "best_config", "best_seconds", "default_config", "default_seconds",
+// "speedup_over_default", "optimum_seconds" (replay: the recorded optimum), "measurements",
+// "failed", "from_log", "rounds", "hardware_seconds", "wall_seconds" (the tuning loop),
+// "search_seconds" (the loop's time outside the backend), "load_seconds" (reading the source),
+// "stop_reason", "best_after", plus what ran ("campaign", "kernel", "device", "strategy", "model",
+// "seed", "records"). Throws InputError for campaign problems found while building (a kernel not
+// in the source, a default config outside the space, a backend or model not in this build).
+nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunOptions& options = {});
+
+}  // namespace perftune

@@ -1,0 +1,29 @@
+#pragma once
+// The "model" section of a campaign: which CostModel ranks candidates.
+//   {"type": "none"}                          model-free search
+//   {"type": "analytical"}                    roofline baseline (not in this build yet)
+//   {"type": "learned", "checkpoint": PATH}   trained GNN (not in this build yet)
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "ir/json_view.h"
+#include "surrogate/cost_model.h"
+
+namespace perftune {
+
+struct ModelSpec {
+  std::string type;        // "none", "analytical", "learned"
+  std::string checkpoint;  // learned only; resolved against the campaign's folder
+  std::string file;
+  std::string path;
+};
+
+// `resolve` turns a path written in the campaign into a usable one. Throws InputError naming the
+// JSON path of an unknown key, a wrong type, or an unknown model.
+ModelSpec parse_model_spec(const JsonView& view, const std::function<std::string(const std::string&)>& resolve);
+
+// Null for "none". Throws InputError for a model not available in this build.
+std::unique_ptr<CostModel> make_model(const ModelSpec& spec);
+
+}  // namespace perftune

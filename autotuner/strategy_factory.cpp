@@ -1,0 +1,109 @@
+#include "autotuner/strategy_factory.h"
+
+#include "search/random_search.h"
+
+namespace perftune {
+
+namespace {
+
+std::size_t get_count(const JsonView& view, std::string_view key, std::size_t fallback) {
+  const auto member = view.find(key);
+  return member ? static_cast<std::size_t>(member->as_positive_int()) : fallback;
+}
+
+double get_non_negative(const JsonView& view, std::string_view key, double fallback) {
+  const auto member = view.find(key);
+  return member ? member->as_non_negative_number() : fallback;
+}
+
+double get_probability(const JsonView& view, std::string_view key, double fallback) {
+  const auto member = view.find(key);
+  if (!member) return fallback;
+  const double value = member->as_number();
+  if (value < 0 || value > 1) member->fail("a probability in [0, 1], found " + std::to_string(value));
+  return value;
+}
+
+MutationWeights parse_mutation(const JsonView& parent) {
+  MutationWeights weights;
+  const auto view = parent.find("mutation");
+  if (!view) return weights;
+  view->expect_keys({"random_value", "neighbour_step", "several_knobs"});
+  weights.random_value = get_non_negative(*view, "random_value", weights.random_value);
+  weights.neighbour_step = get_non_negative(*view, "neighbour_step", weights.neighbour_step);
+  weights.several_knobs = get_non_negative(*view, "several_knobs", weights.several_knobs);
+  if (!(weights.random_value + weights.neighbour_step + weights.several_knobs > 0))
+    view->fail("mutation weights with a positive sum");
+  return weights;
+}
+
+}  // namespace
+
+StrategySpec parse_strategy_spec(const JsonView& view) {
+  StrategySpec spec;
+  spec.type = view.at("type").as_string();
+  if (spec.type == "random") {
+    view.expect_keys({"type"});
+    spec.options = RandomOptions{};
+  } else if (spec.type == "exhaustive") {
+    view.expect_keys({"type", "max_configs"});
+    ExhaustiveOptions options;
+    options.max_configs = get_count(view, "max_configs", options.max_configs);
+    spec.options = options;
+  } else if (spec.type == "annealing") {
+    view.expect_keys({"type", "chains", "steps", "early_stop", "start_temperature", "end_temperature", "restart_after",
+                      "mutation"});
+    AnnealingOptions options;
+    options.chains = get_count(view, "chains", options.chains);
+    options.steps = get_count(view, "steps", options.steps);
+    options.early_stop = get_count(view, "early_stop", options.early_stop);
+    options.start_temperature = get_non_negative(view, "start_temperature", options.start_temperature);
+    options.end_temperature = get_non_negative(view, "end_temperature", options.end_temperature);
+    options.restart_after = get_count(view, "restart_after", options.restart_after);
+    options.mutation = parse_mutation(view);
+    spec.options = options;
+  } else if (spec.type == "evolution") {
+    view.expect_keys({"type", "population", "generations", "mutation_probability", "measured_share", "mutation"});
+    EvolutionOptions options;
+    options.population = get_count(view, "population", options.population);
+    options.generations = get_count(view, "generations", options.generations);
+    options.mutation_probability = get_probability(view, "mutation_probability", options.mutation_probability);
+    options.measured_share = get_probability(view, "measured_share", options.measured_share);
+    options.mutation = parse_mutation(view);
+    spec.options = options;
+  } else if (spec.type == "measured_annealing") {
+    view.expect_keys({"type", "chains", "start_temperature", "min_temperature", "cooling", "mutation"});
+    MeasuredAnnealingOptions options;
+    options.chains = get_count(view, "chains", options.chains);
+    options.start_temperature = get_non_negative(view, "start_temperature", options.start_temperature);
+    options.min_temperature = get_non_negative(view, "min_temperature", options.min_temperature);
+    options.cooling = get_probability(view, "cooling", options.cooling);
+    options.mutation = parse_mutation(view);
+    spec.options = options;
+  } else if (spec.type == "measured_evolution") {
+    view.expect_keys({"type", "parents", "mutation_probability", "mutation"});
+    MeasuredEvolutionOptions options;
+    options.parents = get_count(view, "parents", options.parents);
+    options.mutation_probability = get_probability(view, "mutation_probability", options.mutation_probability);
+    options.mutation = parse_mutation(view);
+    spec.options = options;
+  } else {
+    view.at("type").fail("one of \"random\", \"exhaustive\", \"annealing\", \"evolution\", \"measured_annealing\", "
+                         "\"measured_evolution\", found \"" + spec.type + "\"");
+  }
+  return spec;
+}
+
+std::unique_ptr<Strategy> make_strategy(const StrategySpec& spec) {
+  struct Maker {
+    std::unique_ptr<Strategy> operator()(const RandomOptions&) const { return std::make_unique<RandomSearch>(); }
+    std::unique_ptr<Strategy> operator()(const ExhaustiveOptions& o) const { return std::make_unique<ExhaustiveSearch>(o); }
+    std::unique_ptr<Strategy> operator()(const AnnealingOptions& o) const { return std::make_unique<SimulatedAnnealing>(o); }
+    std::unique_ptr<Strategy> operator()(const EvolutionOptions& o) const { return std::make_unique<EvolutionarySearch>(o); }
+    std::unique_ptr<Strategy> operator()(const MeasuredAnnealingOptions& o) const { return std::make_unique<MeasuredAnnealing>(o); }
+    std::unique_ptr<Strategy> operator()(const MeasuredEvolutionOptions& o) const { return std::make_unique<MeasuredEvolution>(o); }
+  };
+  return std::visit(Maker{}, spec.options);
+}
+
+}  // namespace perftune

@@ -1,0 +1,38 @@
+#pragma once
+// The "strategy" section of a campaign: which search strategy proposes, with its parameters
+// (every parameter optional; defaults as in the strategy's options struct).
+//   {"type": "random"}
+//   {"type": "exhaustive", "max_configs": 1000000}
+//   {"type": "annealing", "chains", "steps", "early_stop", "start_temperature", "end_temperature",
+//    "restart_after", "mutation": {"random_value", "neighbour_step", "several_knobs"}}
+//   {"type": "evolution", "population", "generations", "mutation_probability", "measured_share", "mutation"}
+//   {"type": "measured_annealing", "chains", "start_temperature", "min_temperature", "cooling", "mutation"}
+//   {"type": "measured_evolution", "parents", "mutation_probability", "mutation"}
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "ir/json_view.h"
+#include "search/exhaustive_search.h"
+#include "search/evolutionary_search.h"
+#include "search/measured_annealing.h"
+#include "search/measured_evolution.h"
+#include "search/simulated_annealing.h"
+#include "search/strategy.h"
+
+namespace perftune {
+
+struct RandomOptions {};
+
+struct StrategySpec {
+  std::string type;
+  std::variant<RandomOptions, ExhaustiveOptions, AnnealingOptions, EvolutionOptions, MeasuredAnnealingOptions,
+               MeasuredEvolutionOptions>
+      options;
+};
+
+// Throws InputError naming the JSON path of an unknown key, a wrong type or an out-of-range value.
+StrategySpec parse_strategy_spec(const JsonView& view);
+std::unique_ptr<Strategy> make_strategy(const StrategySpec& spec);
+
+}  // namespace perftune

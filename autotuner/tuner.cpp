@@ -1,0 +1,202 @@
+#include "autotuner/tuner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <unordered_set>
+
+#include "search/random_search.h"
+#include "search/random_streams.h"
+
+namespace perftune {
+
+namespace {
+
+constexpr std::uint64_t kEpsilonStream = 0x65707367;  // "epsg": the epsilon-greedy draws of a round
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// The record's config in the space's knob order. A loaded log lists a record's knobs in its JSON
+// object's order, which need not be the space's (nlohmann::json sorts keys), so match by name;
+// nullopt when the knob sets differ (a record of another space).
+std::optional<Config> in_space_order(const Record& record, const std::vector<std::string>& knob_names) {
+  if (record.knob_names.size() != knob_names.size() || record.config.values.size() != knob_names.size()) return std::nullopt;
+  if (record.knob_names == knob_names) return record.config;
+  Config config;
+  for (const std::string& name : knob_names) {
+    const auto it = std::find(record.knob_names.begin(), record.knob_names.end(), name);
+    if (it == record.knob_names.end()) return std::nullopt;
+    config.values.push_back(record.config.values[static_cast<std::size_t>(it - record.knob_names.begin())]);
+  }
+  return config;
+}
+
+}  // namespace
+
+std::size_t default_top_k(std::size_t max_measurements) {
+  constexpr std::size_t kBatch = 64;          // AutoTVM's and Ansor's num_measures_per_round
+  constexpr std::size_t kRoundsAtLeast = 10;  // ours: enough rounds for the model to learn from
+  if (max_measurements == 0) return kBatch;
+  return std::min(kBatch, std::max<std::size_t>(1, max_measurements / kRoundsAtLeast));
+}
+
+std::string_view stop_reason_name(StopReason reason) {
+  switch (reason) {
+    case StopReason::kMeasurementBudget: return "measurement_budget";
+    case StopReason::kHardwareBudget: return "hardware_budget";
+    case StopReason::kEarlyStopping: return "early_stopping";
+    case StopReason::kSpaceExhausted: return "space_exhausted";
+  }
+  return "unknown";
+}
+
+Tuner::Tuner(Backend& backend, Strategy& strategy, CostModel* model, RecordLog* log, TunerOptions options)
+    : backend_(backend), strategy_(strategy), model_(model), log_(log), options_(std::move(options)) {}
+
+TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std::vector<Record>& logged,
+                      const std::function<void(const RoundReport&)>& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!(options_.max_hardware_seconds >= 0))
+    throw std::invalid_argument("the hardware-seconds budget must be a non-negative number");
+  if (options_.max_measurements == 0 && options_.max_hardware_seconds == 0)
+    throw std::invalid_argument("the budget is zero: give a positive number of measurements and/or hardware seconds");
+  if (!(options_.epsilon >= 0 && options_.epsilon <= 1))
+    throw std::invalid_argument("epsilon must be in [0, 1]");
+  if (strategy_.needs_model() && !model_)
+    throw std::invalid_argument("strategy '" + strategy_.name() +
+                                "' searches on a cost model, but the campaign has none; use a model-free strategy "
+                                "(measured_annealing, measured_evolution, random, exhaustive) or give a model");
+  if (const auto size = space.size(); size && *size == 0)
+    throw std::invalid_argument("the search space of kernel '" + kernel.name() + "' is empty: no config satisfies its constraints");
+
+  const std::string device = backend_.fingerprint();
+  const std::vector<std::string> knob_names = space.knob_names();
+  std::unordered_map<Config, const Record*, ConfigHash> from_log;
+  for (const Record& record : logged)
+    if (record.kernel_key == kernel.key() && record.device == device)
+      if (auto config = in_space_order(record, knob_names)) from_log.emplace(std::move(*config), &record);
+  // An opaque kernel (known only by name and key) has no program to define; its records alone
+  // describe it, and a definition line would not reproduce its key on load.
+  if (log_ && kernel.body().size() > 0) log_->define_kernel(kernel, space);
+
+  const std::size_t k_max = options_.top_k ? options_.top_k : default_top_k(options_.max_measurements);
+  TuneResult result;
+  History& history = result.history;
+  std::size_t since_best = 0;
+
+  for (std::size_t round = 0;; ++round) {
+    const std::size_t measured = history.size();
+    if (options_.max_measurements && measured >= options_.max_measurements) {
+      result.stop = StopReason::kMeasurementBudget;
+      break;
+    }
+    if (options_.max_hardware_seconds > 0 && result.hardware_seconds >= options_.max_hardware_seconds) {
+      result.stop = StopReason::kHardwareBudget;
+      break;
+    }
+    if (options_.early_stopping && since_best >= options_.early_stopping) {
+      result.stop = StopReason::kEarlyStopping;
+      break;
+    }
+    std::size_t k = k_max;
+    if (options_.max_measurements) k = std::min(k, options_.max_measurements - measured);
+
+    // 1. The batch: configs to measure first, the model's picks among the strategy's proposals,
+    //    then random configs (the epsilon share, and whatever the strategy could not fill).
+    std::vector<Config> batch;
+    std::unordered_set<Config, ConfigHash> in_batch;
+    auto take = [&](const Config& config) {
+      if (batch.size() < k && space.contains(config) && !history.contains(config) && in_batch.insert(config).second)
+        batch.push_back(config);
+    };
+    if (round == 0)
+      for (const Config& config : options_.measure_first) take(config);
+    Rng rng = stream_rng({options_.seed, round, kEpsilonStream});
+    const double expected_random = options_.epsilon * static_cast<double>(k - batch.size());
+    const std::size_t n_random = static_cast<std::size_t>(std::floor(expected_random)) +
+                                 (uniform_unit(rng) < expected_random - std::floor(expected_random) ? 1 : 0);
+    const std::size_t greedy = k - batch.size() - std::min(n_random, k - batch.size());
+    if (greedy > 0) {
+      const SearchContext context{kernel, space, model_, history, options_.seed, round};
+      std::vector<Config> proposed = strategy_.propose(context, greedy);
+      if (model_ && proposed.size() > 1) {
+        const std::vector<float> scores = predict_scores(*model_, kernel, space, proposed);
+        std::vector<std::size_t> order(proposed.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] < scores[b]; });
+        std::vector<Config> ranked;
+        for (std::size_t i : order) ranked.push_back(std::move(proposed[i]));
+        proposed = std::move(ranked);
+      }
+      const std::size_t limit = batch.size() + greedy;
+      for (const Config& config : proposed) {
+        if (batch.size() >= limit) break;
+        take(config);
+      }
+    }
+    for (const Config& config : sample_unmeasured(space, history, batch, k - batch.size(), rng)) take(config);
+    if (batch.empty()) {
+      result.stop = StopReason::kSpaceExhausted;
+      break;
+    }
+
+    // 2. Measure what the log does not already hold, in one backend call.
+    std::vector<Config> to_measure;
+    for (const Config& config : batch)
+      if (!from_log.count(config)) to_measure.push_back(config);
+    std::vector<MeasureResult> measured_now;
+    if (!to_measure.empty()) {
+      const auto backend_start = std::chrono::steady_clock::now();
+      measured_now = backend_.measure(kernel, space, to_measure);
+      result.backend_wall_seconds += seconds_since(backend_start);
+      if (measured_now.size() != to_measure.size())
+        throw std::runtime_error("backend " + device + " returned " + std::to_string(measured_now.size()) +
+                                 " results for " + std::to_string(to_measure.size()) + " configs");
+    }
+
+    // 3. Record, in batch order, and let the model learn.
+    std::vector<Measurement> fresh;
+    std::size_t next_measured = 0;
+    for (const Config& config : batch) {
+      MeasureResult outcome;
+      if (const auto it = from_log.find(config); it != from_log.end()) {
+        outcome = it->second->result;
+        ++result.from_log;
+      } else {
+        outcome = std::move(measured_now[next_measured++]);
+        if (outcome.ok() && runtime_problem(outcome.seconds))
+          outcome = MeasureResult::failure(MeasureStatus::kRuntimeError,
+                                           "backend reported an invalid runtime: " + *runtime_problem(outcome.seconds),
+                                           outcome.cost_seconds);
+        if (log_) log_->append(Record{device, kernel.key(), kernel.name(), knob_names, config, outcome, unix_now()});
+      }
+      auto best_seconds = [&history]() -> std::optional<double> {
+        if (const auto best = history.best()) return history.entries()[*best].result.seconds;
+        return std::nullopt;
+      };
+      const double before = best_seconds().value_or(INFINITY);
+      result.hardware_seconds += outcome.cost_seconds;
+      if (!outcome.ok()) ++result.failed;
+      fresh.push_back(Measurement{config, outcome});
+      history.add(config, std::move(outcome));
+      result.best_after.push_back(best_seconds());
+      since_best = best_seconds().value_or(INFINITY) < before ? 0 : since_best + 1;
+    }
+    if (model_) model_->update(kernel, space, fresh);
+    result.rounds = round + 1;
+    if (progress) {
+      progress(RoundReport{round, history.size(), result.hardware_seconds, result.best_after.back(), result.failed});
+    }
+  }
+  result.wall_seconds = seconds_since(start);
+  return result;
+}
+
+}  // namespace perftune

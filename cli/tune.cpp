@@ -1,0 +1,44 @@
+// perftune tune CAMPAIGN.json [--json] [--output DIR]: run a tuning campaign (resumes from DIR's log).
+#include <iostream>
+#include <memory>
+
+#include "autotuner/campaign.h"
+#include "autotuner/campaign_runner.h"
+#include "cli/command.h"
+
+namespace perftune::cli {
+namespace {
+
+struct TuneOptions {
+  std::string campaign;
+  std::string output;
+  bool json = false;
+};
+
+const bool registered = register_command({"tune", "Run a tuning campaign from JSON; resumes from its record log",
+  [](CLI::App& app) {
+    auto options = std::make_shared<TuneOptions>();
+    app.add_option("campaign", options->campaign, "Campaign JSON (configs/campaigns/*.json)")->required();
+    app.add_option("--output", options->output, "Folder for records.jsonl and summary.json (overrides the campaign's)");
+    app.add_flag("--json", options->json, "Print the summary as JSON on stdout");
+    app.callback([options] {
+      const Campaign campaign = load_campaign(options->campaign);
+      CampaignRunOptions run_options;
+      run_options.output = options->output;
+      run_options.progress = &std::cerr;
+      const auto summary = run_campaign(campaign, run_options);
+      if (options->json) {
+        print_json(summary.dump(2));
+        return;
+      }
+      const std::string output = options->output.empty() ? campaign.output : options->output;
+      std::cout << "best " << summary["best_seconds"].dump() << " s after " << summary["measurements"].dump()
+                << " measurements (" << summary["hardware_seconds"].dump() << " hardware seconds); default "
+                << summary["default_seconds"].dump() << " s; speedup over default " << summary["speedup_over_default"].dump()
+                << "\nbest config " << summary["best_config"].dump() << "\nrecords in " << output
+                << "/records.jsonl, summary in " << output << "/summary.json\n";
+    });
+  }});
+
+}  // namespace
+}  // namespace perftune::cli

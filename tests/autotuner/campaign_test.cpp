@@ -1,0 +1,168 @@
+#include "autotuner/campaign.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+
+#include "autotuner/campaign_runner.h"
+#include "ir/data_path.h"
+#include "ir/input_error.h"
+#include "ir/record_log.h"
+#include "search/toy_cost_model.h"
+#include "test_support.h"
+
+namespace perftune {
+namespace {
+
+nlohmann::json valid_campaign() {
+  return nlohmann::json::parse(R"({
+    "name": "toy",
+    "source": {"path": "source.jsonl", "device": "gpu:toy"},
+    "backend": {"type": "replay", "cost": {"per_measurement_seconds": 2.0, "runtime_multiple": 100}},
+    "model": {"type": "none"},
+    "strategy": {"type": "measured_evolution", "parents": 8, "mutation": {"several_knobs": 0.1}},
+    "budget": {"measurements": 30},
+    "top_k": 5,
+    "epsilon": 0.1,
+    "seed": 3,
+    "output": "run"
+  })");
+}
+
+TEST_CASE("campaign validation names the JSON path of what is wrong") {
+  const auto [pointer, replacement, place, expected] = GENERATE(table<std::string, std::string, std::string, std::string>({
+      {"/budgett", "{}", "$.budgett", "no such key"},
+      {"/strategy/chians", "3", "$.strategy.chians", "no such key"},
+      {"/strategy/type", "\"anealing\"", "$.strategy.type", "one of"},
+      {"/strategy/parents", "\"many\"", "$.strategy.parents", "an integer"},
+      {"/strategy/mutation/several_knobs", "-1", "$.strategy.mutation.several_knobs", "non-negative"},
+      {"/budget/measurements", "0", "$.budget.measurements", "positive integer"},
+      {"/budget", "{}", "$.budget", "positive \"measurements\""},
+      {"/budget/hardware_seconds", "\"1h\"", "$.budget.hardware_seconds", "a number"},
+      {"/backend/type", "\"tpu\"", "$.backend.type", "one of"},
+      {"/backend/cost/per_measurment_seconds", "1", "$.backend.cost.per_measurment_seconds", "no such key"},
+      {"/model/type", "\"gnn\"", "$.model.type", "one of"},
+      {"/model/checkpoint", "\"x.pt\"", "$.model.checkpoint", "no such key"},
+      {"/epsilon", "1.5", "$.epsilon", "[0, 1]"},
+      {"/top_k", "-4", "$.top_k", "positive integer"},
+      {"/seed", "\"abc\"", "$.seed", "an integer"},
+      {"/source/program", "\"p.json\"", "$.source", "exactly one of"},
+      {"/default", "[1, 2]", "$.default", "an object"},
+  }));
+  CAPTURE(pointer, replacement);
+  nlohmann::json json = valid_campaign();
+  json[nlohmann::json::json_pointer(pointer)] = nlohmann::json::parse(replacement);
+  try {
+    parse_campaign(json, "campaigns/toy.json");
+    FAIL("accepted an invalid campaign");
+  } catch (const InputError& error) {
+    CAPTURE(error.what());
+    CHECK(error.file() == "campaigns/toy.json");
+    CHECK(error.place() == place);
+    CHECK(std::string(error.what()).find(expected) != std::string::npos);
+  }
+}
+
+TEST_CASE("campaign paths resolve against the campaign's folder and PERFTUNE_DATA") {
+  const Campaign campaign = parse_campaign(valid_campaign(), "/work/x/configs/campaigns/toy.json");
+  CHECK(campaign.source.path == "/work/x/configs/campaigns/source.jsonl");
+  CHECK(campaign.output == "/work/x/configs/campaigns/run");
+  CHECK(campaign.max_measurements == 30);
+  CHECK(campaign.top_k == 5);
+  CHECK(campaign.seed == 3);
+  CHECK(campaign.strategy.type == "measured_evolution");
+  CHECK(campaign.backend.replay_cost.runtime_multiple == 100);
+  CHECK(resolve_campaign_path("${PERFTUNE_DATA}/kernel_tuner/gemm/x.json.gz", "/a") ==
+        (std::filesystem::path(data_dir()) / "kernel_tuner/gemm/x.json.gz").string());
+  CHECK(resolve_campaign_path("/abs/file", "/a") == "/abs/file");
+  CHECK(resolve_campaign_path("../b/c", "/a/d") == "/a/b/c");
+}
+
+TEST_CASE("every bundled campaign config parses") {
+  const auto dir = std::filesystem::path(source_path("configs/campaigns"));
+  REQUIRE(std::filesystem::exists(dir));
+  std::size_t count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    CAPTURE(entry.path().string());
+    CHECK_NOTHROW(load_campaign(entry.path().string()));
+    ++count;
+  }
+  CHECK(count >= 3);
+}
+
+// A recorded source for the campaign: every config of a 6x6x6 tile space, as a record log.
+std::string write_source(const std::string& dir) {
+  const SearchSpace space = testing::tile_space(6);
+  const Config target{{8, 2, 16}};
+  const std::string path = dir + "/source.jsonl";
+  RecordLog log(path);
+  for (const Config& config : space.enumerate()) {
+    const MeasureResult result = config.values[0] == 32 ? MeasureResult::failure(MeasureStatus::kCompileError, "recorded")
+                                                        : MeasureResult::from_repeats({testing::toy_seconds(config, target)}, 0.0);
+    log.append(Record{"gpu:toy", "00000000000000bb", "toy_matmul", space.knob_names(), config, result, 0.0});
+  }
+  return path;
+}
+
+TEST_CASE("a campaign runs end to end, writes its log and summary, and resumes from them") {
+  const std::string dir = scratch_dir("campaign_end_to_end");
+  write_source(dir);
+  nlohmann::json json = valid_campaign();
+  json["default"] = {{"tile.out.0", 1}, {"tile.out.1", 1}, {"tile.red", 1}};
+  const std::string file = dir + "/toy.json";
+  std::ofstream(file) << json.dump(2);
+  const Campaign campaign = load_campaign(file);
+
+  const auto summary = run_campaign(campaign);
+  CHECK(summary["measurements"] == 30);
+  CHECK(summary["device"] == "replay:gpu:toy");
+  CHECK(summary["strategy"] == "measured_evolution");
+  CHECK(summary["best_after"].size() == 30);
+  const double best = summary["best_seconds"].get<double>();
+  const double reference = summary["default_seconds"].get<double>();
+  CHECK(reference == Approx(testing::toy_seconds(Config{{1, 1, 1}}, Config{{8, 2, 16}})));
+  CHECK(summary["speedup_over_default"].get<double>() == Approx(reference / best));
+  CHECK(summary["optimum_seconds"].get<double>() == Approx(1e-3));
+  CHECK(summary["best_after"].back().get<double>() == best);
+  // Recorded without costs: 2 s per measurement + 100 x the runtime (failures: 2 s).
+  CHECK(summary["hardware_seconds"].get<double>() > 60.0);
+  CHECK(summary["search_seconds"].get<double>() <= summary["wall_seconds"].get<double>());
+  REQUIRE(std::filesystem::exists(dir + "/run/summary.json"));
+  CHECK(RecordLog::load(dir + "/run/records.jsonl").records.size() == 30);
+
+  const auto again = run_campaign(campaign);  // a finished campaign resumes to the same end
+  CHECK(again["from_log"] == 30);
+  CHECK(again["best_after"] == summary["best_after"]);
+  CHECK(again["best_config"] == summary["best_config"]);
+}
+
+TEST_CASE("campaign problems found while building name their place") {
+  const std::string dir = scratch_dir("campaign_errors");
+  write_source(dir);
+  const auto [pointer, replacement, place, expected] = GENERATE(table<std::string, std::string, std::string, std::string>({
+      {"/source/kernel", "\"conv\"", "$.source.kernel", "toy_matmul"},
+      {"/source/device", "\"A100\"", "$.source", "gpu:toy"},
+      {"/default", R"({"tile.out.0": 3, "tile.out.1": 1, "tile.red": 1})", "$.default", "inside the kernel's space"},
+      {"/default", R"({"tile.out.0": 1})", "$.default", "missing knob"},
+      {"/backend", R"({"type": "cpu"})", "$.backend.type", "not available in this build"},
+      {"/model", R"({"type": "learned", "checkpoint": "m.pt"})", "$.model.type", "not available in this build"},
+      {"/source", R"({"program": "p.json", "kernel": "fusion"})", "$.source.program", "not available in this build"},
+  }));
+  CAPTURE(pointer, replacement);
+  nlohmann::json json = valid_campaign();
+  json[nlohmann::json::json_pointer(pointer)] = nlohmann::json::parse(replacement);
+  const Campaign campaign = parse_campaign(json, dir + "/toy.json");
+  try {
+    run_campaign(campaign);
+    FAIL("ran an invalid campaign");
+  } catch (const InputError& error) {
+    CAPTURE(error.what());
+    CHECK(error.place() == place);
+    CHECK(std::string(error.what()).find(expected) != std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace perftune

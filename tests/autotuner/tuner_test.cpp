@@ -1,0 +1,228 @@
+#include "autotuner/tuner.h"
+
+#include <memory>
+#include <numeric>
+
+#include <catch2/catch.hpp>
+
+#include "autotuner/scripted_backend.h"
+#include "ir/record_log.h"
+#include "search/evolutionary_search.h"
+#include "search/exhaustive_search.h"
+#include "search/measured_annealing.h"
+#include "search/measured_evolution.h"
+#include "search/random_search.h"
+#include "search/simulated_annealing.h"
+#include "search/small_strategies.h"
+#include "search/toy_cost_model.h"
+#include "test_support.h"
+
+namespace perftune {
+namespace {
+
+std::unique_ptr<Strategy> make(const std::string& name) { return testing::small_strategy(name); }
+
+struct Setup {
+  explicit Setup(Config target_config = Config{{64, 8, 32}}) : target(std::move(target_config)) {}
+  Config target;
+  SearchSpace space = testing::tile_space(8);  // 512 configs
+  Kernel kernel = testing::toy_kernel();
+  testing::ToyCostModel model{target};
+  testing::ScriptedBackend backend{[this](const Config& c) { return testing::toy_seconds(c, target); }};
+};
+
+TEST_CASE("the tuner finds the rewarded config with every strategy and measures nothing twice") {
+  const auto [name, with_model, budget] = GENERATE(table<std::string, bool, std::size_t>({
+      {"annealing", true, 24},
+      {"evolution", true, 24},
+      {"exhaustive", true, 24},
+      {"measured_annealing", false, 200},
+      {"measured_evolution", false, 200},
+      {"random", false, 512},  // random search finds it by covering the space
+  }));
+  const std::uint64_t seed = GENERATE(1u, 2u);
+  CAPTURE(name, seed);
+  Setup s(Config{{16, 128, 4}});
+  auto strategy = make(name);
+  TunerOptions options;
+  options.max_measurements = budget;
+  options.top_k = 8;
+  options.seed = seed;
+  Tuner tuner(s.backend, *strategy, with_model ? &s.model : nullptr, nullptr, options);
+  const TuneResult result = tuner.run(s.kernel, s.space);
+  REQUIRE(result.history.best());
+  CHECK(result.history.entries()[*result.history.best()].config == s.target);
+  CHECK(result.history.size() == budget);
+  CHECK(s.backend.max_times_measured() == 1);
+  CHECK(result.best_after.size() == budget);
+  CHECK(result.best_after.back() == Approx(1e-3));
+  for (std::size_t batch : s.backend.batches) CHECK(batch <= 8);
+  if (with_model) CHECK(std::accumulate(s.model.updates.begin(), s.model.updates.end(), std::size_t{0}) == budget);
+}
+
+TEST_CASE("the tuner stops when the space is used up, never measuring a config twice") {
+  Setup s(Config{{2, 1, 2}});
+  s.space = testing::tile_space(2);  // 8 configs
+  const std::string name = GENERATE(as<std::string>{}, "annealing", "evolution", "random", "measured_annealing");
+  CAPTURE(name);
+  auto strategy = make(name);
+  TunerOptions options;
+  options.max_measurements = 50;
+  options.top_k = 3;
+  Tuner tuner(s.backend, *strategy, &s.model, nullptr, options);
+  const TuneResult result = tuner.run(s.kernel, s.space);
+  CHECK(result.history.size() == 8);
+  CHECK(result.stop == StopReason::kSpaceExhausted);
+  CHECK(s.backend.max_times_measured() == 1);
+  CHECK(s.backend.times_measured.size() == 8);
+}
+
+TEST_CASE("a failed measurement is logged with its status and skipped") {
+  Setup s;
+  s.backend.failing = {s.target, Config{{64, 8, 16}}};
+  auto strategy = make("annealing");
+  const std::string dir = scratch_dir("tuner_failed");
+  RecordLog log(dir + "/records.jsonl");
+  TunerOptions options;
+  options.max_measurements = 24;
+  options.top_k = 8;
+  Tuner tuner(s.backend, *strategy, &s.model, &log, options);
+  const TuneResult result = tuner.run(s.kernel, s.space);
+  CHECK(result.history.size() == 24);  // the loop went on to the budget
+  REQUIRE(result.history.find(s.target));
+  CHECK(result.history.find(s.target)->status == MeasureStatus::kRuntimeError);
+  CHECK(result.failed >= 1);
+  REQUIRE(result.history.best());
+  CHECK(result.history.entries()[*result.history.best()].config != s.target);
+  CHECK(s.backend.max_times_measured() == 1);
+  const LoadedLog loaded = RecordLog::load(log.path());
+  REQUIRE(loaded.records.size() == 24);
+  bool logged_failure = false;
+  for (const Record& record : loaded.records)
+    if (record.config == s.target) {
+      logged_failure = true;
+      CHECK(record.result.status == MeasureStatus::kRuntimeError);
+      CHECK(record.result.message == "scripted crash");
+      CHECK(record.device == "scripted:test");
+    }
+  CHECK(logged_failure);
+}
+
+TEST_CASE("a zero budget, an empty space and a strategy without its model are clear errors") {
+  Setup s;
+  auto strategy = make("measured_evolution");
+  SECTION("budget 0") {
+    Tuner tuner(s.backend, *strategy, nullptr, nullptr, TunerOptions{});
+    CHECK_THROWS_WITH(tuner.run(s.kernel, s.space), Catch::Contains("budget is zero"));
+  }
+  SECTION("empty space") {
+    const SearchSpace empty = testing::tile_space(4, [](const Config&) { return false; });
+    TunerOptions options;
+    options.max_measurements = 10;
+    Tuner tuner(s.backend, *strategy, nullptr, nullptr, options);
+    CHECK_THROWS_WITH(tuner.run(s.kernel, empty), Catch::Contains("space of kernel 'toy_matmul' is empty"));
+  }
+  SECTION("annealing without a model") {
+    auto annealing = make("annealing");
+    TunerOptions options;
+    options.max_measurements = 10;
+    Tuner tuner(s.backend, *annealing, nullptr, nullptr, options);
+    CHECK_THROWS_WITH(tuner.run(s.kernel, s.space), Catch::Contains("needs") || Catch::Contains("has none"));
+  }
+  CHECK(s.backend.times_measured.empty());
+}
+
+TEST_CASE("the hardware-seconds budget and early stopping end a campaign") {
+  Setup s;
+  auto strategy = make("measured_evolution");
+  SECTION("hardware seconds") {
+    TunerOptions options;
+    options.max_hardware_seconds = 10.0;  // the scripted backend charges 1 s per measurement
+    options.top_k = 4;
+    Tuner tuner(s.backend, *strategy, nullptr, nullptr, options);
+    const TuneResult result = tuner.run(s.kernel, s.space);
+    CHECK(result.stop == StopReason::kHardwareBudget);
+    CHECK(result.history.size() == 12);
+    CHECK(result.hardware_seconds == 12.0);
+  }
+  SECTION("early stopping") {
+    s.backend = testing::ScriptedBackend([](const Config&) { return 1e-3; });  // flat: nothing ever improves
+    TunerOptions options;
+    options.max_measurements = 400;
+    options.top_k = 5;
+    options.early_stopping = 20;
+    Tuner tuner(s.backend, *strategy, nullptr, nullptr, options);
+    const TuneResult result = tuner.run(s.kernel, s.space);
+    CHECK(result.stop == StopReason::kEarlyStopping);
+    CHECK(result.history.size() == 25);  // the first measurement is a best, then 20 without a new one, in rounds of 5
+  }
+}
+
+TEST_CASE("configs to measure first are measured in round 0, and the batch scales with the budget") {
+  Setup s;
+  auto strategy = make("annealing");
+  TunerOptions options;
+  options.max_measurements = 30;
+  options.measure_first = {Config{{1, 1, 1}}};
+  Tuner tuner(s.backend, *strategy, &s.model, nullptr, options);
+  const TuneResult result = tuner.run(s.kernel, s.space);
+  CHECK(result.history.entries().front().config == Config{{1, 1, 1}});
+  CHECK(s.backend.batches.front() == 3);  // default_top_k(30) = 3
+  CHECK(default_top_k(50) == 5);
+  CHECK(default_top_k(100000) == 64);
+  CHECK(default_top_k(3) == 1);
+}
+
+TEST_CASE("epsilon-greedy sends a share of random configs") {
+  Setup s;
+  auto strategy = make("exhaustive");  // alone it would measure the model's top k, all near the target
+  TunerOptions options;
+  options.max_measurements = 64;
+  options.top_k = 16;
+  options.epsilon = 0.5;
+  Tuner tuner(s.backend, *strategy, &s.model, nullptr, options);
+  const TuneResult result = tuner.run(s.kernel, s.space);
+  // Every config of the model's top 64 is within 4 factors of two of the target (there are more
+  // than 64 such configs); about 32 random ones land farther with probability ~0.7 each.
+  std::size_t far = 0;
+  for (const Measurement& m : result.history.entries())
+    if (testing::toy_seconds(m.config, s.target) > 1e-3 * std::pow(1.3, 4.5)) ++far;
+  CHECK(far >= 10);
+}
+
+}  // namespace
+}  // namespace perftune
+
+namespace perftune {
+namespace {
+
+TEST_CASE("a resumed campaign matches logged configs by knob name, whatever order the log lists them in") {
+  // Knobs deliberately not in alphabetical order: a loaded log lists a record's knobs sorted.
+  const SearchSpace space({{"zeta", {1, 2, 4, 8}}, {"alpha", {1, 2, 4, 8}}, {"mid", {1, 2, 3}}});
+  const Kernel kernel = testing::toy_kernel();
+  const std::string path = scratch_dir("tuner_knob_order") + "/records.jsonl";
+  auto seconds = [](const Config& c) { return 1e-3 * static_cast<double>(c.values[0] + 3 * c.values[1] + c.values[2]); };
+  TunerOptions options;
+  options.max_measurements = 12;
+  options.top_k = 4;
+  options.seed = 5;
+  TuneResult first;
+  {
+    testing::ScriptedBackend backend(seconds);
+    MeasuredEvolution strategy;
+    RecordLog log(path);
+    first = Tuner(backend, strategy, nullptr, &log, options).run(kernel, space);
+  }
+  const LoadedLog loaded = RecordLog::load(path);
+  REQUIRE(loaded.records.size() == 12);
+  CHECK(loaded.records[0].knob_names == std::vector<std::string>{"alpha", "mid", "zeta"});
+  testing::ScriptedBackend backend(seconds);
+  MeasuredEvolution strategy;
+  const TuneResult again = Tuner(backend, strategy, nullptr, nullptr, options).run(kernel, space, loaded.records);
+  CHECK(again.from_log == 12);
+  CHECK(backend.times_measured.empty());
+  CHECK(again.best_after == first.best_after);
+}
+
+}  // namespace
+}  // namespace perftune

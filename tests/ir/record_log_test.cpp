@@ -1,0 +1,209 @@
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "ir/input_error.h"
+#include "ir/program_json.h"
+#include "ir/record_log.h"
+#include "ir/source.h"
+#include "test_support.h"
+
+using namespace perftune;
+
+namespace {
+
+Kernel toy_kernel() {
+  Program p("toy");
+  Op x{.name = "x", .opcode = "parameter", .shape = make_shape(ElementType::kF32, {32})};
+  x.parameter_number = 0;
+  const OpId id = p.add_op(x);
+  p.add_op(Op{.name = "y", .opcode = "exponential", .shape = make_shape(ElementType::kF32, {32})}, {id});
+  return Kernel("toy", std::move(p));
+}
+
+SearchSpace toy_space() { return SearchSpace({{"tile.out.0", {1, 2, 4, 8, 16, 32}}, {"unroll", {1, 2, 4, 8, 16, 32, 64, 1 << 20}}}); }
+
+Record toy_record(const Kernel& k, std::int64_t tile, std::int64_t unroll, double seconds) {
+  Record r;
+  r.device = "cpu:test";
+  r.kernel_key = k.key();
+  r.kernel_name = k.name();
+  r.knob_names = {"tile.out.0", "unroll"};
+  r.config = Config{{tile, unroll}};
+  r.result = MeasureResult::from_repeats({seconds, seconds * 1.1, seconds * 0.9}, 0.5);
+  r.unix_time = 1.7e9;
+  return r;
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+void write_lines(const std::string& path, const std::vector<std::string>& lines, bool final_newline = true) {
+  std::ofstream out(path, std::ios::trunc);
+  for (std::size_t i = 0; i < lines.size(); ++i) out << lines[i] << (i + 1 < lines.size() || final_newline ? "\n" : "");
+}
+
+// A log with a definition and three records; returns its path.
+std::string three_records(const std::string& name) {
+  const std::string path = scratch_dir(name) + "/log.jsonl";
+  const Kernel k = toy_kernel();
+  RecordLog log(path);
+  log.define_kernel(k, toy_space());
+  log.append(toy_record(k, 1, 1, 3e-3));
+  log.append(toy_record(k, 2, 1, 2e-3));
+  Record failed = toy_record(k, 4, 1, 1e-3);
+  failed.result = MeasureResult::failure(MeasureStatus::kCompileError, "too many registers", 0.2);
+  log.append(failed);
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("record log round trip: definitions, records, failures and a corpus") {
+  const std::string path = three_records("log_roundtrip");
+  const LoadedLog loaded = RecordLog::load(path);
+  REQUIRE(loaded.warnings.empty());
+  REQUIRE(loaded.records.size() == 3);
+  const Kernel k = toy_kernel();
+  REQUIRE(loaded.kernels.at(k.key()).kernel.name() == "toy");
+  REQUIRE(loaded.kernels.at(k.key()).space->dimension() == 2);
+  const Record& first = loaded.records[0];
+  const Record expected = toy_record(k, 1, 1, 3e-3);
+  REQUIRE(first.config == expected.config);
+  REQUIRE(first.result.seconds == expected.result.seconds);
+  REQUIRE(first.result.repeats == expected.result.repeats);
+  REQUIRE(first.result.cost_seconds == 0.5);
+  REQUIRE(loaded.records[2].result.status == MeasureStatus::kCompileError);
+  REQUIRE(loaded.records[2].result.message == "too many registers");
+  const Corpus corpus = load_source(path);
+  REQUIRE(corpus.format == "record-log");
+  REQUIRE(corpus.measurement_count() == 3);
+  REQUIRE(corpus.failed_count() == 1);
+  REQUIRE(corpus.kernels.at(0).kernel.key() == k.key());
+}
+
+TEST_CASE("a torn last line is dropped with a warning; reopening cuts it and continues cleanly") {
+  const std::string path = three_records("log_torn");
+  auto lines = lines_of(path);
+  lines.back() = lines.back().substr(0, lines.back().size() / 2);
+  write_lines(path, lines, false);
+  const LoadedLog loaded = RecordLog::load(path);
+  REQUIRE(loaded.records.size() == 2);
+  REQUIRE(loaded.warnings.size() == 1);
+  REQUIRE_THAT(loaded.warnings[0], Catch::Contains("line 4") && Catch::Contains("torn"));
+  {
+    RecordLog reopened(path);
+    reopened.append(toy_record(toy_kernel(), 8, 1, 1e-3));
+  }
+  const LoadedLog again = RecordLog::load(path);
+  REQUIRE(again.warnings.empty());
+  REQUIRE(again.records.size() == 3);
+  REQUIRE(again.records.back().config.values[0] == 8);
+}
+
+TEST_CASE("a corrupt line that is not the last is an error naming its line") {
+  const std::string path = three_records("log_corrupt");
+  auto lines = lines_of(path);
+  lines[2] = lines[2].substr(0, 20);
+  write_lines(path, lines);
+  REQUIRE_THROWS_WITH(RecordLog::load(path), Catch::Contains("log.jsonl: line 3") && Catch::Contains("corrupt"));
+}
+
+TEST_CASE("NaN and negative runtimes in a record log are errors naming the line") {
+  const std::string path = three_records("log_bad_times");
+  const auto original = lines_of(path);
+  struct Row { std::string from, to, expected; };
+  const auto row = GENERATE(Row{"\"seconds\":0.003", "\"seconds\":null", "NaN"}, Row{"\"seconds\":0.003", "\"seconds\":-0.003", "negative"},
+                            Row{"\"repeats\":[0.003", "\"repeats\":[-1", "negative"}, Row{"\"cost\":0.5", "\"cost\":-0.5", "non-negative"});
+  CAPTURE(row.to);
+  auto lines = original;
+  const auto at = lines[1].find(row.from);
+  REQUIRE(at != std::string::npos);
+  lines[1].replace(at, row.from.size(), row.to);
+  write_lines(path, lines);
+  REQUIRE_THROWS_WITH(RecordLog::load(path), Catch::Contains("line 2") && Catch::Contains(row.expected));
+}
+
+TEST_CASE("duplicate records are merged; a later success replaces an earlier failure") {
+  const std::string path = scratch_dir("log_duplicates") + "/log.jsonl";
+  const Kernel k = toy_kernel();
+  {
+    RecordLog log(path);
+    log.append(toy_record(k, 1, 1, 3e-3));
+    log.append(toy_record(k, 1, 1, 5e-3));  // measured twice: the first stays
+    Record failed = toy_record(k, 2, 1, 0);
+    failed.result = MeasureResult::failure(MeasureStatus::kTimeout, "timed out", 1.0);
+    log.append(failed);
+    log.append(toy_record(k, 2, 1, 2e-3));  // the retry succeeded
+  }
+  const LoadedLog loaded = RecordLog::load(path);
+  REQUIRE(loaded.records.size() == 2);
+  REQUIRE(loaded.duplicates_merged == 2);
+  REQUIRE(loaded.records[0].result.seconds == 3e-3);
+  REQUIRE(loaded.records[1].result.ok());
+  REQUIRE(loaded.records[1].result.seconds == 2e-3);
+}
+
+TEST_CASE("a log written by a child killed with SIGKILL mid-stream reloads with every flushed record") {
+  const std::string path = scratch_dir("log_sigkill") + "/log.jsonl";
+  const Kernel k = toy_kernel();
+  int progress[2];
+  REQUIRE(pipe(progress) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // Child: append records forever, reporting each index after append() has returned.
+    close(progress[0]);
+    RecordLog log(path);
+    log.define_kernel(k, toy_space());
+    for (std::int64_t i = 0;; ++i) {
+      log.append(toy_record(k, 1, 1 + i, 1e-3));
+      if (write(progress[1], &i, sizeof i) != sizeof i) _exit(1);
+    }
+  }
+  close(progress[1]);
+  std::int64_t last = -1, index = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+  while (std::chrono::steady_clock::now() < deadline && read(progress[0], &index, sizeof index) == sizeof index) last = index;
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  // Drain what the child reported before it died.
+  while (read(progress[0], &index, sizeof index) == sizeof index) last = index;
+  close(progress[0]);
+  REQUIRE(WIFSIGNALED(status));
+  REQUIRE(last > 10);
+
+  const LoadedLog loaded = RecordLog::load(path);
+  CAPTURE(last, loaded.records.size());
+  // Every record the child finished appending is there, in order; at most one more (written
+  // but not yet reported) may follow.
+  REQUIRE(loaded.records.size() >= static_cast<std::size_t>(last + 1));
+  REQUIRE(loaded.records.size() <= static_cast<std::size_t>(last + 2));
+  for (std::size_t i = 0; i < loaded.records.size(); ++i) REQUIRE(loaded.records[i].config.values[1] == static_cast<std::int64_t>(1 + i));
+  REQUIRE(loaded.duplicates_merged == 0);
+
+  // Reopening for append continues after the last complete line.
+  {
+    RecordLog reopened(path);
+    reopened.define_kernel(k, toy_space());  // already defined: not written again
+    reopened.append(toy_record(k, 2, 1, 1e-3));
+  }
+  const LoadedLog again = RecordLog::load(path);
+  REQUIRE(again.warnings.empty());
+  REQUIRE(again.records.size() == loaded.records.size() + 1);
+  REQUIRE(again.kernels.size() == 1);
+  std::size_t definitions = 0;
+  for (const auto& line : lines_of(path)) definitions += line.find("\"type\":\"kernel\"") != std::string::npos ? 1 : 0;
+  REQUIRE(definitions == 1);
+}
