@@ -93,7 +93,7 @@ nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunO
   const SearchSpace& space = *measured.space;
 
   std::unique_ptr<Backend> backend = make_backend(campaign.backend, corpus, measured.device);
-  std::unique_ptr<CostModel> model = make_model(campaign.model);
+  std::unique_ptr<CostModel> model = make_model(campaign.model, measured.device);
   std::unique_ptr<Strategy> strategy = make_strategy(campaign.strategy);
 
   // The default's runtime: from the recording when replaying it (free), else measured first.

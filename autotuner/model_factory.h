@@ -1,7 +1,9 @@
 #pragma once
 // The "model" section of a campaign: which CostModel ranks candidates.
 //   {"type": "none"}                          model-free search
-//   {"type": "analytical"}                    roofline baseline (not in this build yet)
+//   {"type": "analytical", "device": PATH}    roofline baseline over a device spec; without "device",
+//                                             the shipped spec for the source's device, found in
+//                                             ../hardware beside the campaign (configs/hardware)
 //   {"type": "learned", "checkpoint": PATH}   trained GNN (not in this build yet)
 #include <functional>
 #include <memory>
@@ -17,13 +19,17 @@ struct ModelSpec {
   std::string checkpoint;  // learned only; resolved against the campaign's folder
   std::string file;
   std::string path;
+  std::string device;        // analytical only: a device spec file, resolved like checkpoint
+  std::string hardware_dir;  // analytical without "device": where the shipped specs are
 };
 
 // `resolve` turns a path written in the campaign into a usable one. Throws InputError naming the
 // JSON path of an unknown key, a wrong type, or an unknown model.
 ModelSpec parse_model_spec(const JsonView& view, const std::function<std::string(const std::string&)>& resolve);
 
-// Null for "none". Throws InputError for a model not available in this build.
-std::unique_ptr<CostModel> make_model(const ModelSpec& spec);
+// Null for "none". `source_device` (a record's device, "tpu", "cpu:...") picks the analytical
+// model's spec when the campaign names none. Throws InputError for a model not available in this
+// build or a spec that cannot be read.
+std::unique_ptr<CostModel> make_model(const ModelSpec& spec, const std::string& source_device = "");
 
 }  // namespace perftune

@@ -99,6 +99,21 @@ KernelDefinition kernel_from_json(const JsonView& j) {
   return definition;
 }
 
+// nlohmann::json sorts object keys, so record_from_json sees knobs alphabetically; the log
+// wrote them in the space's order, which is what configs mean. Restore it from the line itself.
+void keep_written_knob_order(const std::string& line, Record& record) {
+  if (record.knob_names.size() < 2) return;
+  const auto ordered = nlohmann::ordered_json::parse(line);
+  std::vector<std::string> names;
+  std::vector<std::int64_t> values;
+  for (const auto& item : ordered.at("config").items()) {
+    names.push_back(item.key());
+    values.push_back(item.value().get<std::int64_t>());
+  }
+  record.knob_names = std::move(names);
+  record.config.values = std::move(values);
+}
+
 }  // namespace
 
 std::string record_to_line(const Record& r) {
@@ -230,6 +245,7 @@ LoadedLog RecordLog::load(const std::string& path) {
       log.kernels.emplace(definition.kernel.key(), std::move(definition));
     } else if (type == "record") {
       Record record = record_from_json(view);
+      keep_written_knob_order(line, record);
       RecordKey key{record.device, record.kernel_key, record.config.values};
       const auto [it, inserted] = index_of.emplace(key, log.records.size());
       if (inserted) {

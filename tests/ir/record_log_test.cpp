@@ -207,3 +207,22 @@ TEST_CASE("a log written by a child killed with SIGKILL mid-stream reloads with 
   for (const auto& line : lines_of(path)) definitions += line.find("\"type\":\"kernel\"") != std::string::npos ? 1 : 0;
   REQUIRE(definitions == 1);
 }
+
+TEST_CASE("record log keeps the knob order it was written in, not JSON's sorted order") {
+  const std::string path = scratch_dir("log_knob_order") + "/log.jsonl";
+  const Kernel k = toy_kernel();
+  const SearchSpace space({{"NWG", {16, 32, 64}}, {"MWG", {16, 32, 64}}});
+  {
+    RecordLog log(path);
+    log.define_kernel(k, space);
+    Record r = toy_record(k, 1, 1, 1e-3);
+    r.knob_names = {"NWG", "MWG"};
+    r.config = Config{{64, 16}};
+    log.append(r);
+  }
+  const LoadedLog loaded = RecordLog::load(path);
+  REQUIRE(loaded.records.at(0).knob_names == std::vector<std::string>{"NWG", "MWG"});
+  REQUIRE(loaded.records.at(0).config == Config{{64, 16}});
+  const Corpus corpus = corpus_from_log(loaded, path);
+  REQUIRE(corpus.kernels.at(0).space->contains(corpus.kernels.at(0).measurements.at(0).config));
+}

@@ -1,0 +1,42 @@
+#include "autotuner/model_factory.h"
+
+#include <catch2/catch.hpp>
+
+#include "ir/input_error.h"
+#include "test_support.h"
+
+namespace perftune {
+namespace {
+
+std::string in_hardware_configs(const std::string& path) { return source_path("configs/hardware/" + path); }
+
+TEST_CASE("a campaign's analytical model reads its device spec") {
+  const nlohmann::json json = nlohmann::json::parse(R"({"type": "analytical", "device": "tpu_v3.json"})");
+  const ModelSpec spec = parse_model_spec(JsonView(json, "campaign.json", "$.model"), in_hardware_configs);
+  CHECK(spec.device == in_hardware_configs("tpu_v3.json"));
+  const std::unique_ptr<CostModel> model = make_model(spec);
+  REQUIRE(model != nullptr);
+  CHECK(model->name() == "analytical");
+}
+
+TEST_CASE("without a device spec the source's device picks the shipped one") {
+  const nlohmann::json json = nlohmann::json::parse(R"({"type": "analytical"})");
+  // Campaigns live in configs/campaigns, so "../hardware" from there is configs/hardware.
+  const ModelSpec spec = parse_model_spec(JsonView(json, "campaign.json", "$.model"), [](const std::string& path) {
+    return source_path("configs/campaigns/" + path);
+  });
+  CHECK(make_model(spec, "tpu")->name() == "analytical");
+  CHECK_THROWS_WITH(make_model(spec, "gpu:TITAN_RTX"), Catch::Contains("$.model") && Catch::Contains("device"));
+}
+
+TEST_CASE("an analytical model without a usable device spec names the problem") {
+  SECTION("a device file that does not exist") {
+    const nlohmann::json json = nlohmann::json::parse(R"({"type": "analytical", "device": "tpu_v9.json"})");
+    const ModelSpec spec = parse_model_spec(JsonView(json, "campaign.json", "$.model"), in_hardware_configs);
+    CHECK_THROWS_AS(make_model(spec), InputError);
+    CHECK_THROWS_WITH(make_model(spec), Catch::Contains("tpu_v9.json"));
+  }
+}
+
+}  // namespace
+}  // namespace perftune
