@@ -26,14 +26,14 @@ std::optional<std::string> resolve(const std::string& relative, const std::strin
 }  // namespace
 
 const std::vector<std::string>& known_model_names() {
-  static const std::vector<std::string> names{"learned", "default", "random"};
+  static const std::vector<std::string> names{"learned", "analytical", "default", "random"};
   return names;
 }
 
 StudyConfig StudyConfig::load(const std::string& path) {
   const nlohmann::json json = parse_json_file(path);
   const JsonView view(json, path);
-  view.expect_keys({"comment", "sources", "split", "model", "train", "models", "checkpoint"});
+  view.expect_keys({"comment", "sources", "split", "model", "train", "models", "checkpoint", "analytical_device"});
   StudyConfig config;
   config.file = path;
   const JsonView sources = view.at("sources");
@@ -61,9 +61,14 @@ StudyConfig StudyConfig::load(const std::string& path) {
     if (config.models.empty()) models->fail("at least one model");
     for (std::size_t i = 0; i < config.models.size(); ++i)
       if (std::find(known_model_names().begin(), known_model_names().end(), config.models[i]) == known_model_names().end())
-        models->at(i).fail("one of \"learned\", \"default\", \"random\"");
+        models->at(i).fail("one of \"learned\", \"analytical\", \"default\", \"random\"");
   }
   if (auto checkpoint = view.find("checkpoint")) config.checkpoint = checkpoint->as_string();
+  if (auto device = view.find("analytical_device")) {
+    config.analytical_device = resolve(device->as_string(), path, /*data=*/false);
+    if (!config.analytical_device) device->fail("an existing device spec (configs/hardware/*.json)");
+  }
+  config.hardware_dir = resolve("configs/hardware", path, /*data=*/false).value_or("configs/hardware");
   return config;
 }
 

@@ -4,7 +4,9 @@
 //    "split": {"by": "device", "test": ["TITAN RTX"]},
 //    "model": "configs/models/tpugraphs_baseline.json" (or an inline object),
 //    "train": {"epochs": 30, ...},
-//    "models": ["learned", "default", "random"],   (eval only)
+//    "models": ["learned", "analytical", "default", "random"],   (eval only)
+//    "analytical_device": "configs/hardware/tpu_v3.json"  (optional; default: the spec
+//                                                          device_spec_path() names for each kernel's device)
 //    "checkpoint": "runs/gemm.json"}                  (train: written; eval: loaded instead of training)
 // Relative paths are tried against the working directory, the config's folder, the project root
 // (two folders above a configs/<kind>/ file) and, for sources, the shared data folder.
@@ -25,6 +27,8 @@ struct StudyConfig {
   GnnParams params;
   TrainOptions train;
   std::optional<std::string> checkpoint;
+  std::optional<std::string> analytical_device;  // resolved DeviceSpec path for "analytical"
+  std::string hardware_dir;                      // configs/hardware, for the per-device default spec
   std::vector<std::string> models = {"learned", "default", "random"};
 
   // Throws InputError naming the file and JSON path: unknown keys, a source that does not

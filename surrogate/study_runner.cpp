@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <ostream>
 
 #include "ir/input_error.h"
 #include "ir/source.h"
+#include "surrogate/analytical_model.h"
 
 namespace perftune {
 
@@ -42,8 +44,30 @@ std::unique_ptr<GnnCostModel> train_from_config(const StudyConfig& config, const
                    progress, report);
 }
 
+namespace {
+// The analytical model for a kernel's device: the config's spec, else the shipped one for the
+// device; nullptr where no spec applies (e.g. a GPU of a Kernel Tuner cache).
+CostModel* analytical_for(const StudyConfig& config, const MeasuredKernel& kernel,
+                          std::map<std::string, std::unique_ptr<CostModel>>& models) {
+  std::string path;
+  if (config.analytical_device) {
+    path = *config.analytical_device;
+  } else {
+    try {
+      path = device_spec_path(kernel.device, config.hardware_dir);
+    } catch (const std::invalid_argument&) {
+      return nullptr;
+    }
+  }
+  auto it = models.find(path);
+  if (it == models.end()) it = models.emplace(path, std::make_unique<AnalyticalModel>(load_device_spec(path))).first;
+  return it->second.get();
+}
+}  // namespace
+
 StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sources, std::ostream* progress,
                            const KernelTiling& tiling) {
+  std::map<std::string, std::unique_ptr<CostModel>> analytical_models;
   const auto start = std::chrono::steady_clock::now();
   const auto folds = make_folds(sources.kernels, config.split, config.file);
   if (config.checkpoint && folds.size() != 1)
@@ -76,6 +100,10 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
         std::optional<ModelScores> scores;
         if (name == "learned") scores = fusion ? score_fusion(*learned, *kernel, tiling) : score_cost_model(*learned, *kernel);
         else if (name == "default") scores = score_default(*kernel);
+        else if (name == "analytical") {
+          if (CostModel* analytical = analytical_for(config, *kernel, analytical_models))
+            scores = fusion ? score_fusion(*analytical, *kernel, tiling) : score_cost_model(*analytical, *kernel);
+        }
         else if (name == "random") scores = score_random(*kernel);
         if (scores) row.models[name] = *scores;
       }

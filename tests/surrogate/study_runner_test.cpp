@@ -157,3 +157,18 @@ TEST_CASE("a program split keeps a held-out program's kernels out of training an
   REQUIRE(std::isfinite(result.table.averages("fusion").at("learned").kendall_tau));
   REQUIRE(to_json(result.table)["tasks"].contains("fusion"));
 }
+
+TEST_CASE("evaluation scores the analytical model where a device spec applies") {
+  const std::string dir = scratch_dir("study_analytical");
+  write_log(dir);
+  std::ofstream(dir + "/eval.json") << R"({"sources": ["corpus.jsonl"], "split": {"by": "kernel", "test_fraction": 0.25},
+      "models": ["analytical", "random"], "analytical_device": ")" << source_path("configs/hardware/host.json") << R"("})";
+  const StudyConfig config = StudyConfig::load(dir + "/eval.json");
+  const StudyResult result = run_evaluation(config, load_sources(config), nullptr);
+  REQUIRE(result.table.rows.size() == 4);
+  for (const KernelRow& row : result.table.rows) {
+    CAPTURE(row.kernel);
+    REQUIRE(row.models.count("analytical") == 1);
+    REQUIRE(std::isfinite(row.models.at("analytical").kendall_tau));
+  }
+}
