@@ -1,0 +1,53 @@
+// perftune train TRAIN.json [--output CHECKPOINT] [--json]: train the learned model on the
+// training side of the config's split and write a checkpoint (weights + JSON metadata).
+#include <iostream>
+#include <memory>
+
+#include "cli/command.h"
+#include "surrogate/torch_threads.h"
+#include "ir/input_error.h"
+#include "surrogate/study_runner.h"
+
+namespace perftune::cli {
+namespace {
+
+struct TrainCommandOptions {
+  std::string config;
+  std::string output;
+  bool json = false;
+  int threads = 1;
+};
+
+const bool registered = register_command({"train", "Train the learned performance model (GNN) from TRAIN.json",
+  [](CLI::App& app) {
+    auto options = std::make_shared<TrainCommandOptions>();
+    app.add_option("config", options->config, "TRAIN.json: sources, split, model, train options, checkpoint")->required();
+    app.add_option("--output,-o", options->output, "Checkpoint to write (overrides the config's \"checkpoint\")");
+    app.add_flag("--json", options->json, "Print the training report as JSON (progress goes to stderr)");
+    // One intra-op thread by default: kernel graphs are small, and on a shared 2-core machine
+    // OpenMP's spinning barriers made a second thread 12x slower (bench/gnn_bench: 435 vs 5,424
+    // early-join configs/s on a 100-node kernel, load average 5).
+    app.add_option("--threads", options->threads, "libtorch intra-op threads (0: one per core)")->capture_default_str();
+    app.callback([options] {
+      configure_torch_threads(options->threads);
+      const StudyConfig config = StudyConfig::load(options->config);
+      const std::string output = !options->output.empty() ? options->output : config.checkpoint.value_or("");
+      if (output.empty()) throw InputError(config.file, "$.checkpoint", "a checkpoint path (or --output)");
+      const LoadedSources sources = load_sources(config);
+      std::ostream& progress = options->json ? std::cerr : std::cout;
+      TrainReport report;
+      auto model = train_from_config(config, sources, &progress, &report);
+      nlohmann::ordered_json summary{{"config", config.file}, {"checkpoint", output}, {"training", report.to_json()}};
+      model->save(output, summary);
+      if (options->json) {
+        print_json(summary.dump(2));
+      } else {
+        std::cout << "trained in " << report.seconds << " s (" << report.epochs << " epochs, kept epoch " << report.best_epoch
+                  << ", validation tau " << report.best_validation_tau << ", " << report.samples << " samples)\n"
+                  << "checkpoint: " << output << "\n";
+      }
+    });
+  }});
+
+}  // namespace
+}  // namespace perftune::cli

@@ -1,0 +1,56 @@
+#pragma once
+// Train / validation / test splits of measured kernels. Never by config: every config of a kernel
+// lands on one side, so a reported score is always about kernels the model never saw.
+//   by "device"         test (and optional validation) = kernels measured on the named devices
+//   by "kernel"         a seeded random share of kernels (grouped by key: one kernel measured on
+//                       several devices stays on one side)
+//   by "program"        the same, grouped by program: a whole program measured under fusion configs
+//                       is its own group, and a kernel belongs to every such program that holds
+//                       all its ops (same name, opcode and shape); a kernel of a test program is
+//                       tested. Kernels outside every program group by program_of().
+//   by "leave_one_out"  one fold per kernel key: train on all others, test on it
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/corpus.h"
+#include "ir/json_view.h"
+
+namespace perftune {
+
+struct SplitSpec {
+  std::string by = "kernel";
+  std::vector<std::string> test, validation;  // device names (by "device")
+  double test_fraction = 0.2;                 // by "kernel" / "program"
+  double validation_fraction = 0.0;           // of the remaining groups; 0 = held-out configs instead
+  std::uint64_t seed = 1;
+
+  // Unknown keys, an unknown mode, a device mode without test devices are InputErrors.
+  static SplitSpec from_json(const JsonView& json);
+};
+
+// A kernel together with the source file it came from (device matching also accepts the file's name).
+struct SourcedKernel {
+  const MeasuredKernel* kernel;
+  std::string source;
+};
+
+struct Fold {
+  std::string name;  // the held-out kernel for leave_one_out, else "test"
+  std::vector<const MeasuredKernel*> train, validation, test;
+};
+
+// Throws InputError naming `file` and "$.split" when the split leaves training or test empty, or
+// names a device that matches nothing.
+std::vector<Fold> make_folds(const std::vector<SourcedKernel>& kernels, const SplitSpec& spec, const std::string& file);
+
+// The program a kernel belongs to when no whole program in the corpus claims it: the kernel name's
+// part before '/', else the kernel body's program name.
+std::string program_of(const MeasuredKernel& kernel);
+// True if every non-parameter op of `kernel` appears in `program` with the same name, opcode and shape.
+bool is_part_of(const Kernel& kernel, const Program& program);
+// Case, spaces and punctuation ignored: `name` must appear inside the device (or source file)
+// text once both are normalized, so "TITAN RTX" matches "NVIDIA TITAN RTX".
+bool device_matches(const std::string& name, const std::string& device_or_source);
+
+}  // namespace perftune

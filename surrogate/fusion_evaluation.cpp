@@ -1,0 +1,75 @@
+#include "surrogate/fusion_evaluation.h"
+
+#include <cmath>
+#include <unordered_map>
+
+#include "ir/fusion.h"
+#include "ir/knob_roles.h"
+#include "surrogate/ranking_metrics.h"
+
+namespace perftune {
+
+std::pair<std::shared_ptr<const SearchSpace>, Config> untiled(const Kernel& kernel) {
+  std::vector<std::int64_t> dims;
+  if (!kernel.body().empty()) dims = kernel.body().op(kernel.body().root()).shape.dims;
+  if (dims.empty()) dims = {1};
+  std::vector<Knob> knobs;
+  Config config;
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    const std::int64_t extent = std::max<std::int64_t>(1, dims[d]);
+    knobs.push_back({tile_out_knob(d), {extent}});
+    config.values.push_back(extent);
+  }
+  return {std::make_shared<SearchSpace>(std::move(knobs)), config};
+}
+
+bool is_fusion_space(const MeasuredKernel& kernel) {
+  if (!kernel.space) return false;
+  for (const KnobInfo& info : knob_roles(*kernel.space))
+    if (info.role == KnobRole::kFuse) return true;
+  return false;
+}
+
+std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKernel& program,
+                                            std::span<const Config> configs, const KernelTiling& tiling) {
+  const Program& body = program.kernel.body();
+  const auto roles = knob_roles(*program.space);
+  std::unordered_map<std::string, double> kernel_seconds;  // many configs share kernels
+  std::vector<double> out;
+  out.reserve(configs.size());
+  for (const Config& config : configs) {
+    FusionConfig fusion = FusionConfig::none(body);
+    for (std::size_t e : read_tiles(roles, config, 0).fused_edges)
+      if (e < fusion.fused.size()) fusion.fused[e] = true;
+    double total = 0.0;
+    for (const FusedKernel& fused : partition(body, fusion).kernels) {
+      auto it = kernel_seconds.find(fused.kernel.key());
+      if (it == kernel_seconds.end()) {
+        const auto [space, tile] = tiling(fused.kernel);
+        float log_seconds = 0.0f;
+        model.predict(fused.kernel, *space, std::span<const Config>(&tile, 1), std::span<float>(&log_seconds, 1));
+        it = kernel_seconds.emplace(fused.kernel.key(), std::exp(static_cast<double>(log_seconds))).first;
+      }
+      total += it->second;
+    }
+    out.push_back(total);
+  }
+  return out;
+}
+
+std::optional<ModelScores> score_fusion(CostModel& model, const MeasuredKernel& program, const KernelTiling& tiling) {
+  std::vector<Config> configs;
+  std::vector<double> measured;
+  for (const Measurement& m : program.measurements)
+    if (m.result.ok() && m.result.seconds > 0) {
+      configs.push_back(m.config);
+      measured.push_back(m.result.seconds);
+    }
+  if (configs.size() < 2) return std::nullopt;
+  const std::vector<double> predicted = predict_program_seconds(model, program, configs, tiling);
+  return ModelScores{kendall_tau(predicted, measured), top_k_slowdown(predicted, measured, 1),
+                     top_k_slowdown(predicted, measured, 5), top_k_slowdown(predicted, measured, 10),
+                     mean_absolute_percentage_error(predicted, measured)};
+}
+
+}  // namespace perftune

@@ -1,0 +1,37 @@
+#pragma once
+// The fusion task: a program measured under fusion configs (a MeasuredKernel whose space has
+// fuse.<e> knobs over the program's edges). A model ranks the configs by the program runtime it
+// predicts as the sum of its kernels' predicted runtimes (ARCHITECTURE.md, "The two tasks").
+#include <functional>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "ir/corpus.h"
+#include "surrogate/cost_model.h"
+#include "surrogate/model_evaluation.h"
+
+namespace perftune {
+
+// The tile space and config a fused kernel runs with inside a program (the backend's choice, e.g.
+// the CPU backend's default tiles). Injected, because surrogate/ does not depend on hardware/.
+using KernelTiling = std::function<std::pair<std::shared_ptr<const SearchSpace>, Config>(const Kernel&)>;
+
+// One tile.out.<d> knob per output dimension set to the full extent (one tile: the kernel untiled);
+// the tiling to use when no backend says otherwise.
+std::pair<std::shared_ptr<const SearchSpace>, Config> untiled(const Kernel& kernel);
+
+// True if the kernel's space has fuse.<e> knobs (a fusion measurement of a whole program).
+bool is_fusion_space(const MeasuredKernel& kernel);
+
+// Predicted runtime of the program under each config: partition (ir/fusion.h), then the sum of
+// exp(predicted log seconds) of its kernels, each predicted once per distinct kernel key.
+// Throws FusionError for a config that does not partition.
+std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKernel& program,
+                                            std::span<const Config> configs, const KernelTiling& tiling);
+
+// Tau, top-K slowdown and MAPE of the summed prediction over the program's successful fusion
+// measurements; nullopt with fewer than two.
+std::optional<ModelScores> score_fusion(CostModel& model, const MeasuredKernel& program, const KernelTiling& tiling);
+
+}  // namespace perftune

@@ -1,0 +1,87 @@
+// GnnCostModel::save / load: torch::save of the weights plus a JSON file beside them that stamps
+// the feature-schema version and carries everything needed to featurize as in training
+// (Halide's habit of signing weight files with the schema they were trained for).
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "ir/input_error.h"
+#include "ir/json_view.h"
+#include "surrogate/gnn_cost_model.h"
+#include "surrogate/gnn_state.h"
+
+namespace perftune {
+
+namespace {
+
+constexpr const char* kCheckpointFormat = "perftune-gnn-checkpoint";
+
+std::string weights_path_for(const std::string& checkpoint) {
+  return std::filesystem::path(checkpoint).replace_extension(".pt").string();
+}
+
+std::map<std::string, std::vector<std::int64_t>> tensor_shapes(const GnnModel& model) {
+  std::map<std::string, std::vector<std::int64_t>> shapes;
+  for (const auto& item : model->named_parameters()) shapes[item.key()] = item.value().sizes().vec();
+  for (const auto& item : model->named_buffers()) shapes[item.key()] = item.value().sizes().vec();
+  return shapes;
+}
+
+}  // namespace
+
+void GnnCostModel::save(const std::string& checkpoint, const nlohmann::ordered_json& extra) const {
+  std::lock_guard lock(state_->mutex);
+  const std::filesystem::path path(checkpoint);
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  const std::string weights = weights_path_for(checkpoint);
+  try {
+    torch::save(state_->model, weights);
+  } catch (const c10::Error& error) {
+    throw std::runtime_error(weights + ": cannot write the weights: " + error.what_without_backtrace());
+  }
+  nlohmann::ordered_json json;
+  json["format"] = kCheckpointFormat;
+  json["feature_schema_version"] = kFeatureSchemaVersion;
+  json["weights"] = std::filesystem::path(weights).filename().string();
+  json["params"] = state_->params.to_json();
+  json["train"] = state_->options.to_json();
+  json["vocabulary"] = state_->vocabulary.to_json();
+  if (!extra.is_null()) json["extra"] = extra;
+  std::ofstream out(checkpoint);
+  out << json.dump(2) << "\n";
+  if (!out) throw std::runtime_error(checkpoint + ": cannot write the checkpoint");
+}
+
+std::unique_ptr<GnnCostModel> GnnCostModel::load(const std::string& checkpoint) {
+  const nlohmann::json json = parse_json_file(checkpoint);
+  const JsonView view(json, checkpoint);
+  view.expect_keys({"format", "feature_schema_version", "weights", "params", "train", "vocabulary", "extra"});
+  if (view.at("format").as_string() != kCheckpointFormat) view.at("format").fail(std::string("\"") + kCheckpointFormat + "\"");
+  const auto version = view.at("feature_schema_version").as_int();
+  if (version != kFeatureSchemaVersion)
+    view.at("feature_schema_version")
+        .fail("feature schema version " + std::to_string(kFeatureSchemaVersion) + " (this build), found " +
+              std::to_string(version) + "; retrain the model with this build");
+  auto model = std::make_unique<GnnCostModel>(GnnParams::from_json(view.at("params")),
+                                              FeatureVocabulary::from_json(view.at("vocabulary")),
+                                              TrainOptions::from_json(view.at("train")));
+  const std::string weights =
+      (std::filesystem::path(checkpoint).parent_path() / view.at("weights").as_string()).string();
+  if (!std::filesystem::exists(weights)) throw InputError(weights, "", "the weights file named by " + checkpoint);
+  State& s = model->state();
+  const auto expected = tensor_shapes(s.model);
+  try {
+    torch::load(s.model, weights);
+  } catch (const c10::Error& error) {
+    // A missing or renamed parameter: libtorch names the tensor it could not find.
+    throw InputError(weights, "parameters", "every parameter of the model described by " + checkpoint + " (" +
+                                                error.what_without_backtrace() + ")");
+  }
+  for (const auto& [name, shape] : tensor_shapes(s.model))
+    if (expected.at(name) != shape)
+      throw InputError(weights, "parameter " + name, "the shape the hyper-parameters in " + checkpoint + " give");
+  s.trained = true;
+  return model;
+}
+
+}  // namespace perftune

@@ -1,0 +1,17 @@
+#pragma once
+// The learned model as other layers see it: a CostModel, without libtorch in sight.
+#include <memory>
+#include <string>
+
+#include "surrogate/cost_model.h"
+
+namespace perftune {
+
+// A trained model from a checkpoint written by `perftune train` (the JSON file). Throws
+// InputError naming the file for a wrong schema version or mismatched weights.
+std::unique_ptr<CostModel> load_learned_model(const std::string& checkpoint);
+// An untrained model that learns online from CostModel::update (AutoTVM-style tuning from
+// scratch). `params_path` is a configs/models/*.json file, or empty for the defaults.
+std::unique_ptr<CostModel> make_online_learned_model(const std::string& params_path, std::uint64_t seed);
+
+}  // namespace perftune

@@ -1,0 +1,53 @@
+#pragma once
+// Scores models on held-out kernels: Kendall's tau within each kernel, top-K slowdown for
+// K = 1, 5, 10, and MAPE of absolute predictions, averaged over kernels (ranking_metrics.h).
+// Only successful measurements are scored. NaN means "does not apply" (printed as n/a, null in JSON).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/corpus.h"
+#include "surrogate/cost_model.h"
+
+namespace perftune {
+
+struct ModelScores {
+  double kendall_tau = 0.0, top1_slowdown = 0.0, top5_slowdown = 0.0, top10_slowdown = 0.0, mape = 0.0;
+};
+
+struct KernelRow {
+  std::string task = "tile";  // "tile": one kernel's configs; "fusion": a program's fusion configs
+  std::string kernel, device;
+  std::size_t configs = 0;  // successful measurements scored
+  std::map<std::string, ModelScores> models;
+};
+
+struct EvaluationTable {
+  std::vector<std::string> models;  // column order
+  std::vector<KernelRow> rows;
+  // Per model, the mean over the task's rows of each finite score.
+  std::map<std::string, ModelScores> averages(const std::string& task = "tile") const;
+  std::vector<std::string> tasks() const;  // tasks present, "tile" first
+};
+
+// A cost model's predictions for every successful config of the kernel; nullopt if it has fewer than 2.
+std::optional<ModelScores> score_cost_model(CostModel& model, const MeasuredKernel& kernel);
+// The source's default config (XLA's own pick in TPU data, the space's default in Kernel Tuner
+// spaces; scored as "default"): top-K slowdown is the default's slowdown for K = 1 (tau, K > 1, MAPE n/a);
+// nullopt if the source recorded no default or it failed.
+std::optional<ModelScores> score_default(const MeasuredKernel& kernel);
+// Expected scores of a uniformly random order: tau 0; top-K from the exact distribution of the
+// best of K draws without replacement; MAPE n/a.
+std::optional<ModelScores> score_random(const MeasuredKernel& kernel);
+
+std::string format_table(const EvaluationTable& table, bool per_kernel);
+// {"models": {NAME: {"kendall_tau", "top1_slowdown", "top5_slowdown", "top10_slowdown", "mape"}},
+//  "tasks": {"tile": {NAME: {...}}, "fusion": {...}},
+//  "kernels": [{"task", "kernel", "device", "configs", "models": {NAME: {...}}}]}
+// "models" holds the tile task's averages (the fusion task's when there is no tile row).
+nlohmann::ordered_json to_json(const EvaluationTable& table);
+
+}  // namespace perftune

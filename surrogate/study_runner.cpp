@@ -1,0 +1,118 @@
+#include "surrogate/study_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <ostream>
+
+#include "ir/input_error.h"
+#include "ir/source.h"
+#include "surrogate/analytical_model.h"
+
+namespace perftune {
+
+namespace {
+std::vector<const MeasuredKernel*> kernel_measurements(const std::vector<const MeasuredKernel*>& kernels) {
+  std::vector<const MeasuredKernel*> out;
+  for (const MeasuredKernel* k : kernels)
+    if (!is_fusion_space(*k)) out.push_back(k);
+  return out;
+}
+}  // namespace
+
+LoadedSources load_sources(const StudyConfig& config) {
+  LoadedSources loaded;
+  loaded.corpora.reserve(config.sources.size());
+  for (const std::string& path : config.sources) loaded.corpora.push_back(load_source(path));
+  for (std::size_t i = 0; i < loaded.corpora.size(); ++i)
+    for (const MeasuredKernel& kernel : loaded.corpora[i].kernels) loaded.kernels.push_back({&kernel, config.sources[i]});
+  if (loaded.kernels.empty()) throw InputError(config.file, "$.sources", "sources with measured kernels");
+  return loaded;
+}
+
+std::unique_ptr<GnnCostModel> train_from_config(const StudyConfig& config, const LoadedSources& sources,
+                                                std::ostream* progress, TrainReport* report) {
+  const auto folds = make_folds(sources.kernels, config.split, config.file);
+  if (folds.size() != 1)
+    throw InputError(config.file, "$.split.by", "a split with one training side (leave_one_out trains one model per "
+                                                "kernel: use perftune eval)");
+  const Fold& fold = folds.front();
+  if (progress)
+    *progress << "training on " << fold.train.size() << " kernels (" << fold.validation.size() << " for validation, "
+              << fold.test.size() << " held out for testing)\n";
+  return train_gnn(kernel_measurements(fold.train), kernel_measurements(fold.validation), config.params, config.train,
+                   progress, report);
+}
+
+namespace {
+// The analytical model for a kernel's device: the config's spec, else the shipped one for the
+// device; nullptr where no spec applies (e.g. a GPU of a Kernel Tuner cache).
+CostModel* analytical_for(const StudyConfig& config, const MeasuredKernel& kernel,
+                          std::map<std::string, std::unique_ptr<CostModel>>& models) {
+  std::string path;
+  if (config.analytical_device) {
+    path = *config.analytical_device;
+  } else {
+    try {
+      path = device_spec_path(kernel.device, config.hardware_dir);
+    } catch (const std::invalid_argument&) {
+      return nullptr;
+    }
+  }
+  auto it = models.find(path);
+  if (it == models.end()) it = models.emplace(path, std::make_unique<AnalyticalModel>(load_device_spec(path))).first;
+  return it->second.get();
+}
+}  // namespace
+
+StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sources, std::ostream* progress,
+                           const KernelTiling& tiling) {
+  std::map<std::string, std::unique_ptr<CostModel>> analytical_models;
+  const auto start = std::chrono::steady_clock::now();
+  const auto folds = make_folds(sources.kernels, config.split, config.file);
+  if (config.checkpoint && folds.size() != 1)
+    throw InputError(config.file, "$.checkpoint", "no checkpoint with a leave_one_out split (each fold trains its own model)");
+  StudyResult result;
+  result.table.models = config.models;
+  const bool wants_learned = std::find(config.models.begin(), config.models.end(), "learned") != config.models.end();
+  for (const Fold& fold : folds) {
+    FoldReport report{fold.name, fold.train.size(), fold.test.size(), {}, false};
+    std::unique_ptr<GnnCostModel> learned;
+    if (wants_learned) {
+      if (config.checkpoint) {
+        learned = GnnCostModel::load(*config.checkpoint);
+        report.from_checkpoint = true;
+      } else {
+        if (progress && folds.size() > 1) *progress << "fold " << fold.name << ": training on " << fold.train.size() << " kernels\n";
+        learned = train_gnn(kernel_measurements(fold.train), kernel_measurements(fold.validation), config.params, config.train, folds.size() > 1 ? nullptr : progress,
+                            &report.training);
+        if (progress && folds.size() > 1)
+          *progress << "  " << report.training.epochs << " epochs, best validation tau " << report.training.best_validation_tau
+                    << ", " << report.training.seconds << " s\n";
+      }
+    }
+    for (const MeasuredKernel* kernel : fold.test) {
+      const bool fusion = is_fusion_space(*kernel);
+      KernelRow row{fusion ? "fusion" : "tile", kernel->kernel.name(), kernel->device, 0, {}};
+      for (const Measurement& m : kernel->measurements) row.configs += m.result.ok() ? 1 : 0;
+      if (row.configs < 2 || !kernel->space) continue;  // nothing to rank (e.g. a program's unmeasured fusion)
+      for (const std::string& name : config.models) {
+        std::optional<ModelScores> scores;
+        if (name == "learned") scores = fusion ? score_fusion(*learned, *kernel, tiling) : score_cost_model(*learned, *kernel);
+        else if (name == "default") scores = score_default(*kernel);
+        else if (name == "analytical") {
+          if (CostModel* analytical = analytical_for(config, *kernel, analytical_models))
+            scores = fusion ? score_fusion(*analytical, *kernel, tiling) : score_cost_model(*analytical, *kernel);
+        }
+        else if (name == "random") scores = score_random(*kernel);
+        if (scores) row.models[name] = *scores;
+      }
+      result.table.rows.push_back(std::move(row));
+    }
+    result.folds.push_back(report);
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace perftune

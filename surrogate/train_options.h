@@ -1,0 +1,44 @@
+#pragma once
+// How a GNN is trained (the "train" object of TRAIN.json / EVAL.json). Defaults follow the
+// TpuGraphs tile baseline (ListMLE + 0.02 MSE, Adam lr 1e-3, configs of one kernel per group)
+// unless a comment says otherwise.
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/json_view.h"
+
+namespace perftune {
+
+struct LossWeights {
+  double list_mle = 1.0;            // ListMLE over a kernel's sampled configs
+  double mse = 0.02;                // MSE on log runtime (what the fusion task needs)
+  double pairwise_hinge = 0.0;      // mean over ordered pairs of max(0, margin - (p_slow - p_fast))
+  double pairwise_logistic = 0.0;   // mean over ordered pairs of log(1 + exp(-(p_slow - p_fast)))
+  double hinge_margin = 0.1;        // in log seconds: ~10% runtime difference (AutoTVM-like rank margin)
+};
+
+struct TrainOptions {
+  LossWeights loss;
+  double learning_rate = 1e-3;        // Adam
+  int epochs = 40;                    // upper bound; early stopping usually ends sooner
+  int steps_per_epoch = 50;           // optimizer steps per epoch
+  int kernels_per_step = 4;           // kernel groups per step (gradients summed)
+  int configs_per_kernel = 32;        // configs sampled per kernel group (TpuGraphs uses 10; 10-64 work)
+  int patience = 8;                   // epochs without a better validation tau before stopping
+  int validation_configs = 2000;      // configs per validation kernel (a fixed sample) for tau
+  double validation_fraction = 0.2;   // share of the training groups held out for early stopping
+  std::uint64_t seed = 1;             // torch::manual_seed and the sampler
+  double time_limit_seconds = 0.0;    // stop after this wall time (0: none); eval runs must stay quick
+  // Online update (CostModel::update): Adam steps per call and the replay buffer's size.
+  int update_steps = 8;
+  int replay_kernels = 16;            // most recently updated kernels kept for replay
+  int replay_configs = 512;           // measurements kept per kernel in the replay buffer
+
+  nlohmann::ordered_json to_json() const;
+  // Absent keys keep their default; unknown keys and out-of-range values are InputErrors.
+  static TrainOptions from_json(const JsonView& json);
+};
+
+}  // namespace perftune

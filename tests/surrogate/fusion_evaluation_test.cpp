@@ -1,0 +1,70 @@
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+#include "ir/knob_roles.h"
+#include "ir/program_json.h"
+#include "surrogate/fusion_evaluation.h"
+#include "surrogate/trainer.h"
+#include "synthetic_kernels.h"
+#include "test_support.h"
+
+using namespace perftune;
+
+namespace {
+
+// A cost model whose log seconds are log(1e-6 * number of ops in the kernel): program runtime
+// sums are then easy to check by hand.
+class OpCountModel : public CostModel {
+ public:
+  std::string name() const override { return "op-count"; }
+  void predict(const Kernel& kernel, const SearchSpace&, std::span<const Config> configs, std::span<float> out) override {
+    for (std::size_t i = 0; i < configs.size(); ++i) out[i] = static_cast<float>(std::log(1e-6 * double(kernel.body().size())));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("program runtime is predicted as the sum of its kernels' predictions") {
+  const Program program = load_program_file(source_path("configs/programs/mlp_block_small.json"));
+  const MeasuredKernel measured = testing::fusion_measurements(program);
+  REQUIRE(is_fusion_space(measured));
+  REQUIRE(measured.measurements.size() >= 5);
+  OpCountModel model;
+  std::vector<Config> configs;
+  for (const auto& m : measured.measurements) configs.push_back(m.config);
+  const auto predicted = predict_program_seconds(model, measured, configs, untiled);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    CAPTURE(i);
+    REQUIRE(predicted[i] == Approx(measured.measurements[i].result.seconds).epsilon(1e-5));
+  }
+  // The op-count model is exact here, so it ranks perfectly and has no error.
+  const auto scores = score_fusion(model, measured, untiled);
+  REQUIRE(scores);
+  REQUIRE(scores->mape == Approx(0.0).margin(1e-5));
+  REQUIRE(scores->top1_slowdown == Approx(0.0).margin(1e-9));
+}
+
+TEST_CASE("untiled gives one full-extent tile per output dimension") {
+  const Kernel kernel = testing::small_kernel("k", 64, 32, 16);
+  const auto [space, config] = untiled(kernel);
+  REQUIRE(space->knob_names() == std::vector<std::string>{"tile.out.0", "tile.out.1"});
+  REQUIRE(config.values == std::vector<std::int64_t>{64, 32});
+}
+
+TEST_CASE("a learned model scores a held-out program's fusion configs") {
+  const Program program = load_program_file(source_path("configs/programs/mlp_block_small.json"));
+  const MeasuredKernel measured = testing::fusion_measurements(program);
+  const auto train = testing::synthetic_corpus(3, 12);
+  TrainOptions options;
+  options.epochs = 2;
+  options.steps_per_epoch = 5;
+  GnnParams params;
+  params.hidden = 16;
+  params.opcode_embedding = 8;
+  auto model = train_gnn(testing::pointers(train), {}, params, options, nullptr);
+  const auto scores = score_fusion(*model, measured, untiled);
+  REQUIRE(scores);
+  REQUIRE(std::isfinite(scores->kendall_tau));
+  REQUIRE(std::isfinite(scores->mape));
+}

@@ -1,0 +1,105 @@
+#include <filesystem>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+
+#include "ir/input_error.h"
+#include "surrogate/learned_model.h"
+#include "surrogate/trainer.h"
+#include "synthetic_kernels.h"
+#include "test_support.h"
+
+using namespace perftune;
+
+namespace {
+
+GnnParams tiny_params(const std::string& join) { return testing::small_gnn_params(16, 8, join); }
+
+std::vector<Config> all_configs(const MeasuredKernel& k) {
+  std::vector<Config> configs;
+  for (const auto& m : k.measurements) configs.push_back(m.config);
+  return configs;
+}
+
+std::unique_ptr<GnnCostModel> briefly_trained(const std::vector<MeasuredKernel>& corpus, const std::string& join) {
+  TrainOptions options;
+  options.epochs = 2;
+  options.steps_per_epoch = 5;
+  options.configs_per_kernel = 8;
+  return train_gnn(testing::pointers(corpus), {}, tiny_params(join), options, nullptr);
+}
+
+}  // namespace
+
+TEST_CASE("a checkpoint round trip predicts identically") {
+  const std::string join = GENERATE("late", "early");
+  CAPTURE(join);
+  const auto corpus = testing::synthetic_corpus(3, 2);
+  auto model = briefly_trained(corpus, join);
+  const std::string path = scratch_dir("gnn_checkpoint_" + join) + "/model.json";
+  model->save(path, {{"note", "test"}});
+  REQUIRE(std::filesystem::exists(scratch_dir("unused") + "/../gnn_checkpoint_" + join + "/model.pt"));
+  auto loaded = load_learned_model(path);
+  const auto& k = corpus[0];
+  const auto configs = all_configs(k);
+  std::vector<float> a(configs.size()), b(configs.size());
+  model->predict(k.kernel, *k.space, configs, a);
+  loaded->predict(k.kernel, *k.space, configs, b);
+  REQUIRE(a == b);
+}
+
+TEST_CASE("a checkpoint with another schema version or a renamed parameter is refused") {
+  const auto corpus = testing::synthetic_corpus(2, 4);
+  auto model = briefly_trained(corpus, "late");
+  const std::string dir = scratch_dir("gnn_checkpoint_bad");
+  model->save(dir + "/model.json");
+  auto json = nlohmann::json::parse(std::ifstream(dir + "/model.json"));
+
+  auto wrong_version = json;
+  wrong_version["feature_schema_version"] = kFeatureSchemaVersion + 1;
+  std::ofstream(dir + "/wrong_version.json") << wrong_version.dump();
+  std::filesystem::copy_file(dir + "/model.pt", dir + "/wrong_version.pt");
+  REQUIRE_THROWS_WITH(load_learned_model(dir + "/wrong_version.json"),
+                      Catch::Contains("wrong_version.json") && Catch::Contains("feature schema version"));
+
+  // Weights saved by a model with more layers: the hyper-parameters say 2, the file has sage.2.
+  auto renamed = json;
+  renamed["params"]["layers"] = 3;
+  renamed["weights"] = "model.pt";
+  std::ofstream(dir + "/more_layers.json") << renamed.dump();
+  REQUIRE_THROWS_WITH(load_learned_model(dir + "/more_layers.json"), Catch::Contains("model.pt") && Catch::Contains("sage"));
+
+  auto wider = json;
+  wider["params"]["hidden"] = 24;
+  std::ofstream(dir + "/wider.json") << wider.dump();
+  REQUIRE_THROWS_WITH(load_learned_model(dir + "/wider.json"), Catch::Contains("model.pt"));
+}
+
+TEST_CASE("online update lowers the loss on the updated kernel, from scratch") {
+  const auto kernel = testing::measured_kernel("online", 256, 256, 128, 3);
+  auto model = make_online_learned_model("", 3);
+  auto* gnn = dynamic_cast<GnnCostModel*>(model.get());
+  REQUIRE(gnn != nullptr);
+  const double before = gnn->loss(kernel.kernel, *kernel.space, kernel.measurements);
+  for (int round = 0; round < 12; ++round) model->update(kernel.kernel, *kernel.space, kernel.measurements);
+  const double after = gnn->loss(kernel.kernel, *kernel.space, kernel.measurements);
+  CAPTURE(before, after);
+  REQUIRE(after < 0.8 * before);
+  REQUIRE(gnn->vocabulary().opcode_id("dot") > 0);  // the vocabulary grew online
+}
+
+TEST_CASE("batched prediction equals one-by-one prediction") {
+  const std::string join = GENERATE("late", "early");
+  CAPTURE(join);
+  const auto corpus = testing::synthetic_corpus(2, 8);
+  auto model = briefly_trained(corpus, join);
+  const auto& k = corpus[1];
+  const auto configs = all_configs(k);
+  std::vector<float> batched(configs.size());
+  model->predict(k.kernel, *k.space, configs, batched);
+  for (std::size_t i = 0; i < configs.size(); i += 7) {
+    float single = 0;
+    model->predict(k.kernel, *k.space, std::span<const Config>(&configs[i], 1), std::span<float>(&single, 1));
+    REQUIRE(single == Approx(batched[i]).epsilon(1e-5));
+  }
+}

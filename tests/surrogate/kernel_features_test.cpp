@@ -1,0 +1,103 @@
+#include <cstring>
+
+#include <catch2/catch.hpp>
+
+#include "surrogate/config_features.h"
+#include "surrogate/feature_cache.h"
+#include "surrogate/kernel_features.h"
+#include "synthetic_kernels.h"
+
+using namespace perftune;
+
+TEST_CASE("kernel features are deterministic and have the schema's width") {
+  const auto corpus = testing::synthetic_corpus(4, 7);
+  const auto vocabulary = FeatureVocabulary::build(testing::pointers(corpus), 1);
+  const auto a = featurize_kernel(corpus[0].kernel, vocabulary);
+  const auto b = featurize_kernel(corpus[0].kernel, vocabulary);
+  REQUIRE(a == b);
+  REQUIRE(a.node_count == 6);
+  REQUIRE(a.node_features.size() == 6 * kNodeFeatureWidth);
+  REQUIRE(a.edge_producer.size() == 5);
+  REQUIRE(a.output_dims == corpus[0].kernel.body().op(corpus[0].kernel.body().root()).shape.dims);
+  for (float v : a.node_features) REQUIRE(std::isfinite(v));
+}
+
+TEST_CASE("cached features equal freshly computed ones byte for byte") {
+  const auto corpus = testing::synthetic_corpus(12, 3);
+  const auto vocabulary = FeatureVocabulary::build(testing::pointers(corpus), 1);
+  FeatureCache cache(vocabulary);
+  std::vector<const Kernel*> kernels;
+  for (const auto& k : corpus) kernels.push_back(&k.kernel);
+  cache.warm(kernels);  // in parallel
+  for (const auto& measured : corpus) {
+    CAPTURE(measured.kernel.name());
+    const auto cached = cache.get(measured.kernel);
+    const auto fresh = featurize_kernel(measured.kernel, vocabulary);
+    REQUIRE(cached->node_features.size() == fresh.node_features.size());
+    REQUIRE(std::memcmp(cached->node_features.data(), fresh.node_features.data(), fresh.node_features.size() * sizeof(float)) == 0);
+    REQUIRE(cached->opcode_ids == fresh.opcode_ids);
+    REQUIRE(cached->edge_consumer == fresh.edge_consumer);
+  }
+}
+
+TEST_CASE("rare and unseen opcodes map to the shared other bucket") {
+  std::vector<MeasuredKernel> corpus;
+  corpus.push_back(testing::measured_kernel("a", 64, 64, 64));
+  corpus.push_back(testing::measured_kernel("b", 128, 64, 64));
+  corpus.back().kernel = testing::small_kernel("b", 128, 64, 64, "tanh");
+  const auto vocabulary = FeatureVocabulary::build(testing::pointers(corpus), 2);
+  CAPTURE(vocabulary.opcodes());
+  REQUIRE(vocabulary.opcode_id("dot") > 0);
+  REQUIRE(vocabulary.opcode_id("tanh") == 0);         // in one kernel only: rare
+  REQUIRE(vocabulary.opcode_id("exponential") == 0);  // in one kernel only: rare
+  REQUIRE(vocabulary.opcode_id("all-to-all") == 0);   // never seen
+}
+
+TEST_CASE("a kernel without a body is one featureless node") {
+  const auto features = featurize_kernel(Kernel::opaque("gemm", "0123456789abcdef"), FeatureVocabulary{});
+  REQUIRE(features.node_count == 1);
+  REQUIRE(features.opcode_ids == std::vector<std::int64_t>{0});
+}
+
+TEST_CASE("vocabulary survives a JSON round trip and rejects clashing slots") {
+  const auto corpus = testing::synthetic_corpus(3, 1);
+  auto vocabulary = FeatureVocabulary::build(testing::pointers(corpus), 1);
+  const SearchSpace generic({{"MWG", {16, 32, 64, 128}}, {"SA", {0, 1}}});
+  REQUIRE(vocabulary.extend(corpus[0].kernel, generic, 256));
+  const auto json = nlohmann::json::parse(vocabulary.to_json().dump());
+  REQUIRE(FeatureVocabulary::from_json(JsonView(json, "v.json")) == vocabulary);
+  auto bad = json;
+  bad["knobs"]["SA"]["slot"] = bad["knobs"]["MWG"]["slot"];
+  REQUIRE_THROWS_WITH(FeatureVocabulary::from_json(JsonView(bad, "v.json")), Catch::Contains("v.json") && Catch::Contains("slot"));
+}
+
+TEST_CASE("config features read tiles and generic knobs through the naming convention") {
+  const auto measured = testing::measured_kernel("k", 256, 512, 64);
+  FeatureVocabulary vocabulary = FeatureVocabulary::build(std::vector<const MeasuredKernel*>{&measured}, 1);
+  const auto kernel = featurize_kernel(measured.kernel, vocabulary);
+  struct Row { std::int64_t t0, t1; };
+  const auto row = GENERATE(Row{8, 8}, Row{32, 256}, Row{256, 8});
+  CAPTURE(row.t0, row.t1);
+  const ConfigFeaturizer featurizer(kernel, *measured.space, vocabulary);
+  std::vector<float> out(kConfigFeatureWidth);
+  const std::vector<Config> configs{Config{{row.t0, row.t1}}};
+  featurizer.featurize(configs, out);
+  REQUIRE(out[0] == 1.0f);  // tile.out.0 present
+  REQUIRE(out[1] == Approx(std::log2(1.0 + row.t0) * kLogScale));
+  REQUIRE(out[2] == Approx(double(row.t0) / 256));
+  REQUIRE(out[5] == Approx(double(row.t1) / 512));
+  const double tiles = std::ceil(256.0 / row.t0) * std::ceil(512.0 / row.t1);
+  REQUIRE(out[3 * kMaxFeatureRank + 2] == Approx(std::log2(1 + tiles) * kLogScale));
+
+  const SearchSpace generic({{"MWG", {16, 32, 64, 128}}, {"SA", {0, 1}}});
+  vocabulary.extend(measured.kernel, generic, 256);
+  const ConfigFeaturizer generic_featurizer(kernel, generic, vocabulary);
+  const std::vector<Config> generic_configs{Config{{64, 1}}};
+  generic_featurizer.featurize(generic_configs, out);
+  const std::size_t slot = vocabulary.knob("MWG")->slot;
+  const float* mwg = out.data() + kTileFeatureWidth + 3 * slot;
+  REQUIRE(mwg[0] == 1.0f);
+  REQUIRE(mwg[1] == Approx((std::log2(65.0) - std::log2(17.0)) / (std::log2(129.0) - std::log2(17.0))));
+  REQUIRE(mwg[2] == Approx(2.0 / 3.0));
+  REQUIRE_THROWS(generic_featurizer.featurize(std::vector<Config>{Config{{64}}}, out));
+}

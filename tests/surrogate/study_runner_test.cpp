@@ -1,0 +1,174 @@
+#include <fstream>
+
+#include <catch2/catch.hpp>
+
+#include "ir/input_error.h"
+#include "ir/fusion.h"
+#include "ir/knob_roles.h"
+#include "ir/program_json.h"
+#include "ir/record_log.h"
+#include "surrogate/study_runner.h"
+#include "synthetic_kernels.h"
+#include "test_support.h"
+
+using namespace perftune;
+
+namespace {
+
+// A record log of synthetic kernels from two "programs" on two devices (the second 1.5x slower).
+std::string write_log(const std::string& dir) {
+  const std::string path = dir + "/corpus.jsonl";
+  RecordLog log(path);
+  const auto corpus = testing::synthetic_corpus(8, 77);
+  for (std::size_t i = 0; i < corpus.size(); ++i) {
+    const MeasuredKernel& k = corpus[i];
+    const Kernel kernel((i % 2 ? "prog_b/" : "prog_a/") + k.kernel.name(), k.kernel.body());
+    log.define_kernel(kernel, *k.space);
+    for (const std::string device : {"cpu-fast", "cpu-slow"})
+      for (const Measurement& m : k.measurements) {
+        Record r{device, kernel.key(), kernel.name(), k.space->knob_names(), m.config, m.result, 0.0};
+        if (r.result.ok() && device == "cpu-slow") r.result = MeasureResult::from_repeats({m.result.seconds * 1.5}, 0.0);
+        log.append(r);
+      }
+  }
+  return path;
+}
+
+std::string write_config(const std::string& dir, const std::string& split) {
+  const std::string path = dir + "/eval.json";
+  std::ofstream(path) << R"({"sources": ["corpus.jsonl"], "split": )" << split
+                      << R"(, "model": {"hidden": 16, "opcode_embedding": 8, "layers": 2, "min_opcode_count": 1},
+                           "train": {"epochs": 4, "steps_per_epoch": 10, "configs_per_kernel": 12}})";
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("splits never put one kernel on both sides") {
+  const std::string dir = scratch_dir("study_split");
+  write_log(dir);
+  struct Row { const char* split; std::size_t folds, test; };
+  const auto row = GENERATE(Row{R"({"by": "device", "test": ["CPU slow"]})", 1, 8},
+                            Row{R"({"by": "kernel", "test_fraction": 0.25, "seed": 3})", 1, 4},
+                            Row{R"({"by": "program", "test_fraction": 0.5})", 1, 8},
+                            Row{R"({"by": "leave_one_out"})", 8, 2});
+  CAPTURE(row.split);
+  const StudyConfig config = StudyConfig::load(write_config(dir, row.split));
+  const LoadedSources sources = load_sources(config);
+  REQUIRE(sources.kernels.size() == 16);
+  const auto folds = make_folds(sources.kernels, config.split, config.file);
+  REQUIRE(folds.size() == row.folds);
+  for (const Fold& fold : folds) {
+    REQUIRE(fold.test.size() == row.test);
+    for (const MeasuredKernel* test : fold.test)
+      for (const MeasuredKernel* train : fold.train) {
+        if (config.split.by == "device") REQUIRE(test->device != train->device);
+        else if (config.split.by == "program") REQUIRE(program_of(*test) != program_of(*train));
+        else REQUIRE(test->kernel.key() != train->kernel.key());
+      }
+  }
+}
+
+TEST_CASE("evaluation scores the learned model and the baselines on held-out kernels") {
+  const std::string dir = scratch_dir("study_eval");
+  write_log(dir);
+  const StudyConfig config = StudyConfig::load(write_config(dir, R"({"by": "kernel", "test_fraction": 0.25})"));
+  const StudyResult result = run_evaluation(config, load_sources(config), nullptr);
+  REQUIRE(result.table.rows.size() == 4);
+  const auto averages = result.table.averages();
+  REQUIRE(averages.at("random").kendall_tau == 0.0);
+  REQUIRE(averages.at("random").top1_slowdown > averages.at("random").top10_slowdown);
+  REQUIRE(std::isnan(averages.at("default").top1_slowdown));  // synthetic logs record no default
+  REQUIRE(std::isfinite(averages.at("learned").mape));
+  const auto json = to_json(result.table);
+  REQUIRE(json["models"]["learned"].contains("top10_slowdown"));
+  REQUIRE(json["kernels"].size() == 4);
+}
+
+TEST_CASE("a bad study config names the file and the place") {
+  const std::string dir = scratch_dir("study_bad");
+  struct Row { const char* text; const char* where; };
+  const auto row = GENERATE(Row{R"({"sources": ["nope.jsonl"], "split": {"by": "kernel"}})", "$.sources[0]"},
+                            Row{R"({"sources": [], "split": {"by": "kernel"}})", "$.sources"},
+                            Row{R"({"sources": ["eval.json"], "split": {"by": "config"}})", "$.split.by"},
+                            Row{R"({"sources": ["eval.json"], "split": {"by": "device"}})", "$.split"},
+                            Row{R"({"sources": ["eval.json"], "split": {"by": "kernel"}, "models": ["oracle"]})", "$.models[0]"},
+                            Row{R"({"sources": ["eval.json"], "split": {"by": "kernel"}, "train": {"epochs": 0}})", "$.train.epochs"});
+  CAPTURE(row.text);
+  std::ofstream(dir + "/eval.json") << row.text;
+  REQUIRE_THROWS_WITH(StudyConfig::load(dir + "/eval.json"), Catch::Contains("eval.json") && Catch::Contains(row.where));
+}
+
+TEST_CASE("random expected top-k slowdown matches enumeration on a small case") {
+  MeasuredKernel k = testing::measured_kernel("tiny", 64, 64, 64);
+  k.measurements.resize(4);
+  const double times[4] = {1.0, 2.0, 3.0, 5.0};
+  for (int i = 0; i < 4; ++i) k.measurements[i].result = MeasureResult::from_repeats({times[i]}, 0.0);
+  const auto scores = score_random(k);
+  REQUIRE(scores);
+  // top-1: the mean slowdown (0 + 1 + 2 + 4) / 4; K = 5 covers all four configs.
+  REQUIRE(scores->top1_slowdown == Approx(7.0 / 4));
+  REQUIRE(scores->top5_slowdown == Approx(0.0));
+  k.default_index = 2;
+  REQUIRE(score_default(k)->top1_slowdown == Approx(2.0));
+}
+
+TEST_CASE("a program split keeps a held-out program's kernels out of training and scores its fusion configs") {
+  const std::string dir = scratch_dir("study_programs");
+  const std::string path = dir + "/cpu.jsonl";
+  {
+    RecordLog log(path);
+    Program chain = testing::small_kernel("chain", 128, 64, 32).body();
+    chain.set_name("chain");
+    for (const Program& program : {load_program_file(source_path("configs/programs/mlp_block_small.json")), chain}) {
+      const MeasuredKernel whole = testing::fusion_measurements(program);
+      log.define_kernel(whole.kernel, *whole.space);
+      for (const Measurement& m : whole.measurements)
+        log.append(Record{"cpu", whole.kernel.key(), whole.kernel.name(), whole.space->knob_names(), m.config, m.result, 0.0});
+      // Every kernel of the unfused partition, under two tile configs.
+      for (const FusedKernel& fused : partition(program, FusionConfig::none(program)).kernels) {
+        const auto dims = fused.kernel.body().op(fused.kernel.body().root()).shape.dims;
+        if (dims.empty()) continue;
+        const SearchSpace space({{tile_out_knob(0), {std::max<std::int64_t>(1, dims[0] / 2), dims[0]}}});
+        log.define_kernel(fused.kernel, space);
+        for (std::int64_t t : space.knobs()[0].values)
+          log.append(Record{"cpu", fused.kernel.key(), fused.kernel.name(), space.knob_names(), Config{{t}},
+                            MeasureResult::from_repeats({1e-6 * double(dims[0] + 64 / t)}, 0.0), 0.0});
+      }
+    }
+  }
+  std::ofstream(dir + "/eval.json") << R"({"sources": ["cpu.jsonl"], "split": {"by": "program", "test_fraction": 0.5, "seed": 2},
+      "model": {"hidden": 16, "opcode_embedding": 8, "min_opcode_count": 1}, "train": {"epochs": 2, "steps_per_epoch": 5}})";
+  const StudyConfig config = StudyConfig::load(dir + "/eval.json");
+  const LoadedSources sources = load_sources(config);
+  const auto folds = make_folds(sources.kernels, config.split, config.file);
+  REQUIRE(folds.size() == 1);
+  const MeasuredKernel* held_program = nullptr;
+  for (const MeasuredKernel* k : folds[0].test)
+    if (is_fusion_space(*k)) held_program = k;
+  REQUIRE(held_program != nullptr);
+  for (const MeasuredKernel* k : folds[0].train) {
+    CAPTURE(k->kernel.name());
+    REQUIRE(k->kernel.key() != held_program->kernel.key());
+    REQUIRE_FALSE(is_part_of(k->kernel, held_program->kernel.body()));
+  }
+  const StudyResult result = run_evaluation(config, sources, nullptr);
+  REQUIRE(result.table.tasks() == std::vector<std::string>{"tile", "fusion"});
+  REQUIRE(std::isfinite(result.table.averages("fusion").at("learned").kendall_tau));
+  REQUIRE(to_json(result.table)["tasks"].contains("fusion"));
+}
+
+TEST_CASE("evaluation scores the analytical model where a device spec applies") {
+  const std::string dir = scratch_dir("study_analytical");
+  write_log(dir);
+  std::ofstream(dir + "/eval.json") << R"({"sources": ["corpus.jsonl"], "split": {"by": "kernel", "test_fraction": 0.25},
+      "models": ["analytical", "random"], "analytical_device": ")" << source_path("configs/hardware/host.json") << R"("})";
+  const StudyConfig config = StudyConfig::load(dir + "/eval.json");
+  const StudyResult result = run_evaluation(config, load_sources(config), nullptr);
+  REQUIRE(result.table.rows.size() == 4);
+  for (const KernelRow& row : result.table.rows) {
+    CAPTURE(row.kernel);
+    REQUIRE(row.models.count("analytical") == 1);
+    REQUIRE(std::isfinite(row.models.at("analytical").kendall_tau));
+  }
+}
