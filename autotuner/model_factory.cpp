@@ -3,6 +3,7 @@
 #include "ir/device_spec.h"
 #include "ir/input_error.h"
 #include "surrogate/analytical_model.h"
+#include "surrogate/learned_model.h"
 
 namespace perftune {
 
@@ -18,8 +19,13 @@ ModelSpec parse_model_spec(const JsonView& view, const std::function<std::string
     if (view.has("device")) spec.device = resolve(view.at("device").as_string());
     spec.hardware_dir = resolve("../hardware");
   } else if (spec.type == "learned") {
-    view.expect_keys({"type", "checkpoint"});
-    spec.checkpoint = resolve(view.at("checkpoint").as_string());
+    view.expect_keys({"type", "checkpoint", "params", "seed"});
+    if (view.has("checkpoint") == view.has("params"))
+      view.fail("either \"checkpoint\" (a model trained by perftune train) or \"params\" (hyper-parameters "
+                "of a model trained online from scratch), not both");
+    if (const auto checkpoint = view.find("checkpoint")) spec.checkpoint = resolve(checkpoint->as_string());
+    if (const auto params = view.find("params")) spec.params = resolve(params->as_string());
+    if (const auto seed = view.find("seed")) spec.seed = static_cast<std::uint64_t>(seed->as_int());
   } else {
     view.at("type").fail("one of \"none\", \"analytical\", \"learned\", found \"" + spec.type + "\"");
   }
@@ -39,8 +45,11 @@ std::unique_ptr<CostModel> make_model(const ModelSpec& spec, const std::string& 
     }
     return std::make_unique<AnalyticalModel>(load_device_spec(device));
   }
-  throw InputError(spec.file, spec.path + ".type",
-                   "a model this build provides (\"none\" or \"analytical\"): \"" + spec.type + "\" is not available in this build");
+  if (spec.type == "learned") {
+    if (!spec.checkpoint.empty()) return load_learned_model(spec.checkpoint);
+    return make_online_learned_model(spec.params, spec.seed);
+  }
+  throw InputError(spec.file, spec.path + ".type", "one of \"none\", \"analytical\", \"learned\"");
 }
 
 }  // namespace perftune

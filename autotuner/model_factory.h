@@ -4,7 +4,10 @@
 //   {"type": "analytical", "device": PATH}    roofline baseline over a device spec; without "device",
 //                                             the shipped spec for the source's device, found in
 //                                             ../hardware beside the campaign (configs/hardware)
-//   {"type": "learned", "checkpoint": PATH}   trained GNN (not in this build yet)
+//   {"type": "learned", "checkpoint": PATH}   GNN trained by `perftune train` (pre-trained)
+//   {"type": "learned", "params": PATH}       GNN trained online from scratch by the tuner's updates
+//                                             (AutoTVM-style); PATH is a configs/models/*.json
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -21,6 +24,8 @@ struct ModelSpec {
   std::string path;
   std::string device;        // analytical only: a device spec file, resolved like checkpoint
   std::string hardware_dir;  // analytical without "device": where the shipped specs are
+  std::string params;        // learned online only: hyper-parameters file
+  std::uint64_t seed = 1;    // learned online only: initial weights
 };
 
 // `resolve` turns a path written in the campaign into a usable one. Throws InputError naming the
