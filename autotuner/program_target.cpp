@@ -1,0 +1,51 @@
+#include "autotuner/program_target.h"
+
+#include "hardware/cpu_tile_space.h"
+#include "hardware/fusion_space.h"
+#include "ir/fusion.h"
+#include "ir/input_error.h"
+#include "ir/program_json.h"
+
+namespace perftune {
+
+namespace {
+
+// XLA's greedy elementwise fusion, trimmed to what the CPU backend can run: edges are dropped
+// from the last one until the partition is one fusion_space allows.
+FusionConfig greedy_cpu_fusion(const Program& program) {
+  FusionConfig greedy = FusionConfig::greedy_elementwise(program);
+  for (std::size_t e = greedy.fused.size(); e-- > 0 && !is_cpu_fusible(program, greedy);) greedy.fused[e] = false;
+  return greedy;
+}
+
+ProgramTarget fusion_target(const Program& program) {
+  ProgramTarget target;
+  target.kernel = Kernel(program.name(), program);
+  target.space = std::make_shared<SearchSpace>(fusion_space(program));
+  target.defaults.emplace_back("no_fusion", fusion_space_config(program, *target.space, FusionConfig::none(program)));
+  target.defaults.emplace_back("greedy_elementwise", fusion_space_config(program, *target.space, greedy_cpu_fusion(program)));
+  return target;
+}
+
+}  // namespace
+
+ProgramTarget program_target(const Campaign& campaign) {
+  const Program program = load_program_file(campaign.source.program);
+  if (campaign.source.kernel == "fusion") return fusion_target(program);
+
+  const FusionPlan plan = partition(program, FusionConfig::none(program));
+  std::string available;
+  for (const FusedKernel& fused : plan.kernels) {
+    available += (available.empty() ? "" : ", ") + fused.kernel.name();
+    if (fused.kernel.name() != campaign.source.kernel && fused.kernel.key() != campaign.source.kernel) continue;
+    ProgramTarget target;
+    target.kernel = fused.kernel;
+    target.space = std::make_shared<SearchSpace>(cpu_tile_space(fused.kernel));
+    target.defaults.emplace_back("default_tiles", default_tile_config(fused.kernel, *target.space));
+    return target;
+  }
+  throw InputError(campaign.file, "$.source.kernel",
+                   "\"fusion\" or the name of a kernel of " + campaign.source.program + " (unfused): " + available);
+}
+
+}  // namespace perftune

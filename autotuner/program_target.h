@@ -1,0 +1,27 @@
+#pragma once
+// What a campaign over a program JSON tunes on a live backend: one kernel of the unfused program
+// over its CPU tile space ("kernel": NAME), or the whole program over its fusion space
+// ("kernel": "fusion"; the program is then one kernel whose knobs are fuse.<e> flags).
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "autotuner/campaign.h"
+#include "ir/kernel.h"
+#include "ir/search_space.h"
+
+namespace perftune {
+
+struct ProgramTarget {
+  Kernel kernel;
+  std::shared_ptr<const SearchSpace> space;
+  // Configs to beat, by name, measured first: a kernel's default tiles; a program's "no_fusion"
+  // and "greedy_elementwise" (XLA's first pass: fuse every elementwise consumer).
+  std::vector<std::pair<std::string, Config>> defaults;
+};
+
+// Throws InputError naming $.source.kernel when the program has no such kernel (listing them).
+ProgramTarget program_target(const Campaign& campaign);
+
+}  // namespace perftune
