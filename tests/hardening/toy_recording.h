@@ -94,21 +94,21 @@ struct ChildRun {
 inline ChildRun run_perftune(const std::vector<std::string>& args, const std::function<void()>& in_child = {},
                              std::optional<double> kill_after = {}) {
   const auto start = std::chrono::steady_clock::now();
+  // Everything the child needs is allocated before fork(): a child of a threaded process may
+  // only call async-signal-safe functions until exec (malloc could deadlock).
+  std::vector<std::string> argv_strings{perftune_binary()};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& arg : argv_strings) argv.push_back(arg.data());
+  argv.push_back(nullptr);
   int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) return {};
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return {};
   const pid_t pid = fork();
   if (pid == 0) {
     const int null = ::open("/dev/null", O_WRONLY);
-    dup2(pipe_fds[1], 2);
+    dup2(pipe_fds[1], 2);  // dup2 clears close-on-exec on the copy
     if (null >= 0) dup2(null, 1);
-    close(pipe_fds[0]);
-    close(pipe_fds[1]);
     if (in_child) in_child();
-    std::vector<std::string> argv_strings{perftune_binary()};
-    argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (std::string& arg : argv_strings) argv.push_back(arg.data());
-    argv.push_back(nullptr);
     execv(argv[0], argv.data());
     _exit(127);
   }
@@ -122,12 +122,21 @@ inline ChildRun run_perftune(const std::vector<std::string>& args, const std::fu
       run.stderr_text.append(buffer, static_cast<std::size_t>(n));
     }
   });
-  if (pid > 0 && kill_after) {
-    std::this_thread::sleep_for(std::chrono::duration<double>(*kill_after));
-    kill(pid, SIGKILL);
-  }
+  // A run not meant to be killed still gets a watchdog, so a hung child fails the test, not ctest.
+  constexpr double kWatchdogSeconds = 300;
+  const double deadline = kill_after.value_or(kWatchdogSeconds);
   int status = 0;
-  if (pid > 0) waitpid(pid, &status, 0);
+  if (pid > 0) {
+    bool reaped = false;
+    while (!reaped && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < deadline) {
+      reaped = waitpid(pid, &status, WNOHANG) == pid;
+      if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (!reaped) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+    }
+  }
   reader.join();
   close(pipe_fds[0]);
   run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
