@@ -23,7 +23,7 @@ std::size_t env_count(const char* name, std::size_t fallback) {
 
 TEST_CASE("a campaign SIGKILLed at random moments resumes to the uninterrupted end", "[kill]") {
   const std::size_t kills_wanted = env_count("PERFTUNE_KILLS", 20);
-  const std::size_t budget = env_count("PERFTUNE_KILL_BUDGET", 60);
+  const std::size_t budget = env_count("PERFTUNE_KILL_BUDGET", 150);
   const std::string dir = scratch_dir("hardening_kill");
   testing::write_recording(testing::toy_recording(), dir + "/source.jsonl");
   const std::string campaign = testing::write_campaign(
@@ -44,26 +44,28 @@ TEST_CASE("a campaign SIGKILLed at random moments resumes to the uninterrupted e
   const nlohmann::json expected = testing::read_json(dir + "/reference/summary.json");
   REQUIRE(expected.at("measurements") == budget);
   const auto expected_records = testing::record_lines_per_config(dir + "/reference/records.jsonl");
-  // Kill moments: uniform from half the start-up (loading the source) to a fifth of the loop
-  // past it, so most kills land in the tuning loop, a little way into the remaining work.
+  // Kill moments: uniform from just before the end of start-up (loading libraries and the source)
+  // to a third of the loop past it, so most kills land in the tuning loop, a little way into the
+  // remaining work (a resumed run first replays what its log holds).
   const double loop = expected.at("wall_seconds").get<double>();
   const double startup = std::max(0.0, reference.wall_seconds - loop);
   Rng rng(20261121);
 
-  std::size_t kills = 0, killed_mid_run = 0, runs = 0;
+  std::size_t kills = 0, killed_mid_run = 0, runs = 0, completed = 0;
   std::size_t previous_records = 0;
-  bool finished = false;
-  while (!finished) {
+  for (bool finished = false; !finished;) {
     std::optional<double> kill_after;
-    if (kills < kills_wanted) kill_after = startup / 2 + uniform_unit(rng) * (startup / 2 + loop / 5);
+    if (kills < kills_wanted) kill_after = 0.9 * startup + uniform_unit(rng) * (0.1 * startup + loop / 3);
     const auto run = testing::run_perftune({"tune", campaign}, {}, kill_after);
     ++runs;
     CAPTURE(runs, run.stderr_text);
     if (run.signal == SIGKILL) {
       ++kills;
     } else {
+      // Finished before its kill: fine; until enough kills, the next run resumes a complete log.
       REQUIRE(run.exit_code == 0);
-      finished = true;
+      ++completed;
+      finished = kills >= kills_wanted;
     }
     // After every run (killed or not): whole lines only, each config at most once.
     const std::string records = dir + "/run/records.jsonl";
@@ -92,6 +94,7 @@ TEST_CASE("a campaign SIGKILLed at random moments resumes to the uninterrupted e
   CHECK(lost == 0);
   CHECK(RecordLog::load(dir + "/run/records.jsonl").records.size() == budget);
   std::cout << "[kill test] kills " << kills << " (" << killed_mid_run << " after new records), runs " << runs
+            << " (" << completed << " completed)"
             << ", records " << final_records.size() << "/" << budget << ", lost " << lost << ", repeated 0"
             << ", reference start-up " << startup << " s, loop " << loop << " s" << std::endl;
 }
