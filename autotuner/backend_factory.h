@@ -2,10 +2,16 @@
 // The "backend" section of a campaign: which Backend measures, and its settings.
 //   {"type": "replay", "cost": {"per_measurement_seconds": 1.0, "runtime_multiple": 10}}
 //   {"type": "cpu", ...}, {"type": "command", ...}: not in this build yet (a clear error).
+// Any backend may carry "faults" to rehearse bad hardware (hardware/fault_injecting_backend.h):
+//   "faults": {"share": 0.2, "kinds": ["compile_error", "hang", "crash", "nan", "negative", "off_100x"],
+//              "seed": 1, "hang_seconds": 0.01, "latency_seconds": 0}
+// ("kinds" defaults to all of them, "seed" to 0).
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "hardware/backend.h"
+#include "hardware/fault_injecting_backend.h"
 #include "hardware/replay_backend.h"
 #include "ir/corpus.h"
 #include "ir/json_view.h"
@@ -15,6 +21,7 @@ namespace perftune {
 struct BackendSpec {
   std::string type;  // "replay", "cpu", "command"
   ReplayCost replay_cost;
+  std::optional<FaultPlan> faults;  // wraps the backend in a FaultInjectingBackend when set
   std::string file;  // where the spec was read, for errors
   std::string path;  // its JSON path
 };

@@ -26,7 +26,7 @@ Campaign load_campaign(const std::string& path) { return parse_campaign(parse_js
 Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
   const JsonView root(json, file);
   root.expect_keys({"name", "description", "source", "backend", "model", "strategy", "budget", "top_k", "epsilon",
-                    "early_stopping", "seed", "output", "default"});
+                    "early_stopping", "seed", "timeout_retries", "confirm_best", "output", "default"});
   const std::string base_dir = std::filesystem::path(file).parent_path().string();
   auto resolve = [&](const std::string& value) { return resolve_campaign_path(value, base_dir.empty() ? "." : base_dir); };
 
@@ -68,6 +68,12 @@ Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
     if (seed < 0) v->fail("a non-negative integer");
     campaign.seed = static_cast<std::uint64_t>(seed);
   }
+  if (const auto v = root.find("timeout_retries")) {
+    const std::int64_t retries = v->as_int();
+    if (retries < 0) v->fail("a non-negative integer");
+    campaign.timeout_retries = static_cast<std::size_t>(retries);
+  }
+  campaign.confirm_best = root.get_bool("confirm_best", false);
   campaign.output = root.has("output") ? resolve(root.at("output").as_string()) : "perftune_runs/" + campaign.name;
   if (const auto v = root.find("default")) {
     if (!v->is_object()) v->fail("an object of knob values");

@@ -9,6 +9,7 @@
 //    "backend": {...}, "model": {...}, "strategy": {...}   (see the *_factory.h headers),
 //    "budget": {"measurements": N, "hardware_seconds": S},   (either or both)
 //    "top_k": K, "epsilon": 0.05, "early_stopping": N, "seed": 1,
+//    "timeout_retries": 2, "confirm_best": false,
 //    "output": DIR, "default": {knob: value, ...}}
 // Relative paths resolve against the campaign file's folder; a "${PERFTUNE_DATA}" prefix
 // resolves to data_dir().
@@ -45,6 +46,10 @@ struct Campaign {
   double epsilon = 0.05;              // Ansor's eps_greedy default
   std::size_t early_stopping = 0;     // 0: never
   std::uint64_t seed = 0;
+  // Retries of a timed-out measurement; unset: 2, or 0 for a plain replay (a recording answers
+  // the same every time, a retry would only be charged again).
+  std::optional<std::size_t> timeout_retries;
+  bool confirm_best = false;          // measure a would-be new best again (TunerOptions::confirm_best)
   std::string output;                 // folder for records.jsonl and summary.json
   std::optional<nlohmann::json> default_config;  // knob object, checked against the space later
 };

@@ -116,6 +116,9 @@ nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunO
   tuner_options.epsilon = campaign.epsilon;
   tuner_options.early_stopping = campaign.early_stopping;
   tuner_options.seed = campaign.seed;
+  const bool plain_replay = campaign.backend.type == "replay" && !campaign.backend.faults;
+  tuner_options.timeout_retries = campaign.timeout_retries.value_or(plain_replay ? 0 : TunerOptions{}.timeout_retries);
+  tuner_options.confirm_best = campaign.confirm_best;
 
   const std::string output = options.output.empty() ? campaign.output : options.output;
   std::filesystem::create_directories(output);
@@ -174,6 +177,17 @@ nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunO
   summary["optimum_seconds"] = optional_number(optimum_seconds);
   summary["measurements"] = result.history.size();
   summary["failed"] = result.failed;
+  nlohmann::ordered_json failed_by_status = nlohmann::ordered_json::object();
+  for (const auto& [status, count] : result.failed_by_status) failed_by_status[std::string(status_name(status))] = count;
+  summary["failed_by_status"] = std::move(failed_by_status);
+  summary["quarantined"] = result.quarantined.size();
+  summary["retries"] = result.retries;
+  summary["confirmations"] = result.confirmations;
+  if (const auto* faulty = dynamic_cast<const FaultInjectingBackend*>(backend.get())) {
+    nlohmann::ordered_json injected = nlohmann::ordered_json::object();
+    for (FaultKind kind : all_fault_kinds()) injected[std::string(fault_kind_name(kind))] = faulty->injected(kind);
+    summary["faults_injected"] = std::move(injected);
+  }
   summary["from_log"] = result.from_log;
   summary["rounds"] = result.rounds;
   summary["hardware_seconds"] = result.hardware_seconds;

@@ -18,7 +18,8 @@ struct CampaignRunOptions {
 
 // The summary: "best_config", "best_seconds", "default_config", "default_seconds",
 // "speedup_over_default", "optimum_seconds" (replay: the recorded optimum), "measurements",
-// "failed", "from_log", "rounds", "hardware_seconds", "wall_seconds" (the tuning loop),
+// "failed", "failed_by_status", "quarantined", "retries", "confirmations", "faults_injected" (a
+// faulty backend only), "from_log", "rounds", "hardware_seconds", "wall_seconds" (the tuning loop),
 // "search_seconds" (the loop's time outside the backend), "load_seconds" (reading the source),
 // "stop_reason", "best_after", plus what ran ("campaign", "kernel", "device", "strategy", "model",
 // "seed", "records"). Throws InputError for campaign problems found while building (a kernel not

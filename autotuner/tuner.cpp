@@ -38,6 +38,19 @@ std::optional<Config> in_space_order(const Record& record, const std::vector<std
   return config;
 }
 
+// An ok result whose time is not a valid runtime becomes a runtime_error saying why.
+MeasureResult validated(MeasureResult outcome) {
+  if (outcome.ok() && runtime_problem(outcome.seconds))
+    return MeasureResult::failure(MeasureStatus::kRuntimeError,
+                                  "backend reported an invalid runtime: " + *runtime_problem(outcome.seconds),
+                                  outcome.cost_seconds);
+  return outcome;
+}
+
+bool agree(const MeasureResult& a, const MeasureResult& b) {
+  return a.ok() && b.ok() && std::max(a.seconds, b.seconds) <= kConfirmTolerance * std::min(a.seconds, b.seconds);
+}
+
 }  // namespace
 
 std::size_t default_top_k(std::size_t max_measurements) {
@@ -55,6 +68,103 @@ std::string_view stop_reason_name(StopReason reason) {
     case StopReason::kSpaceExhausted: return "space_exhausted";
   }
   return "unknown";
+}
+
+std::vector<MeasureResult> Tuner::measure_once(const Kernel& kernel, const SearchSpace& space,
+                                               const std::vector<Config>& configs, TuneResult& result) {
+  const auto backend_start = std::chrono::steady_clock::now();
+  std::vector<MeasureResult> measured = backend_.measure(kernel, space, configs);
+  result.backend_wall_seconds += seconds_since(backend_start);
+  if (measured.size() != configs.size())
+    throw std::runtime_error("backend " + backend_.fingerprint() + " returned " + std::to_string(measured.size()) +
+                             " results for " + std::to_string(configs.size()) + " configs");
+  for (MeasureResult& outcome : measured) outcome = validated(std::move(outcome));
+  return measured;
+}
+
+std::vector<MeasureResult> Tuner::measure_robustly(const Kernel& kernel, const SearchSpace& space,
+                                                   const std::vector<Config>& configs, double best_seconds,
+                                                   TuneResult& result) {
+  std::vector<MeasureResult> outcomes = measure_once(kernel, space, configs, result);
+  // Every attempt's hardware time is charged to the config's final result.
+  std::vector<double> total_cost(configs.size());
+  for (std::size_t i = 0; i < configs.size(); ++i) total_cost[i] = outcomes[i].cost_seconds;
+  auto measure_again = [&](const std::vector<std::size_t>& which) {
+    std::vector<Config> again;
+    for (std::size_t i : which) again.push_back(configs[i]);
+    std::vector<MeasureResult> measured = measure_once(kernel, space, again, result);
+    for (std::size_t j = 0; j < which.size(); ++j) total_cost[which[j]] += measured[j].cost_seconds;
+    return measured;
+  };
+
+  std::vector<std::size_t> timeouts_seen(configs.size(), 0);
+  for (std::size_t attempt = 0; attempt < options_.timeout_retries; ++attempt) {
+    std::vector<std::size_t> retry;
+    for (std::size_t i = 0; i < configs.size(); ++i)
+      if (outcomes[i].status == MeasureStatus::kTimeout) retry.push_back(i);
+    if (retry.empty()) break;
+    std::vector<MeasureResult> again = measure_again(retry);
+    result.retries += retry.size();
+    for (std::size_t j = 0; j < retry.size(); ++j) {
+      const std::size_t i = retry[j];
+      ++timeouts_seen[i];
+      outcomes[i] = std::move(again[j]);
+    }
+  }
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    if (timeouts_seen[i] > 0) {
+      const std::string tries = std::to_string(timeouts_seen[i] + 1) + " attempts";
+      outcomes[i].message = outcomes[i].status == MeasureStatus::kTimeout
+                                ? "timed out in all " + tries + ": " + outcomes[i].message
+                                : "after " + std::to_string(timeouts_seen[i]) + " timeout(s)" +
+                                      (outcomes[i].message.empty() ? "" : ": " + outcomes[i].message);
+    }
+
+  // Confirm would-be new bests until every ok result that beats the confirmed best is confirmed
+  // (rejecting a false best can make a later result of the batch the new best).
+  std::vector<bool> confirmed(configs.size(), false);
+  while (options_.confirm_best) {
+    double running = best_seconds;
+    for (std::size_t i = 0; i < configs.size(); ++i)
+      if (confirmed[i] && outcomes[i].ok()) running = std::min(running, outcomes[i].seconds);
+    std::vector<std::size_t> candidates;
+    for (std::size_t i = 0; i < configs.size(); ++i)
+      if (!confirmed[i] && outcomes[i].ok() && outcomes[i].seconds < running) {
+        candidates.push_back(i);
+        running = outcomes[i].seconds;
+      }
+    if (candidates.empty()) break;
+    std::vector<MeasureResult> second = measure_again(candidates);
+    result.confirmations += candidates.size();
+    std::vector<std::size_t> undecided;
+    for (std::size_t j = 0; j < candidates.size(); ++j) {
+      const std::size_t i = candidates[j];
+      confirmed[i] = true;
+      if (!agree(outcomes[i], second[j])) undecided.push_back(j);
+    }
+    if (undecided.empty()) continue;
+    std::vector<std::size_t> third_of;
+    for (std::size_t j : undecided) third_of.push_back(candidates[j]);
+    std::vector<MeasureResult> third = measure_again(third_of);
+    result.confirmations += third_of.size();
+    for (std::size_t u = 0; u < undecided.size(); ++u) {
+      const std::size_t i = candidates[undecided[u]];
+      MeasureResult& first = outcomes[i];
+      const MeasureResult& middle = second[undecided[u]];
+      const MeasureResult& last = third[u];
+      // The first measurement is the disputed one: only the two re-measurements may settle it.
+      if (agree(middle, last)) {
+        first = middle;
+      } else {
+        auto text = [](const MeasureResult& r) { return r.ok() ? std::to_string(r.seconds) + " s" : std::string(status_name(r.status)); };
+        first = MeasureResult::failure(MeasureStatus::kRuntimeError, "unstable runtime: three measurements disagree by more than " +
+                                                                         std::to_string(kConfirmTolerance) + "x (" + text(first) + ", " +
+                                                                         text(middle) + ", " + text(last) + ")");
+      }
+    }
+  }
+  for (std::size_t i = 0; i < configs.size(); ++i) outcomes[i].cost_seconds = total_cost[i];
+  return outcomes;
 }
 
 Tuner::Tuner(Backend& backend, Strategy& strategy, CostModel* model, RecordLog* log, TunerOptions options)
@@ -153,12 +263,9 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
       if (!from_log.count(config)) to_measure.push_back(config);
     std::vector<MeasureResult> measured_now;
     if (!to_measure.empty()) {
-      const auto backend_start = std::chrono::steady_clock::now();
-      measured_now = backend_.measure(kernel, space, to_measure);
-      result.backend_wall_seconds += seconds_since(backend_start);
-      if (measured_now.size() != to_measure.size())
-        throw std::runtime_error("backend " + device + " returned " + std::to_string(measured_now.size()) +
-                                 " results for " + std::to_string(to_measure.size()) + " configs");
+      const auto best = history.best();
+      measured_now = measure_robustly(kernel, space, to_measure,
+                                      best ? history.entries()[*best].result.seconds : INFINITY, result);
     }
 
     // 3. Record, in batch order, and let the model learn.
@@ -171,10 +278,6 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
         ++result.from_log;
       } else {
         outcome = std::move(measured_now[next_measured++]);
-        if (outcome.ok() && runtime_problem(outcome.seconds))
-          outcome = MeasureResult::failure(MeasureStatus::kRuntimeError,
-                                           "backend reported an invalid runtime: " + *runtime_problem(outcome.seconds),
-                                           outcome.cost_seconds);
         if (log_) log_->append(Record{device, kernel.key(), kernel.name(), knob_names, config, outcome, unix_now()});
       }
       auto best_seconds = [&history]() -> std::optional<double> {
@@ -183,7 +286,11 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
       };
       const double before = best_seconds().value_or(INFINITY);
       result.hardware_seconds += outcome.cost_seconds;
-      if (!outcome.ok()) ++result.failed;
+      if (!outcome.ok()) {
+        ++result.failed;
+        ++result.failed_by_status[outcome.status];
+        result.quarantined.push_back(config);
+      }
       fresh.push_back(Measurement{config, outcome});
       history.add(config, std::move(outcome));
       result.best_after.push_back(best_seconds());

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -32,7 +33,20 @@ struct TunerOptions {
   std::size_t early_stopping = 0;     // stop after this many measurements without a new best; 0: never
   std::uint64_t seed = 0;
   std::vector<Config> measure_first;  // e.g. the default config: measured in round 0, before searching
+  // A timeout may be the machine's hiccup, not the config's fault: retry it this many times in
+  // the same round. No other failure is retried (a compile error or a crash repeats itself).
+  std::size_t timeout_retries = 2;
+  // Measure a would-be new best again before believing it; when the two runtimes disagree by more
+  // than kConfirmTolerance, the first is disputed: a third measurement must agree with the second,
+  // else the config is recorded as runtime_error ("unstable runtime"). Guards the result against a
+  // transient too-fast time (a broken timer); a false best survives only if the re-measurement
+  // fails the same way (probability ~ the fault rate per would-be best).
+  bool confirm_best = false;
 };
+
+// Two measurements of one config "agree" when within this factor: far below the 100x of a broken
+// timer, far above run-to-run noise (the replay backend: 1.0; a loaded CPU: a few percent).
+inline constexpr double kConfirmTolerance = 1.5;
 
 // k = 64 (AutoTVM's and Ansor's usual batch), scaled down so that a small budget still gets about
 // ten rounds of feedback: min(64, max(1, budget / 10)).
@@ -56,6 +70,12 @@ struct TuneResult {
   std::size_t rounds = 0;
   std::size_t from_log = 0;                   // measurements taken from the log on resume
   std::size_t failed = 0;
+  std::map<MeasureStatus, std::size_t> failed_by_status;  // failed configs by their final status
+  std::size_t retries = 0;                    // extra backend attempts after timeouts
+  std::size_t confirmations = 0;              // extra backend attempts confirming a new best
+  // Configs whose final result is a failure (after retries): never proposed to the backend again
+  // in this campaign, nor on resume (their record stands in for them).
+  std::vector<Config> quarantined;
   double hardware_seconds = 0.0;              // charged by the backend (or the log) for all measurements
   double backend_wall_seconds = 0.0;          // wall time inside Backend::measure
   double wall_seconds = 0.0;
@@ -70,11 +90,22 @@ class Tuner {
   Tuner(Backend& backend, Strategy& strategy, CostModel* model, RecordLog* log, TunerOptions options);
 
   // Throws std::invalid_argument for a zero budget, a model-needing strategy without a model, or
-  // an empty space. Measurement failures are recorded, never thrown.
+  // an empty space. Measurement failures are recorded, never thrown; an ok result that is not a
+  // valid runtime (NaN, infinite, negative) is recorded as runtime_error with the reason. A record
+  // log that cannot be written (disk full, read-only) throws std::runtime_error naming the log;
+  // every record written before stays intact.
   TuneResult run(const Kernel& kernel, const SearchSpace& space, const std::vector<Record>& logged = {},
                  const std::function<void(const RoundReport&)>& progress = {});
 
  private:
+  // One backend call for `configs`, then the retries of timeouts and, with confirm_best, the
+  // confirmation of would-be new bests (better than `best_seconds`); one final result per config.
+  std::vector<MeasureResult> measure_robustly(const Kernel& kernel, const SearchSpace& space,
+                                              const std::vector<Config>& configs, double best_seconds,
+                                              TuneResult& result);
+  std::vector<MeasureResult> measure_once(const Kernel& kernel, const SearchSpace& space,
+                                          const std::vector<Config>& configs, TuneResult& result);
+
   Backend& backend_;
   Strategy& strategy_;
   CostModel* model_;

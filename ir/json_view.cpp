@@ -45,6 +45,11 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
     const auto colon = what.rfind(": ");
     throw InputError(file, line_and_column(text, error.byte > 0 ? error.byte - 1 : 0),
                      "valid JSON (" + (colon == std::string::npos ? what : what.substr(colon + 2)) + ")");
+  } catch (const nlohmann::json::out_of_range& error) {
+    // A number beyond double's range ("1e400"); nlohmann reports no position for it (found by fuzzing).
+    std::string what = error.what();
+    const auto bracket = what.find("] ");
+    throw InputError(file, "", "numbers within double's range (" + (bracket == std::string::npos ? what : what.substr(bracket + 2)) + ")");
   }
 }
 

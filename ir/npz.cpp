@@ -207,7 +207,8 @@ NpyArray NpyArray::from_floats(const std::vector<float>& values, std::vector<std
   NpyArray a{'f', 4, std::move(shape), {}};
   if (a.element_count() != values.size()) throw std::invalid_argument("NpyArray::from_floats: shape does not match the values");
   a.data.resize(values.size() * 4);
-  std::memcpy(a.data.data(), values.data(), a.data.size());
+  // memcpy from an empty vector's null data() is undefined even for 0 bytes (UBSan found it).
+  if (!values.empty()) std::memcpy(a.data.data(), values.data(), a.data.size());
   return a;
 }
 

@@ -227,7 +227,7 @@ LoadedLog RecordLog::load(const std::string& path) {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error&) {
+    } catch (const nlohmann::json::exception&) {  // a syntax error, or a number out of double's range (found by fuzzing)
       if (torn) {
         log.warnings.push_back(path + ": " + place + ": dropped a torn last line (the writer was interrupted)");
         break;
