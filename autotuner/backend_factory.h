@@ -1,7 +1,8 @@
 #pragma once
 // The "backend" section of a campaign: which Backend measures, and its settings.
 //   {"type": "replay", "cost": {"per_measurement_seconds": 1.0, "runtime_multiple": 10}}
-//   {"type": "cpu", ...}, {"type": "command", ...}: not in this build yet (a clear error).
+//   {"type": "cpu", "run_timeout_seconds": 10, "max_repeats": 30, "target_cv": 0.02, "cache_dir": DIR}
+//   {"type": "command", "commands": ["ssh tpu-vm-1 runner", ...], "device": "tpu-v4", "timeout_seconds": 600}
 // Any backend may carry "faults" to rehearse bad hardware (hardware/fault_injecting_backend.h):
 //   "faults": {"share": 0.2, "kinds": ["compile_error", "hang", "crash", "nan", "negative", "off_100x"],
 //              "seed": 1, "hang_seconds": 0.01, "latency_seconds": 0}
@@ -11,6 +12,8 @@
 #include <string>
 
 #include "hardware/backend.h"
+#include "hardware/command_backend.h"
+#include "hardware/cpu_backend.h"
 #include "hardware/fault_injecting_backend.h"
 #include "hardware/replay_backend.h"
 #include "ir/corpus.h"
@@ -21,6 +24,8 @@ namespace perftune {
 struct BackendSpec {
   std::string type;  // "replay", "cpu", "command"
   ReplayCost replay_cost;
+  CpuBackendOptions cpu;          // "cpu" only
+  CommandBackendOptions command;  // "command" only
   std::optional<FaultPlan> faults;  // wraps the backend in a FaultInjectingBackend when set
   std::string file;  // where the spec was read, for errors
   std::string path;  // its JSON path
@@ -30,7 +35,7 @@ struct BackendSpec {
 BackendSpec parse_backend_spec(const JsonView& view);
 
 // Builds the backend; `recorded` is the campaign's source (replay serves it) and `device` the
-// device chosen in it. Throws InputError for a backend not available in this build.
+// device chosen in it (both unused by live backends).
 std::unique_ptr<Backend> make_backend(const BackendSpec& spec, const Corpus& recorded, const std::string& device);
 
 }  // namespace perftune

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "autotuner/program_target.h"
 #include "autotuner/tuner.h"
 #include "ir/input_error.h"
 #include "ir/record_log.h"
@@ -81,14 +82,22 @@ void write_file_atomically(const std::string& path, const std::string& text) {
 }  // namespace
 
 nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunOptions& options) {
-  if (!campaign.source.program.empty())
-    throw InputError(campaign.file, "$.source.program",
-                     "a recorded source (\"path\"): program sources need the CPU tile and fusion spaces, which are "
-                     "not available in this build");
   const auto load_start = std::chrono::steady_clock::now();
-  const Corpus corpus = load_source(campaign.source.path);
+  Corpus corpus;                  // recorded sources: what replay serves
+  MeasuredKernel program_kernel;  // program sources: nothing measured yet
+  std::vector<std::pair<std::string, Config>> named_defaults;
+  const MeasuredKernel* selected = &program_kernel;
+  if (!campaign.source.program.empty()) {
+    ProgramTarget target = program_target(campaign);
+    program_kernel.kernel = std::move(target.kernel);
+    program_kernel.space = std::move(target.space);
+    named_defaults = std::move(target.defaults);
+  } else {
+    corpus = load_source(campaign.source.path);
+    selected = &select_kernel(corpus, campaign);
+  }
   const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
-  const MeasuredKernel& measured = select_kernel(corpus, campaign);
+  const MeasuredKernel& measured = *selected;
   const Kernel& kernel = measured.kernel;
   const SearchSpace& space = *measured.space;
 
@@ -97,7 +106,8 @@ nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunO
   std::unique_ptr<Strategy> strategy = make_strategy(campaign.strategy);
 
   // The default's runtime: from the recording when replaying it (free), else measured first.
-  const std::optional<Config> default_cfg = default_config(campaign, measured);
+  std::optional<Config> default_cfg = default_config(campaign, measured);
+  if (!default_cfg && !named_defaults.empty()) default_cfg = named_defaults.front().second;
   std::optional<double> default_seconds;
   std::optional<double> optimum_seconds;
   TunerOptions tuner_options;
@@ -107,8 +117,10 @@ nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunO
       if (default_cfg && m.config == *default_cfg && !default_seconds) default_seconds = m.result.seconds;
       optimum_seconds = std::min(optimum_seconds.value_or(INFINITY), m.result.seconds);
     }
-  } else if (default_cfg) {
-    tuner_options.measure_first.push_back(*default_cfg);
+  } else {
+    if (default_cfg) tuner_options.measure_first.push_back(*default_cfg);
+    for (const auto& [name, config] : named_defaults)
+      if (!default_cfg || !(config == *default_cfg)) tuner_options.measure_first.push_back(config);
   }
   tuner_options.max_measurements = campaign.max_measurements;
   tuner_options.max_hardware_seconds = campaign.max_hardware_seconds;
@@ -174,6 +186,19 @@ nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunO
   summary["default_seconds"] = optional_number(default_seconds);
   summary["speedup_over_default"] =
       optional_number(best_seconds && default_seconds ? std::optional<double>(*default_seconds / *best_seconds) : std::nullopt);
+  if (!named_defaults.empty()) {
+    // Every default the program target names (no fusion, greedy fusion), and the speedup over each.
+    nlohmann::ordered_json defaults = nlohmann::ordered_json::object();
+    for (const auto& [name, config] : named_defaults) {
+      const MeasureResult* result_of_default = result.history.find(config);
+      const std::optional<double> seconds =
+          result_of_default && result_of_default->ok() ? std::optional<double>(result_of_default->seconds) : std::nullopt;
+      defaults[name] = {{"config", space.to_json(config)},
+                        {"seconds", optional_number(seconds)},
+                        {"speedup", optional_number(best_seconds && seconds ? std::optional<double>(*seconds / *best_seconds) : std::nullopt)}};
+    }
+    summary["defaults"] = std::move(defaults);
+  }
   summary["optimum_seconds"] = optional_number(optimum_seconds);
   summary["measurements"] = result.history.size();
   summary["failed"] = result.failed;
