@@ -98,6 +98,9 @@ nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunO
   }
   const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
   const MeasuredKernel& measured = *selected;
+  if (campaign.backend.type != "replay" && measured.kernel.body().empty())
+    throw InputError(campaign.file, "$.backend.type",
+                     "\"replay\" for kernel " + measured.kernel.name() + ": it comes from a recording and has no graph to run");
   const Kernel& kernel = measured.kernel;
   const SearchSpace& space = *measured.space;
 

@@ -1,5 +1,7 @@
 #include "autotuner/model_factory.h"
 
+#include <filesystem>
+
 #include "ir/device_spec.h"
 #include "ir/input_error.h"
 #include "surrogate/analytical_model.h"
@@ -46,7 +48,12 @@ std::unique_ptr<CostModel> make_model(const ModelSpec& spec, const std::string& 
     return std::make_unique<AnalyticalModel>(load_device_spec(device));
   }
   if (spec.type == "learned") {
-    if (!spec.checkpoint.empty()) return load_learned_model(spec.checkpoint);
+    if (!spec.checkpoint.empty()) {
+      if (!std::filesystem::exists(spec.checkpoint))
+        throw InputError(spec.file, spec.path + ".checkpoint",
+                         "a checkpoint written by perftune train, but " + spec.checkpoint + " does not exist");
+      return load_learned_model(spec.checkpoint);
+    }
     return make_online_learned_model(spec.params, spec.seed);
   }
   throw InputError(spec.file, spec.path + ".type", "one of \"none\", \"analytical\", \"learned\"");

@@ -1,5 +1,7 @@
 #include "autotuner/program_target.h"
 
+#include <filesystem>
+
 #include "hardware/cpu_tile_space.h"
 #include "hardware/fusion_space.h"
 #include "ir/fusion.h"
@@ -30,6 +32,8 @@ ProgramTarget fusion_target(const Program& program) {
 }  // namespace
 
 ProgramTarget program_target(const Campaign& campaign) {
+  if (!std::filesystem::exists(campaign.source.program))
+    throw InputError(campaign.file, "$.source.program", "a program file, but " + campaign.source.program + " does not exist");
   const Program program = load_program_file(campaign.source.program);
   if (campaign.source.kernel == "fusion") return fusion_target(program);
 

@@ -146,9 +146,9 @@ TEST_CASE("campaign problems found while building name their place") {
       {"/source/device", "\"A100\"", "$.source", "gpu:toy"},
       {"/default", R"({"tile.out.0": 3, "tile.out.1": 1, "tile.red": 1})", "$.default", "inside the kernel's space"},
       {"/default", R"({"tile.out.0": 1})", "$.default", "missing knob"},
-      {"/backend", R"({"type": "cpu"})", "$.backend.type", "not available in this build"},
-      {"/model", R"({"type": "learned", "checkpoint": "m.pt"})", "$.model.type", "not available in this build"},
-      {"/source", R"({"program": "p.json", "kernel": "fusion"})", "$.source.program", "not available in this build"},
+      {"/backend", R"({"type": "cpu"})", "$.backend.type", "has no graph to run"},
+      {"/model", R"({"type": "learned", "checkpoint": "m.pt"})", "$.model.checkpoint", "does not exist"},
+      {"/source", R"({"program": "p.json", "kernel": "fusion"})", "$.source.program", "does not exist"},
   }));
   CAPTURE(pointer, replacement);
   nlohmann::json json = valid_campaign();
