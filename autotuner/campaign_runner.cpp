@@ -31,27 +31,6 @@ std::string format_seconds(double seconds) {
   return out.str();
 }
 
-// The one measured kernel the campaign tunes.
-const MeasuredKernel& select_kernel(const Corpus& corpus, const Campaign& campaign) {
-  std::vector<const MeasuredKernel*> matches;
-  std::string available;
-  for (const MeasuredKernel& measured : corpus.kernels) {
-    available += (available.empty() ? "" : ", ") + measured.kernel.name() + " (" + measured.kernel.key() + ") on '" +
-                 measured.device + "'";
-    const bool kernel_ok = campaign.source.kernel.empty() || measured.kernel.name() == campaign.source.kernel ||
-                           measured.kernel.key() == campaign.source.kernel;
-    const bool device_ok = campaign.source.device.empty() || measured.device == campaign.source.device;
-    if (kernel_ok && device_ok) matches.push_back(&measured);
-  }
-  if (matches.size() == 1) return *matches.front();
-  const std::string place = campaign.source.kernel.empty() ? "$.source" : "$.source.kernel";
-  if (matches.empty())
-    throw InputError(campaign.file, place, "a kernel and device measured in " + campaign.source.path +
-                                               (available.empty() ? " (it has no measured kernels)" : "; it has: " + available));
-  throw InputError(campaign.file, place, "one kernel: " + std::to_string(matches.size()) + " in " + campaign.source.path +
-                                             " match; name one with \"kernel\" and \"device\" (it has: " + available + ")");
-}
-
 std::optional<Config> default_config(const Campaign& campaign, const MeasuredKernel& measured) {
   if (campaign.default_config) {
     Config config;
@@ -80,15 +59,53 @@ void write_file_atomically(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunOptions& options) {
+const MeasuredKernel& campaign_kernel(const Corpus& corpus, const Campaign& campaign) {
+  std::vector<const MeasuredKernel*> matches;
+  std::string available;
+  for (const MeasuredKernel& measured : corpus.kernels) {
+    available += (available.empty() ? "" : ", ") + measured.kernel.name() + " (" + measured.kernel.key() + ") on '" +
+                 measured.device + "'";
+    const bool kernel_ok = campaign.source.kernel.empty() || measured.kernel.name() == campaign.source.kernel ||
+                           measured.kernel.key() == campaign.source.kernel;
+    const bool device_ok = campaign.source.device.empty() || measured.device == campaign.source.device;
+    if (kernel_ok && device_ok) matches.push_back(&measured);
+  }
+  if (matches.size() == 1) return *matches.front();
+  const std::string place = campaign.source.kernel.empty() ? "$.source" : "$.source.kernel";
+  if (matches.empty())
+    throw InputError(campaign.file, place, "a kernel and device measured in " + campaign.source.path +
+                                               (available.empty() ? " (it has no measured kernels)" : "; it has: " + available));
+  throw InputError(campaign.file, place, "one kernel: " + std::to_string(matches.size()) + " in " + campaign.source.path +
+                                             " match; name one with \"kernel\" and \"device\" (it has: " + available + ")");
+}
+
+namespace {
+
+void require_recorded_source(const Campaign& campaign) {
   if (!campaign.source.program.empty())
     throw InputError(campaign.file, "$.source.program",
                      "a recorded source (\"path\"): program sources need the CPU tile and fusion spaces, which are "
                      "not available in this build");
+}
+
+}  // namespace
+
+nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunOptions& options) {
+  require_recorded_source(campaign);
   const auto load_start = std::chrono::steady_clock::now();
   const Corpus corpus = load_source(campaign.source.path);
   const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
-  const MeasuredKernel& measured = select_kernel(corpus, campaign);
+  nlohmann::ordered_json summary = run_campaign(campaign, corpus, options);
+  summary["load_seconds"] = load_seconds;
+  write_file_atomically((std::filesystem::path(summary["records"].get<std::string>()).parent_path() / "summary.json").string(),
+                        summary.dump(2));
+  return summary;
+}
+
+nlohmann::ordered_json run_campaign(const Campaign& campaign, const Corpus& corpus, const CampaignRunOptions& options) {
+  require_recorded_source(campaign);
+  const double load_seconds = 0.0;
+  const MeasuredKernel& measured = campaign_kernel(corpus, campaign);
   const Kernel& kernel = measured.kernel;
   const SearchSpace& space = *measured.space;
 
@@ -184,6 +201,10 @@ nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunO
   nlohmann::ordered_json best_after = nlohmann::ordered_json::array();
   for (const auto& value : result.best_after) best_after.push_back(optional_number(value));
   summary["best_after"] = std::move(best_after);
+  nlohmann::ordered_json hardware_after = nlohmann::ordered_json::array();
+  double charged = 0.0;
+  for (const Measurement& entry : result.history.entries()) hardware_after.push_back(charged += entry.result.cost_seconds);
+  summary["hardware_after"] = std::move(hardware_after);
   summary["records"] = records_path;
   write_file_atomically((std::filesystem::path(output) / "summary.json").string(), summary.dump(2));
   return summary;
