@@ -32,27 +32,6 @@ std::string format_seconds(double seconds) {
   return out.str();
 }
 
-// The one measured kernel the campaign tunes.
-const MeasuredKernel& select_kernel(const Corpus& corpus, const Campaign& campaign) {
-  std::vector<const MeasuredKernel*> matches;
-  std::string available;
-  for (const MeasuredKernel& measured : corpus.kernels) {
-    available += (available.empty() ? "" : ", ") + measured.kernel.name() + " (" + measured.kernel.key() + ") on '" +
-                 measured.device + "'";
-    const bool kernel_ok = campaign.source.kernel.empty() || measured.kernel.name() == campaign.source.kernel ||
-                           measured.kernel.key() == campaign.source.kernel;
-    const bool device_ok = campaign.source.device.empty() || measured.device == campaign.source.device;
-    if (kernel_ok && device_ok) matches.push_back(&measured);
-  }
-  if (matches.size() == 1) return *matches.front();
-  const std::string place = campaign.source.kernel.empty() ? "$.source" : "$.source.kernel";
-  if (matches.empty())
-    throw InputError(campaign.file, place, "a kernel and device measured in " + campaign.source.path +
-                                               (available.empty() ? " (it has no measured kernels)" : "; it has: " + available));
-  throw InputError(campaign.file, place, "one kernel: " + std::to_string(matches.size()) + " in " + campaign.source.path +
-                                             " match; name one with \"kernel\" and \"device\" (it has: " + available + ")");
-}
-
 std::optional<Config> default_config(const Campaign& campaign, const MeasuredKernel& measured) {
   if (campaign.default_config) {
     Config config;
@@ -79,25 +58,11 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   std::filesystem::rename(temporary, path);
 }
 
-}  // namespace
-
-nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunOptions& options) {
-  const auto load_start = std::chrono::steady_clock::now();
-  Corpus corpus;                  // recorded sources: what replay serves
-  MeasuredKernel program_kernel;  // program sources: nothing measured yet
-  std::vector<std::pair<std::string, Config>> named_defaults;
-  const MeasuredKernel* selected = &program_kernel;
-  if (!campaign.source.program.empty()) {
-    ProgramTarget target = program_target(campaign);
-    program_kernel.kernel = std::move(target.kernel);
-    program_kernel.space = std::move(target.space);
-    named_defaults = std::move(target.defaults);
-  } else {
-    corpus = load_source(campaign.source.path);
-    selected = &select_kernel(corpus, campaign);
-  }
-  const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
-  const MeasuredKernel& measured = *selected;
+// Tunes `measured` (a kernel of `corpus`, or a program target with `named_defaults`) and writes
+// the summary; "load_seconds" is filled in by the caller.
+nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpus, const MeasuredKernel& measured,
+                                   const std::vector<std::pair<std::string, Config>>& named_defaults,
+                                   const CampaignRunOptions& options) {
   if (campaign.backend.type != "replay" && measured.kernel.body().empty())
     throw InputError(campaign.file, "$.backend.type",
                      "\"replay\" for kernel " + measured.kernel.name() + ": it comes from a recording and has no graph to run");
@@ -221,14 +186,70 @@ nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunO
   summary["hardware_seconds"] = result.hardware_seconds;
   summary["wall_seconds"] = result.wall_seconds;
   summary["search_seconds"] = std::max(0.0, result.wall_seconds - result.backend_wall_seconds);
-  summary["load_seconds"] = load_seconds;
   summary["stop_reason"] = std::string(stop_reason_name(result.stop));
   nlohmann::ordered_json best_after = nlohmann::ordered_json::array();
   for (const auto& value : result.best_after) best_after.push_back(optional_number(value));
   summary["best_after"] = std::move(best_after);
+  nlohmann::ordered_json hardware_after = nlohmann::ordered_json::array();
+  double charged = 0.0;
+  for (const Measurement& entry : result.history.entries()) hardware_after.push_back(charged += entry.result.cost_seconds);
+  summary["hardware_after"] = std::move(hardware_after);
   summary["records"] = records_path;
   write_file_atomically((std::filesystem::path(output) / "summary.json").string(), summary.dump(2));
   return summary;
+}
+
+}  // namespace
+
+
+const MeasuredKernel& campaign_kernel(const Corpus& corpus, const Campaign& campaign) {
+  std::vector<const MeasuredKernel*> matches;
+  std::string available;
+  for (const MeasuredKernel& measured : corpus.kernels) {
+    available += (available.empty() ? "" : ", ") + measured.kernel.name() + " (" + measured.kernel.key() + ") on '" +
+                 measured.device + "'";
+    const bool kernel_ok = campaign.source.kernel.empty() || measured.kernel.name() == campaign.source.kernel ||
+                           measured.kernel.key() == campaign.source.kernel;
+    const bool device_ok = campaign.source.device.empty() || measured.device == campaign.source.device;
+    if (kernel_ok && device_ok) matches.push_back(&measured);
+  }
+  if (matches.size() == 1) return *matches.front();
+  const std::string place = campaign.source.kernel.empty() ? "$.source" : "$.source.kernel";
+  if (matches.empty())
+    throw InputError(campaign.file, place, "a kernel and device measured in " + campaign.source.path +
+                                               (available.empty() ? " (it has no measured kernels)" : "; it has: " + available));
+  throw InputError(campaign.file, place, "one kernel: " + std::to_string(matches.size()) + " in " + campaign.source.path +
+                                             " match; name one with \"kernel\" and \"device\" (it has: " + available + ")");
+}
+
+nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunOptions& options) {
+  const auto load_start = std::chrono::steady_clock::now();
+  if (!campaign.source.program.empty()) {
+    // A program source: nothing recorded; the live backend measures the target and its defaults.
+    ProgramTarget target = program_target(campaign);
+    MeasuredKernel measured;
+    measured.kernel = std::move(target.kernel);
+    measured.space = std::move(target.space);
+    const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
+    nlohmann::ordered_json summary = tune_target(campaign, Corpus{}, measured, target.defaults, options);
+    summary["load_seconds"] = load_seconds;
+    write_file_atomically((std::filesystem::path(summary["records"].get<std::string>()).parent_path() / "summary.json").string(),
+                          summary.dump(2));
+    return summary;
+  }
+  const Corpus corpus = load_source(campaign.source.path);
+  const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
+  nlohmann::ordered_json summary = run_campaign(campaign, corpus, options);
+  summary["load_seconds"] = load_seconds;
+  write_file_atomically((std::filesystem::path(summary["records"].get<std::string>()).parent_path() / "summary.json").string(),
+                        summary.dump(2));
+  return summary;
+}
+
+nlohmann::ordered_json run_campaign(const Campaign& campaign, const Corpus& corpus, const CampaignRunOptions& options) {
+  if (!campaign.source.program.empty())
+    throw InputError(campaign.file, "$.source.program", "a recorded source (\"path\") when the corpus is given");
+  return tune_target(campaign, corpus, campaign_kernel(corpus, campaign), {}, options);
 }
 
 }  // namespace perftune

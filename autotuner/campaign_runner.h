@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autotuner/campaign.h"
+#include "ir/corpus.h"
 
 namespace perftune {
 
@@ -21,9 +22,20 @@ struct CampaignRunOptions {
 // "failed", "failed_by_status", "quarantined", "retries", "confirmations", "faults_injected" (a
 // faulty backend only), "from_log", "rounds", "hardware_seconds", "wall_seconds" (the tuning loop),
 // "search_seconds" (the loop's time outside the backend), "load_seconds" (reading the source),
-// "stop_reason", "best_after", plus what ran ("campaign", "kernel", "device", "strategy", "model",
-// "seed", "records"). Throws InputError for campaign problems found while building (a kernel not
-// in the source, a default config outside the space, a backend or model not in this build).
+// "stop_reason", "best_after", "hardware_after" (hardware seconds charged after each
+// measurement), "defaults" (program sources: each named default's config, seconds and speedup),
+// plus what ran ("campaign", "kernel", "device", "strategy", "model", "seed", "records"). Throws
+// InputError for campaign problems found while building (a kernel not in the source, a default
+// config outside the space, a live backend asked to run a kernel that has no graph).
 nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunOptions& options = {});
+
+// The one measured kernel of `corpus` that the campaign's source section names. Throws
+// InputError naming what the source holds when none or several match.
+const MeasuredKernel& campaign_kernel(const Corpus& corpus, const Campaign& campaign);
+
+// The same on a source already loaded (`corpus` must be what load_source(campaign.source.path)
+// returns; it is only read, so many campaigns may share it across threads). "load_seconds" is 0.
+nlohmann::ordered_json run_campaign(const Campaign& campaign, const Corpus& corpus,
+                                    const CampaignRunOptions& options = {});
 
 }  // namespace perftune

@@ -1,0 +1,64 @@
+// perftune experiment EXPERIMENT.json [--jobs N] [--output DIR] [--seeds N] [--no-plots] [--json]:
+// run many campaigns (strategies x spaces x seeds) and write curves, a summary and plots.
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include "cli/command.h"
+#include "experiments/experiment.h"
+#include "experiments/experiment_runner.h"
+
+namespace perftune::cli {
+namespace {
+
+struct ExperimentCliOptions {
+  std::string experiment;
+  std::string output;
+  std::size_t jobs = 0;
+  std::size_t seeds = 0;
+  bool no_plots = false;
+  bool json = false;
+};
+
+const bool registered = register_command({"experiment",
+  "Run an experiment (strategies x spaces x seeds) and write runs.csv, summary.json and plots; a rerun continues",
+  [](CLI::App& app) {
+    auto options = std::make_shared<ExperimentCliOptions>();
+    app.add_option("experiment", options->experiment, "Experiment JSON (configs/experiments/*.json)")->required();
+    app.add_option("--jobs,-j", options->jobs, "Concurrent runs (default: the machine's hardware threads)");
+    app.add_option("--output", options->output, "Output folder (overrides the experiment's)");
+    app.add_option("--seeds", options->seeds, "Number of seeds (overrides the experiment's; e.g. 3 for a quick check)")
+        ->check(CLI::PositiveNumber);
+    app.add_flag("--no-plots", options->no_plots, "Skip the plots (render them later with perftune plot DIR)");
+    app.add_flag("--json", options->json, "Print the per-strategy table as JSON on stdout");
+    app.callback([options] {
+      const Experiment experiment = load_experiment(options->experiment);
+      ExperimentOptions run_options;
+      run_options.jobs = options->jobs;
+      run_options.output = options->output;
+      if (options->seeds) run_options.seeds = options->seeds;
+      run_options.plots = !options->no_plots;
+      run_options.progress = &std::cerr;
+      const auto summary = run_experiment(experiment, run_options);
+      if (options->json) {
+        print_json(nlohmann::ordered_json{{"experiment", summary["experiment"]}, {"strategies", summary["strategies"]}}.dump(2));
+        return;
+      }
+      std::cout << std::left << std::setw(34) << "strategy" << std::setw(8) << "score";
+      for (const auto& [budget, value] : summary["strategies"].begin().value()["speedup_at"].items())
+        std::cout << std::setw(9) << ("x@" + budget);
+      std::cout << "\n" << std::fixed << std::setprecision(3);
+      for (const auto& [name, row] : summary["strategies"].items()) {
+        std::cout << std::setw(34) << name;
+        if (row["score"].is_null()) std::cout << std::setw(8) << "-";
+        else std::cout << std::setw(8) << row["score"].get<double>();
+        for (const auto& [budget, value] : row["speedup_at"].items()) std::cout << std::setw(9) << value.get<double>();
+        std::cout << "\n";
+      }
+      std::cout << "results in " << (options->output.empty() ? experiment.output : options->output)
+                << " (runs.csv, summary.json, plots/)\n";
+    });
+  }});
+
+}  // namespace
+}  // namespace perftune::cli

@@ -1,0 +1,21 @@
+// perftune plot RESULTS_DIR: re-render an experiment's plots from its saved summary.json.
+#include <iostream>
+#include <memory>
+
+#include "cli/command.h"
+#include "experiments/experiment_plots.h"
+
+namespace perftune::cli {
+namespace {
+
+const bool registered = register_command({"plot", "Re-render an experiment's plots (PNG and SVG) from its summary.json",
+  [](CLI::App& app) {
+    auto results = std::make_shared<std::string>();
+    app.add_option("results_dir", *results, "An experiment's output folder (holds summary.json)")->required();
+    app.callback([results] {
+      for (const std::string& path : render_experiment_plots(*results)) std::cout << path << "\n";
+    });
+  }});
+
+}  // namespace
+}  // namespace perftune::cli

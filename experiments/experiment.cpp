@@ -1,0 +1,129 @@
+#include "experiments/experiment.h"
+
+#include <filesystem>
+#include <set>
+
+#include "ir/input_error.h"
+#include "ir/json_view.h"
+
+namespace perftune {
+
+namespace {
+
+nlohmann::json campaign_json(const Experiment& experiment, std::size_t space, std::size_t strategy, std::uint64_t seed,
+                             const std::string& output) {
+  const ExperimentSpace& s = experiment.spaces[space];
+  const ExperimentStrategy& t = experiment.strategies[strategy];
+  nlohmann::json json = {{"name", experiment.name + ":" + s.name + ":" + t.name + ":" + std::to_string(seed)},
+                         {"source", s.source},
+                         {"backend", experiment.backend},
+                         {"model", t.model},
+                         {"strategy", t.strategy},
+                         {"budget", experiment.budget},
+                         {"epsilon", experiment.epsilon},
+                         {"seed", seed},
+                         {"output", output}};
+  if (experiment.top_k) json["top_k"] = *experiment.top_k;
+  if (s.default_config) json["default"] = *s.default_config;
+  return json;
+}
+
+// A campaign error's place, translated to where that section sits in the experiment file.
+std::string experiment_place(const std::string& campaign_place, std::size_t space, std::size_t strategy) {
+  auto under = [&](std::string_view section, const std::string& prefix) -> std::optional<std::string> {
+    const std::string head = "$." + std::string(section);
+    if (campaign_place == head || campaign_place.starts_with(head + ".") || campaign_place.starts_with(head + "["))
+      return prefix + "." + std::string(section) + campaign_place.substr(head.size());
+    return std::nullopt;
+  };
+  const std::string space_prefix = "$.spaces[" + std::to_string(space) + "]";
+  const std::string strategy_prefix = "$.strategies[" + std::to_string(strategy) + "]";
+  for (const char* section : {"source", "default"})
+    if (auto place = under(section, space_prefix)) return *place;
+  for (const char* section : {"strategy", "model"})
+    if (auto place = under(section, strategy_prefix)) return *place;
+  return campaign_place;
+}
+
+}  // namespace
+
+std::size_t Experiment::max_measurements() const {
+  return budget.contains("measurements") && budget["measurements"].is_number_integer()
+             ? budget["measurements"].get<std::size_t>()
+             : 0;
+}
+
+Experiment load_experiment(const std::string& path) { return parse_experiment(parse_json_file(path), path); }
+
+Experiment parse_experiment(const nlohmann::json& json, const std::string& file) {
+  const JsonView root(json, file);
+  root.expect_keys({"name", "description", "spaces", "strategies", "backend", "budget", "top_k", "epsilon", "seeds",
+                    "first_seed", "report_budgets", "output"});
+  Experiment experiment;
+  experiment.file = file;
+  experiment.name = root.has("name") ? root.at("name").as_string() : std::filesystem::path(file).stem().string();
+  experiment.description = root.get_string("description", "");
+
+  std::set<std::string> names;
+  const JsonView spaces = root.at("spaces");
+  if (spaces.size() == 0) spaces.fail("at least one space");
+  for (const JsonView& view : spaces.elements()) {
+    view.expect_keys({"name", "source", "default"});
+    ExperimentSpace space;
+    space.name = view.at("name").as_string();
+    if (space.name.empty() || space.name.find("..") != std::string::npos || space.name.front() == '/')
+      view.at("name").fail("a name usable as a relative folder (e.g. \"gemm/RTX_Titan\")");
+    if (!names.insert(space.name).second) view.at("name").fail("a space name not used before (\"" + space.name + "\" is)");
+    space.source = view.at("source").value();
+    if (view.has("default")) space.default_config = view.at("default").value();
+    experiment.spaces.push_back(std::move(space));
+  }
+  names.clear();
+  const JsonView strategies = root.at("strategies");
+  if (strategies.size() == 0) strategies.fail("at least one strategy");
+  for (const JsonView& view : strategies.elements()) {
+    view.expect_keys({"name", "strategy", "model"});
+    ExperimentStrategy strategy;
+    strategy.name = view.at("name").as_string();
+    if (strategy.name.empty() || strategy.name.find_first_of("/\\\"\n,") != std::string::npos)
+      view.at("name").fail("a non-empty label without '/', '\\', '\"', ',' or a newline");
+    if (!names.insert(strategy.name).second)
+      view.at("name").fail("a strategy name not used before (\"" + strategy.name + "\" is)");
+    strategy.strategy = view.at("strategy").value();
+    strategy.model = view.has("model") ? view.at("model").value() : nlohmann::json{{"type", "none"}};
+    experiment.strategies.push_back(std::move(strategy));
+  }
+
+  experiment.backend = root.at("backend").value();
+  experiment.budget = root.at("budget").value();
+  if (const auto v = root.find("top_k")) experiment.top_k = static_cast<std::size_t>(v->as_positive_int());
+  experiment.epsilon = root.get_number("epsilon", experiment.epsilon);
+  experiment.seeds = static_cast<std::size_t>(root.at("seeds").as_positive_int());
+  if (const auto v = root.find("first_seed")) experiment.first_seed = static_cast<std::uint64_t>(v->as_int());
+  if (const auto v = root.find("report_budgets")) {
+    experiment.report_budgets.clear();
+    for (const JsonView& b : v->elements()) experiment.report_budgets.push_back(static_cast<std::size_t>(b.as_positive_int()));
+    if (experiment.report_budgets.empty()) v->fail("at least one budget");
+  }
+  const std::string base_dir = std::filesystem::path(file).parent_path().string();
+  experiment.output = resolve_campaign_path(root.get_string("output", "../../runs/" + experiment.name),
+                                            base_dir.empty() ? "." : base_dir);
+  // Check every pair now: a typo in the last strategy must not wait for the first ones to run.
+  for (std::size_t s = 0; s < experiment.spaces.size(); ++s)
+    for (std::size_t t = 0; t < experiment.strategies.size(); ++t)
+      experiment_campaign(experiment, s, t, experiment.first_seed, experiment.output);
+  return experiment;
+}
+
+Campaign experiment_campaign(const Experiment& experiment, std::size_t space, std::size_t strategy, std::uint64_t seed,
+                             const std::string& output) {
+  try {
+    return parse_campaign(campaign_json(experiment, space, strategy, seed, output), experiment.file);
+  } catch (const InputError& error) {
+    const std::string prefix_length_probe = InputError(error.file(), error.place(), "").what();
+    const std::string expected = std::string(error.what()).substr(prefix_length_probe.size());
+    throw InputError(experiment.file, experiment_place(error.place(), space, strategy), expected);
+  }
+}
+
+}  // namespace perftune

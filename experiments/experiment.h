@@ -1,0 +1,66 @@
+#pragma once
+// An experiment read from JSON (configs/experiments/*.json): every strategy tuned on every space
+// with many seeds, each run an ordinary campaign (autotuner/campaign.h) built in memory.
+//
+//   {"name": "...", "description": "...",
+//    "spaces": [{"name": "gemm/RTX_Titan", "source": {"path", "kernel", "device"}, "default": {...}}],
+//    "strategies": [{"name": "SA (measured)", "strategy": {...}, "model": {...}}],
+//    "backend": {...}, "budget": {"measurements": 200, "hardware_seconds": S},
+//    "top_k": K, "epsilon": 0.05, "seeds": 20, "first_seed": 1,
+//    "report_budgets": [10, 25, 50, 100, 200], "output": DIR}
+// The "source", "default", "strategy", "model", "backend" and "budget" sections are exactly those
+// of a campaign. Every (space, strategy) pair is checked as a campaign on load, so a mistake fails
+// before anything runs, naming its place in the experiment file.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "autotuner/campaign.h"
+
+namespace perftune {
+
+struct ExperimentSpace {
+  std::string name;  // unique; also a folder name under runs/
+  nlohmann::json source;
+  std::optional<nlohmann::json> default_config;
+};
+
+struct ExperimentStrategy {
+  std::string name;  // unique; the label in tables and plots
+  nlohmann::json strategy;
+  nlohmann::json model;  // {"type": "none"} when absent
+};
+
+struct Experiment {
+  std::string file;
+  std::string name;
+  std::string description;
+  std::vector<ExperimentSpace> spaces;
+  std::vector<ExperimentStrategy> strategies;
+  nlohmann::json backend;
+  nlohmann::json budget;
+  std::optional<std::size_t> top_k;
+  double epsilon = 0.05;  // Ansor's eps_greedy default, as in a campaign
+  std::size_t seeds = 0;
+  std::uint64_t first_seed = 1;
+  // Budgets reported in tables and averaged into each strategy's score; the five.
+  std::vector<std::size_t> report_budgets = {10, 25, 50, 100, 200};
+  std::string output;  // resolved against the experiment file's folder
+
+  // The largest measurement budget of a run (0 when only hardware seconds bound it).
+  std::size_t max_measurements() const;
+};
+
+// Throws InputError (file, JSON path, expectation) for an invalid experiment.
+Experiment load_experiment(const std::string& path);
+Experiment parse_experiment(const nlohmann::json& json, const std::string& file);
+
+// The campaign of one run, writing into `output` (validated like any campaign file).
+Campaign experiment_campaign(const Experiment& experiment, std::size_t space, std::size_t strategy,
+                             std::uint64_t seed, const std::string& output);
+
+}  // namespace perftune

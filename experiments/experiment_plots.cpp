@@ -1,0 +1,181 @@
+#include "experiments/experiment_plots.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "experiments/gnuplot.h"
+#include "ir/json_view.h"
+
+namespace perftune {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Tableau's ten colours (matplotlib's default cycle): distinguishable and colour-blind aware.
+constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                   "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+const char* color(std::size_t i) { return kColors[i % std::size(kColors)]; }
+
+// Big enough for a dozen legend entries; the same size for PNG and SVG.
+constexpr const char* kSize = "size 960,600";
+
+std::string file_stem(const std::string& name) {
+  std::string stem;
+  for (char c : name) stem += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
+  return stem;
+}
+
+// The nth value of a numeric array, NaN for null (gnuplot skips it).
+double at_or_nan(const JsonView& array, std::size_t i) {
+  const JsonView value = array.at(i);
+  return value.value().is_null() ? NAN : value.as_number();
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+// The terminal lines for both formats around the same plot commands.
+std::string render_both(const std::string& stem, const std::string& body) {
+  std::ostringstream script;
+  script << "set terminal pngcairo " << kSize << " noenhanced font \"Sans,11\"\n"
+         << "set output " << gnuplot_quote(stem + ".png") << "\n"
+         << body << "set terminal svg " << kSize << " noenhanced font \"Sans,11\" background rgb \"white\"\n"
+         << "set output " << gnuplot_quote(stem + ".svg") << "\nreplot\nunset output\n";
+  return script.str();
+}
+
+std::vector<std::string> strategy_names(const JsonView& summary) {
+  std::vector<std::string> names;
+  for (const auto& item : summary.at("strategies").value().items()) names.push_back(item.key());
+  return names;
+}
+
+}  // namespace
+
+std::vector<std::string> render_experiment_plots(const std::string& results_dir) {
+  const std::string summary_path = (fs::path(results_dir) / "summary.json").string();
+  const nlohmann::json document = parse_json_file(summary_path);
+  const JsonView summary(document, summary_path);
+  const fs::path plots = fs::path(results_dir) / "plots";
+  fs::create_directories(plots);
+  const std::vector<std::string> strategies = strategy_names(summary);
+  const std::string experiment = summary.get_string("experiment", "experiment");
+  const std::size_t seeds = static_cast<std::size_t>(summary.at("seeds").as_positive_int());
+  std::vector<std::string> written;
+  auto render = [&](const std::string& stem, const std::string& body) {
+    const fs::path script = plots / (stem + ".gp");
+    write_text(script, render_both(stem, body));
+    run_gnuplot(script.string());
+    written.push_back((plots / (stem + ".png")).string());
+    written.push_back((plots / (stem + ".svg")).string());
+  };
+
+  // Speedup vs budget, one figure per space.
+  const std::vector<JsonView> spaces = summary.at("spaces").elements();
+  std::vector<std::vector<double>> score_sum;  // [strategy][b-1] for the P(b) average
+  std::vector<std::vector<std::size_t>> score_count;
+  std::size_t max_budget = 0;
+  for (const JsonView& space : spaces) {
+    const std::string name = space.at("name").as_string();
+    const std::string stem = "speedup_" + file_stem(name);
+    const double reference = space.at("reference_seconds").as_number();
+    const bool is_default = space.at("reference").as_string() == "default";
+    const JsonView random = space.at("random_expected_best");
+    const std::size_t budget = random.size();
+    max_budget = std::max(max_budget, budget);
+    score_sum.resize(strategies.size());
+    score_count.resize(strategies.size());
+    std::ostringstream data;
+    data << std::setprecision(7) << "# budget";
+    for (const std::string& s : strategies) data << "  [" << s << ": median q25 q75]";
+    data << "  random_expected\n";
+    for (std::size_t b = 1; b <= budget; ++b) {
+      data << b;
+      for (std::size_t t = 0; t < strategies.size(); ++t) {
+        const JsonView curve = space.at("strategies").at(strategies[t]);
+        data << " " << at_or_nan(curve.at("speedup_median"), b - 1) << " " << at_or_nan(curve.at("speedup_q25"), b - 1) << " "
+             << at_or_nan(curve.at("speedup_q75"), b - 1);
+        const double p = at_or_nan(curve.at("score"), b - 1);
+        score_sum[t].resize(std::max(score_sum[t].size(), budget), 0.0);
+        score_count[t].resize(std::max(score_count[t].size(), budget), 0);
+        if (std::isfinite(p)) {
+          score_sum[t][b - 1] += p;
+          ++score_count[t][b - 1];
+        }
+      }
+      data << " " << reference / random.at(b - 1).as_number() << "\n";
+    }
+    write_text(plots / (stem + ".dat"), data.str());
+    std::ostringstream body;
+    body << "set title " << gnuplot_quote(experiment + ": " + name + " (" + space.get_string("device", "") + "), median of " +
+                                          std::to_string(seeds) + " seeds, band 25-75%")
+         << "\nset xlabel \"budget (measurements, log scale)\"\n"
+         << "set ylabel " << gnuplot_quote(is_default ? "speedup over the default config (x)"
+                                                      : "speedup over the median config (x; no default in this space)")
+         << "\nset logscale x\nset xrange [1:" << budget << "]\nset grid\nset key left top box opaque\n"
+         << "set style fill transparent solid 0.15 noborder\nplot \\\n";
+    const std::string dat = gnuplot_quote(stem + ".dat");
+    for (std::size_t t = 0; t < strategies.size(); ++t) {
+      const std::size_t column = 2 + 3 * t;
+      body << "  " << dat << " using 1:" << column + 1 << ":" << column + 2 << " with filledcurves lc rgb \"" << color(t)
+           << "\" notitle, \\\n  " << dat << " using 1:" << column << " with lines lw 2 lc rgb \"" << color(t) << "\" title "
+           << gnuplot_quote(strategies[t]) << ", \\\n";
+    }
+    body << "  " << dat << " using 1:" << 2 + 3 * strategies.size()
+         << " with lines dt 2 lw 2 lc rgb \"black\" title \"random search (exact expectation)\"\n";
+    render(stem, body.str());
+  }
+
+  // One score per strategy.
+  {
+    std::ostringstream data;
+    data << "# index \"strategy\" score\n";
+    for (std::size_t t = 0; t < strategies.size(); ++t) {
+      const JsonView score = summary.at("strategies").at(strategies[t]).at("score");
+      data << t << " " << gnuplot_quote(strategies[t]) << " " << (score.value().is_null() ? NAN : score.as_number()) << "\n";
+    }
+    write_text(plots / "score.dat", data.str());
+    std::ostringstream body;
+    body << "set title " << gnuplot_quote(experiment + ": score per strategy (P averaged over report budgets and " +
+                                          std::to_string(spaces.size()) + " spaces)")
+         << "\nset ylabel \"score P (0 = random search, 1 = optimum; unitless)\"\nset xlabel \"strategy\"\n"
+         << "set yrange [*<-0.1:1.1]\nset grid ytics\nset style fill solid 0.7 border -1\nset boxwidth 0.6\n"
+         << "set xtics rotate by -25\nset key off\nset xzeroaxis lt -1\n"
+         << "plot \"score.dat\" using 1:3:($1+1):xtic(2) with boxes lc variable, "
+         << "\"\" using 1:3:(sprintf(\"%.2f\", $3)) with labels offset 0,0.8\n";
+    render("score", body.str());
+  }
+
+  // P(b) averaged over spaces.
+  {
+    std::ostringstream data;
+    data << std::setprecision(6) << "# budget, then mean P(b) over spaces per strategy\n";
+    for (std::size_t b = 1; b <= max_budget; ++b) {
+      data << b;
+      for (std::size_t t = 0; t < strategies.size(); ++t)
+        data << " " << (b - 1 < score_count[t].size() && score_count[t][b - 1] ? score_sum[t][b - 1] / score_count[t][b - 1] : NAN);
+      data << "\n";
+    }
+    write_text(plots / "score_vs_budget.dat", data.str());
+    std::ostringstream body;
+    body << "set title " << gnuplot_quote(experiment + ": standardized score P(b), mean over " + std::to_string(spaces.size()) +
+                                          " spaces")
+         << "\nset xlabel \"budget (measurements, log scale)\"\n"
+         << "set ylabel \"P(b) (0 = random search, 1 = optimum; unitless)\"\nset logscale x\nset xrange [1:" << max_budget
+         << "]\nset grid\nset key left top box opaque\nset xzeroaxis lt -1\nplot \\\n";
+    for (std::size_t t = 0; t < strategies.size(); ++t)
+      body << "  \"score_vs_budget.dat\" using 1:" << t + 2 << " with lines lw 2 lc rgb \"" << color(t) << "\" title "
+           << gnuplot_quote(strategies[t]) << (t + 1 < strategies.size() ? ", \\\n" : "\n");
+    render("score_vs_budget", body.str());
+  }
+  return written;
+}
+
+}  // namespace perftune

@@ -1,0 +1,219 @@
+#include "experiments/experiment_runner.h"
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <mutex>
+#include <ostream>
+#include <sstream>
+#include <thread>
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "autotuner/campaign_runner.h"
+#include "experiments/experiment_plots.h"
+#include "experiments/speedup_curves.h"
+#include "ir/input_error.h"
+#include "ir/json_view.h"
+#include "ir/source.h"
+#include "surrogate/torch_threads.h"
+
+namespace perftune {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunTask {
+  std::size_t space;
+  std::size_t strategy;
+  std::uint64_t seed;
+  std::string folder;
+};
+
+// A finished run's summary in `folder`, if it is one of this (space, strategy, seed).
+std::optional<nlohmann::json> finished_run(const std::string& folder, const Campaign& campaign) {
+  const fs::path path = fs::path(folder) / "summary.json";
+  if (!fs::exists(path)) return std::nullopt;
+  try {
+    nlohmann::json summary = parse_json_file(path.string());
+    if (summary.value("campaign", "") == campaign.name && summary.value("seed", std::uint64_t{0}) == campaign.seed &&
+        summary.contains("best_after") && summary.contains("hardware_after"))
+      return summary;
+  } catch (const InputError&) {
+    // A summary cut short by a kill: the run resumes from its record log instead.
+  }
+  return std::nullopt;
+}
+
+RunCurve curve_of(const RunTask& task, const nlohmann::json& summary) {
+  RunCurve curve{task.space, task.strategy, task.seed, {}, {}};
+  for (const auto& value : summary.at("best_after"))
+    curve.best_after.push_back(value.is_null() ? std::nullopt : std::optional<double>(value.get<double>()));
+  curve.hardware_after = summary.at("hardware_after").get<std::vector<double>>();
+  return curve;
+}
+
+std::string format_duration(double seconds) {
+  const long total = static_cast<long>(seconds + 0.5);
+  std::ostringstream out;
+  if (total >= 3600) out << total / 3600 << "h" << std::setw(2) << std::setfill('0') << (total / 60) % 60 << "m";
+  else out << total / 60 << "m" << std::setw(2) << std::setfill('0') << total % 60 << "s";
+  return out.str();
+}
+
+class ProgressBar {
+ public:
+  ProgressBar(std::ostream* out, std::size_t total) : out_(out), total_(total), start_(std::chrono::steady_clock::now()) {}
+  void done_one(std::size_t reused) {
+    const std::size_t done = ++done_;
+    if (!out_) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const std::size_t ran = done > reused ? done - reused : 0;
+    const double eta = ran ? elapsed / static_cast<double>(ran) * static_cast<double>(total_ - done) : 0.0;
+    constexpr std::size_t kWidth = 30;
+    const std::size_t filled = total_ ? done * kWidth / total_ : kWidth;
+    *out_ << "\r[experiment] [" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] " << done << "/"
+          << total_ << " runs  elapsed " << format_duration(elapsed) << "  eta " << format_duration(eta) << "   "
+          << std::flush;
+    if (done == total_) *out_ << "\n";
+  }
+
+ private:
+  std::ostream* out_;
+  std::size_t total_;
+  std::chrono::steady_clock::time_point start_;
+  std::atomic<std::size_t> done_{0};
+  std::mutex mutex_;
+};
+
+void write_runs_csv(const std::string& path, const Experiment& experiment, const std::vector<RunCurve>& runs) {
+  std::ofstream out(path + ".tmp", std::ios::trunc);
+  out << "space,strategy,seed,measurement,best_seconds,hardware_seconds\n" << std::setprecision(9);
+  for (const RunCurve& run : runs)
+    for (std::size_t i = 0; i < run.best_after.size(); ++i) {
+      out << experiment.spaces[run.space].name << "," << experiment.strategies[run.strategy].name << "," << run.seed << ","
+          << i + 1 << ",";
+      if (run.best_after[i]) out << *run.best_after[i];
+      out << "," << (i < run.hardware_after.size() ? run.hardware_after[i] : 0.0) << "\n";
+    }
+  if (!out) throw std::runtime_error("cannot write " + path + ".tmp");
+  out.close();
+  fs::rename(path + ".tmp", path);
+}
+
+}  // namespace
+
+nlohmann::ordered_json run_experiment(const Experiment& experiment, const ExperimentOptions& options) {
+  const std::string output = options.output.empty() ? experiment.output : options.output;
+  const std::size_t seeds = options.seeds.value_or(experiment.seeds);
+  const std::size_t jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  if (seeds == 0) throw InputError(experiment.file, "$.seeds", "at least one seed");
+  fs::create_directories(output);
+
+  // Every campaign first: a model this build lacks fails now, not after an hour of runs.
+  std::vector<RunTask> tasks;
+  std::vector<Campaign> campaigns;
+  for (std::uint64_t i = 0; i < seeds; ++i)  // seed-major, so a cut-short run still covers every pair
+    for (std::size_t s = 0; s < experiment.spaces.size(); ++s)
+      for (std::size_t t = 0; t < experiment.strategies.size(); ++t) {
+        const std::uint64_t seed = experiment.first_seed + i;
+        const std::string folder =
+            (fs::path(output) / "runs" / experiment.spaces[s].name / experiment.strategies[t].name / ("seed_" + std::to_string(seed)))
+                .string();
+        campaigns.push_back(experiment_campaign(experiment, s, t, seed, folder));
+        tasks.push_back({s, t, seed, folder});
+      }
+  for (std::size_t t = 0; t < experiment.strategies.size(); ++t) make_model(campaigns[t].model);
+
+  // Each source once, shared read-only by every run on it.
+  std::map<std::string, Corpus> sources;
+  for (const Campaign& campaign : campaigns) sources.try_emplace(campaign.source.path);
+  {
+    std::vector<std::map<std::string, Corpus>::iterator> pending;
+    for (auto it = sources.begin(); it != sources.end(); ++it) pending.push_back(it);
+    if (options.progress) *options.progress << "[experiment] loading " << pending.size() << " source(s)" << std::endl;
+    tbb::task_arena arena(static_cast<int>(jobs));
+    arena.execute([&] {
+      tbb::parallel_for(std::size_t{0}, pending.size(), [&](std::size_t i) { pending[i]->second = load_source(pending[i]->first); });
+    });
+  }
+  std::vector<SpaceBaseline> baselines;
+  for (std::size_t s = 0; s < experiment.spaces.size(); ++s) {
+    const Campaign& campaign = campaigns[s * experiment.strategies.size()];
+    const MeasuredKernel& measured = campaign_kernel(sources.at(campaign.source.path), campaign);
+    try {
+      baselines.push_back({experiment.spaces[s].name, measured.kernel.name(), measured.device, recorded_values(measured), {}});
+    } catch (const std::invalid_argument& error) {
+      throw InputError(experiment.file, "$.spaces[" + std::to_string(s) + "]", std::string("a space with a valid measurement: ") + error.what());
+    }
+  }
+
+  std::vector<RunCurve> curves(tasks.size());
+  std::vector<std::optional<double>> default_seconds(tasks.size());
+  std::atomic<std::size_t> reused{0};
+  ProgressBar bar(options.progress, tasks.size());
+  tbb::task_arena arena(static_cast<int>(jobs));
+  arena.execute([&] {
+    tbb::parallel_for(std::size_t{0}, tasks.size(), std::size_t{1}, [&](std::size_t i) {
+      // One intra-op thread per run: the runs are the parallelism (a learned model's libtorch
+      // calls would otherwise each start a pool as wide as the machine).
+      if (jobs > 1) configure_torch_threads(1);
+      const RunTask& task = tasks[i];
+      std::optional<nlohmann::json> summary = finished_run(task.folder, campaigns[i]);
+      if (summary) ++reused;
+      else summary = run_campaign(campaigns[i], sources.at(campaigns[i].source.path), CampaignRunOptions{task.folder, nullptr});
+      curves[i] = curve_of(task, *summary);
+      if (const auto& d = summary->at("default_seconds"); !d.is_null()) default_seconds[i] = d.get<double>();
+      bar.done_one(reused);
+    }, tbb::simple_partitioner());
+  });
+  for (std::size_t i = 0; i < tasks.size(); ++i)
+    if (default_seconds[i] && !baselines[tasks[i].space].default_seconds) baselines[tasks[i].space].default_seconds = default_seconds[i];
+
+  write_runs_csv((fs::path(output) / "runs.csv").string(), experiment, curves);
+  std::size_t max_budget = experiment.max_measurements();
+  if (max_budget == 0)
+    for (const RunCurve& run : curves) max_budget = std::max(max_budget, run.best_after.size());
+  std::vector<std::string> strategy_names;
+  for (const ExperimentStrategy& strategy : experiment.strategies) strategy_names.push_back(strategy.name);
+  const nlohmann::ordered_json tables = summarize_curves(baselines, strategy_names, curves, max_budget, experiment.report_budgets);
+
+  nlohmann::ordered_json summary;
+  summary["experiment"] = experiment.name;
+  summary["description"] = experiment.description;
+  summary["file"] = experiment.file;
+  summary["seeds"] = seeds;
+  summary["first_seed"] = experiment.first_seed;
+  summary["max_budget"] = max_budget;
+  summary["report_budgets"] = experiment.report_budgets;
+  summary["runs"] = tasks.size();
+  summary["reused_runs"] = reused.load();
+  summary["conventions"] = {
+      {"f_strategy", "mean over seeds of the best valid runtime after b measurements; a run that stopped early keeps its "
+                     "last best"},
+      {"f_random", "exact expected best of b draws without replacement from every recorded config, failed ones included"},
+      {"failed_configs", "a run (random or not) with no valid runtime yet is charged the space's slowest valid runtime"},
+      {"score", "P(b) = (f_random(b) - f_strategy(b)) / (f_random(b) - f_opt), averaged over report budgets and spaces"},
+      {"speedup", "reference / best: reference is the space's default config, or the median valid runtime where the "
+                  "space has no default (see each space's \"reference\")"},
+      {"speedup_at", "geometric mean over spaces of the median speedup over seeds"}};
+  summary["strategies"] = tables["strategies"];
+  summary["spaces"] = tables["spaces"];
+  const std::string summary_path = (fs::path(output) / "summary.json").string();
+  {
+    std::ofstream out(summary_path + ".tmp", std::ios::trunc);
+    out << summary.dump(1) << "\n";
+    if (!out) throw std::runtime_error("cannot write " + summary_path + ".tmp");
+  }
+  fs::rename(summary_path + ".tmp", summary_path);
+  if (options.plots) render_experiment_plots(output);
+  return summary;
+}
+
+}  // namespace perftune

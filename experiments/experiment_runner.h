@@ -1,0 +1,33 @@
+#pragma once
+// Runs an experiment: every (space, strategy, seed) campaign in parallel on a TBB task arena, each
+// source loaded once and shared read-only, then writes to the output folder
+//   runs/SPACE/STRATEGY/seed_N/   each run's records.jsonl and summary.json (a finished run is
+//                                 reused on restart; an unfinished one resumes from its log)
+//   runs.csv                      space,strategy,seed,measurement,best_seconds,hardware_seconds
+//   summary.json                  speedup_curves.h's tables plus what ran
+//   plots/                        PNG and SVG (experiment_plots.h), unless disabled
+#include <cstddef>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/experiment.h"
+
+namespace perftune {
+
+struct ExperimentOptions {
+  std::size_t jobs = 0;                 // concurrent runs; 0: the machine's hardware threads
+  std::string output;                   // overrides experiment.output when non-empty
+  std::optional<std::size_t> seeds;     // overrides experiment.seeds (e.g. a quick check)
+  bool plots = true;
+  std::ostream* progress = nullptr;     // a progress bar, when set
+};
+
+// Returns the summary it wrote. Throws InputError for problems of the experiment (a source that
+// does not load, a kernel not in it, a model not in this build) before any run starts when they
+// can be seen then; finished runs stay on disk whatever happens, so a rerun continues.
+nlohmann::ordered_json run_experiment(const Experiment& experiment, const ExperimentOptions& options = {});
+
+}  // namespace perftune

@@ -1,0 +1,55 @@
+#pragma once
+// From the best-so-far curves of many runs to what an experiment reports: per space and strategy,
+// for every budget b, the best runtime over seeds (mean, median, 25-75% band), the speedup over
+// the space's reference and the standardized score P(b); per strategy, one score and the speedup
+// at the report budgets.
+//
+// Conventions (stated here once, repeated in summary.json):
+// - f_strategy(b) is the mean over seeds of the best valid runtime after b measurements. A run
+//   that stopped before b (space used up, hardware budget) keeps its last best; a run with no
+//   valid runtime yet is charged the space's slowest valid runtime (see random_baseline.h).
+// - The speedup reference is the space's default config when it has one, else the median valid
+//   runtime of the recorded space (labelled "median" in the output).
+// - Per strategy: "score" is P(b) averaged over the report budgets (those <= the experiment's
+//   budget) and over spaces; "speedup_at" is the geometric mean over spaces of the median speedup.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/random_baseline.h"
+
+namespace perftune {
+
+struct RunCurve {
+  std::size_t space = 0;
+  std::size_t strategy = 0;
+  std::uint64_t seed = 0;
+  std::vector<std::optional<double>> best_after;  // best valid runtime after each measurement
+  std::vector<double> hardware_after;             // hardware seconds charged after each measurement
+};
+
+struct SpaceBaseline {
+  std::string name;
+  std::string kernel;
+  std::string device;
+  RecordedValues values;
+  std::optional<double> default_seconds;
+};
+
+// The best-so-far value of `run` after b >= 1 measurements under the conventions above.
+double best_at(const RunCurve& run, const RecordedValues& values, std::size_t b);
+
+// Linear-interpolation quantile (q in [0, 1]) of a non-empty sample.
+double quantile(std::vector<double> sample, double q);
+
+// {"spaces": [...], "strategies": {NAME: {"score", "speedup_at", "score_per_space", "score_at"}}}
+// over budgets 1..max_budget. Throws std::invalid_argument when a (space, strategy) pair has no run.
+nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces,
+                                        const std::vector<std::string>& strategies, const std::vector<RunCurve>& runs,
+                                        std::size_t max_budget, const std::vector<std::size_t>& report_budgets);
+
+}  // namespace perftune

@@ -1,0 +1,120 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "experiments/experiment.h"
+#include "experiments/experiment_plots.h"
+#include "experiments/experiment_runner.h"
+#include "ir/input_error.h"
+#include "test_support.h"
+
+using namespace perftune;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A recorded 8x8 space in Kernel Tuner's cache format, with a few failed configs.
+void write_toy_cache(const std::string& path) {
+  nlohmann::json cache = {{"device_name", "Toy GPU"},
+                          {"kernel_name", "toy"},
+                          {"problem_size", {64, 64}},
+                          {"tune_params_keys", {"bx", "by"}},
+                          {"tune_params", {{"bx", {1, 2, 4, 8, 16, 32, 64, 128}}, {"by", {1, 2, 4, 8, 16, 32, 64, 128}}}}};
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> noise(0.9, 1.1);
+  int i = 0;
+  for (int bx : {1, 2, 4, 8, 16, 32, 64, 128})
+    for (int by : {1, 2, 4, 8, 16, 32, 64, 128}) {
+      nlohmann::json entry = {{"bx", bx}, {"by", by}, {"compile_time", 50.0}, {"benchmark_time", 10.0}};
+      if (++i % 13 == 0) entry["time"] = "CompilationFailedConfig";
+      else entry["time"] = (1.0 + std::abs(std::log2(bx) - 4) + std::abs(std::log2(by) - 2)) * noise(rng);
+      cache["cache"][std::to_string(bx) + "," + std::to_string(by)] = entry;
+    }
+  std::ofstream(path) << cache.dump();
+}
+
+nlohmann::json toy_experiment(const std::string& cache_path) {
+  return {{"name", "toy"},
+          {"spaces", {{{"name", "toy/gpu"}, {"source", {{"path", cache_path}}}}}},
+          {"strategies", {{{"name", "random"}, {"strategy", {{"type", "random"}}}},
+                          {{"name", "SA measured"}, {"strategy", {{"type", "measured_annealing"}}}}}},
+          {"backend", {{"type", "replay"}}},
+          {"budget", {{"measurements", 20}}},
+          {"top_k", 4},
+          {"seeds", 3},
+          {"report_budgets", {5, 10, 20}}};
+}
+
+std::size_t line_count(const std::string& path) {
+  std::ifstream in(path);
+  std::size_t lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("a tiny experiment end to end writes curves, a summary and PNG/SVG plots, and a rerun reuses its runs") {
+  const std::string dir = scratch_dir("experiment_end_to_end");
+  const std::string cache = dir + "/toy_cache.json";
+  write_toy_cache(cache);
+  const Experiment experiment = parse_experiment(toy_experiment(cache), dir + "/toy.json");
+  ExperimentOptions options;
+  options.jobs = 2;
+  options.output = dir + "/out";
+  std::ostringstream progress;
+  options.progress = &progress;
+  const auto summary = run_experiment(experiment, options);
+
+  REQUIRE(line_count(dir + "/out/runs.csv") == 1 + 2 * 3 * 20);  // header + strategies x seeds x budget
+  REQUIRE(progress.str().find("6/6 runs") != std::string::npos);
+  for (const char* name : {"random", "SA measured"}) {
+    CAPTURE(name);
+    const auto& row = summary["strategies"][name];
+    REQUIRE(row["score"].is_number());
+    for (const char* budget : {"5", "10", "20"}) REQUIRE(row["speedup_at"][budget].get<double>() > 0.0);
+  }
+  const auto& space = summary["spaces"][0];
+  REQUIRE(space["configs"] == 64);
+  REQUIRE(space["failed"] == 4);
+  REQUIRE(space["reference"] == "median");  // the toy cache has no space.json, so no default
+  REQUIRE(fs::exists(dir + "/out/summary.json"));
+  for (const char* image : {"speedup_toy_gpu", "score", "score_vs_budget"})
+    for (const char* ext : {".png", ".svg"}) {
+      const fs::path path = fs::path(dir) / "out/plots" / (std::string(image) + ext);
+      CAPTURE(path);
+      REQUIRE(fs::exists(path));
+      REQUIRE(fs::file_size(path) > 1000);
+    }
+
+  const auto again = run_experiment(experiment, options);
+  REQUIRE(again["reused_runs"] == 6);
+  REQUIRE(again["strategies"] == summary["strategies"]);
+  REQUIRE(render_experiment_plots(dir + "/out").size() == 6);
+}
+
+TEST_CASE("an experiment's mistakes name their place in the experiment file") {
+  const std::string dir = scratch_dir("experiment_errors");
+  write_toy_cache(dir + "/toy_cache.json");
+  const auto [place, edit] = GENERATE(table<std::string, std::function<void(nlohmann::json&)>>({
+      {"$.strategies[1].strategy", [](nlohmann::json& j) { j["strategies"][1]["strategy"]["chainz"] = 3; }},
+      {"$.spaces[0].source", [](nlohmann::json& j) { j["spaces"][0]["source"]["pth"] = "x"; }},
+      {"$.seeds", [](nlohmann::json& j) { j["seeds"] = 0; }},
+      {"$.strategies[1].name", [](nlohmann::json& j) { j["strategies"][1]["name"] = "random"; }},
+      {"$.budget", [](nlohmann::json& j) { j["budget"] = nlohmann::json::object(); }},
+  }));
+  nlohmann::json json = toy_experiment(dir + "/toy_cache.json");
+  edit(json);
+  CAPTURE(place);
+  try {
+    parse_experiment(json, "toy.json");
+    FAIL("accepted");
+  } catch (const InputError& error) {
+    CAPTURE(error.what());
+    REQUIRE(error.file() == "toy.json");
+    REQUIRE(error.place().starts_with(place));
+  }
+}

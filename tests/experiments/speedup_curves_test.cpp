@@ -1,0 +1,75 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "experiments/speedup_curves.h"
+
+using namespace perftune;
+
+namespace {
+
+RecordedValues values_1_to_10() {
+  RecordedValues values;
+  for (int i = 1; i <= 10; ++i) values.ok_sorted.push_back(i);
+  return values;
+}
+
+}  // namespace
+
+TEST_CASE("best_at follows the curve, keeps a short run's last best and charges a run without a runtime") {
+  const RecordedValues values = values_1_to_10();
+  const RunCurve run{0, 0, 1, {std::nullopt, 7.0, 3.0}, {1, 2, 3}};
+  const auto [b, expected] = GENERATE(table<std::size_t, double>({{1, 10.0}, {2, 7.0}, {3, 3.0}, {50, 3.0}}));
+  CAPTURE(b);
+  REQUIRE(best_at(run, values, b) == expected);
+}
+
+TEST_CASE("quantile interpolates linearly between order statistics") {
+  const auto [q, expected] = GENERATE(table<double, double>({{0.0, 1.0}, {0.25, 1.75}, {0.5, 2.5}, {0.75, 3.25}, {1.0, 4.0}}));
+  CAPTURE(q);
+  REQUIRE(quantile({4.0, 1.0, 3.0, 2.0}, q) == Approx(expected));
+  REQUIRE_THROWS(quantile({}, 0.5));
+}
+
+TEST_CASE("a strategy that finds the optimum at once scores 1; exact random runs score about 0") {
+  const RecordedValues values = values_1_to_10();
+  SpaceBaseline space{"toy", "k", "dev", values, 5.0};
+  std::vector<RunCurve> runs;
+  for (std::uint64_t seed = 0; seed < 3; ++seed) {
+    RunCurve oracle{0, 0, seed, {}, {}};
+    for (int i = 0; i < 10; ++i) {
+      oracle.best_after.push_back(1.0);
+      oracle.hardware_after.push_back(i + 1.0);
+    }
+    runs.push_back(oracle);
+  }
+  // Every permutation's prefix minima averaged exactly = f_random; use all 10 rotations of a
+  // fixed order as the "random" runs: each value is first exactly once, so b = 1 is exact.
+  for (std::uint64_t r = 0; r < 10; ++r) {
+    RunCurve rotation{0, 1, r, {}, {}};
+    double best = INFINITY;
+    for (int i = 0; i < 10; ++i) {
+      best = std::min(best, values.ok_sorted[(r + i) % 10]);
+      rotation.best_after.push_back(best);
+    }
+    runs.push_back(rotation);
+  }
+  const auto summary = summarize_curves({space}, {"oracle", "rotation"}, runs, 10, {1, 5, 10, 200});
+  const auto& oracle = summary["strategies"]["oracle"];
+  REQUIRE(oracle["score"].get<double>() == Approx(1.0));  // b = 10 is excluded (f_random = f_opt there)
+  REQUIRE(oracle["speedup_at"]["1"].get<double>() == Approx(5.0));  // default 5 s / best 1 s
+  REQUIRE_FALSE(oracle["speedup_at"].contains("200"));            // beyond the budget
+  const auto& rotation_space = summary["spaces"][0]["strategies"]["rotation"];
+  REQUIRE(rotation_space["score"][0].get<double>() == Approx(0.0).margin(1e-12));
+  REQUIRE(rotation_space["best_median"][0].get<double>() == Approx(5.5));
+  REQUIRE(summary["spaces"][0]["reference"] == "default");
+  REQUIRE(summary["spaces"][0]["strategies"]["oracle"]["hardware_seconds_median"][9].get<double>() == Approx(10.0));
+
+  SpaceBaseline no_default = space;
+  no_default.default_seconds.reset();
+  const auto median_summary = summarize_curves({no_default}, {"oracle", "rotation"}, runs, 10, {1});
+  REQUIRE(median_summary["spaces"][0]["reference"] == "median");
+  REQUIRE(median_summary["strategies"]["oracle"]["speedup_at"]["1"].get<double>() == Approx(5.5));
+
+  REQUIRE_THROWS_AS(summarize_curves({space}, {"oracle", "missing"}, runs, 10, {1}), std::invalid_argument);
+}
