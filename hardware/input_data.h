@@ -5,15 +5,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ir/random.h"
+
 namespace perftune {
 
-// SplitMix64 (Steele, Lea & Flood 2014): a full-period 64-bit mix, good enough for test data.
-inline std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 // Element `i` of parameter `parameter` (of `count` elements): uniform in [-1, 1), which keeps
 // sums, products and exponentials of the bundled programs well inside f32 range. A scalar

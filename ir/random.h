@@ -8,6 +8,16 @@ namespace perftune {
 
 using Rng = std::mt19937_64;
 
+// SplitMix64's finalizer (Steele, Lea & Flood, "Fast splittable pseudorandom number generators",
+// OOPSLA 2014): a bijective 64-bit mix, so distinct inputs give unrelated outputs. Seeds streams
+// (search/random_streams.h) and the CPU backend's deterministic input data.
+inline std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
 // Uniform integer in [0, n), n > 0, without modulo bias.
 inline std::uint64_t uniform_index(Rng& rng, std::uint64_t n) {
   const std::uint64_t limit = UINT64_MAX - UINT64_MAX % n;
