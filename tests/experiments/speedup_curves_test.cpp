@@ -71,5 +71,5 @@ TEST_CASE("a strategy that finds the optimum at once scores 1; exact random runs
   REQUIRE(median_summary["spaces"][0]["reference"] == "median");
   REQUIRE(median_summary["strategies"]["oracle"]["speedup_at"]["1"].get<double>() == Approx(5.5));
 
-  REQUIRE_THROWS_AS(summarize_curves({space}, {"oracle", "missing"}, runs, 10, {1}), std::invalid_argument);
+  REQUIRE_THROWS_AS(summarize_curves({space}, {"oracle", "rotation", "missing"}, runs, 10, {1}), std::invalid_argument);
 }
