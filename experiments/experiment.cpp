@@ -14,10 +14,14 @@ nlohmann::json campaign_json(const Experiment& experiment, std::size_t space, st
                              const std::string& output) {
   const ExperimentSpace& s = experiment.spaces[space];
   const ExperimentStrategy& t = experiment.strategies[strategy];
+  const nlohmann::json model =
+      t.pretrain ? nlohmann::json{{"type", "learned"},
+                                  {"checkpoint", pretrained_checkpoint_path(experiment.output, s.name, *t.pretrain)}}
+                 : t.model;
   nlohmann::json json = {{"name", experiment.name + ":" + s.name + ":" + t.name + ":" + std::to_string(seed)},
                          {"source", s.source},
                          {"backend", experiment.backend},
-                         {"model", t.model},
+                         {"model", model},
                          {"strategy", t.strategy},
                          {"budget", experiment.budget},
                          {"epsilon", experiment.epsilon},
@@ -64,6 +68,9 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
   experiment.name = root.has("name") ? root.at("name").as_string() : std::filesystem::path(file).stem().string();
   experiment.description = root.get_string("description", "");
 
+  const std::string base_dir = std::filesystem::path(file).parent_path().string();
+  auto resolve = [&](const std::string& value) { return resolve_campaign_path(value, base_dir.empty() ? "." : base_dir); };
+
   std::set<std::string> names;
   const JsonView spaces = root.at("spaces");
   if (spaces.size() == 0) spaces.fail("at least one space");
@@ -91,6 +98,7 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
       view.at("name").fail("a strategy name not used before (\"" + strategy.name + "\" is)");
     strategy.strategy = view.at("strategy").value();
     strategy.model = view.has("model") ? view.at("model").value() : nlohmann::json{{"type", "none"}};
+    if (view.has("model")) strategy.pretrain = parse_pretrain_spec(view.at("model"), resolve);
     experiment.strategies.push_back(std::move(strategy));
   }
 
@@ -105,9 +113,7 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
     for (const JsonView& b : v->elements()) experiment.report_budgets.push_back(static_cast<std::size_t>(b.as_positive_int()));
     if (experiment.report_budgets.empty()) v->fail("at least one budget");
   }
-  const std::string base_dir = std::filesystem::path(file).parent_path().string();
-  experiment.output = resolve_campaign_path(root.get_string("output", "../../runs/" + experiment.name),
-                                            base_dir.empty() ? "." : base_dir);
+  experiment.output = resolve(root.get_string("output", "../../runs/" + experiment.name));
   // Check every pair now: a typo in the last strategy must not wait for the first ones to run.
   for (std::size_t s = 0; s < experiment.spaces.size(); ++s)
     for (std::size_t t = 0; t < experiment.strategies.size(); ++t)

@@ -9,7 +9,8 @@
 //    "top_k": K, "epsilon": 0.05, "seeds": 20, "first_seed": 1,
 //    "report_budgets": [10, 25, 50, 100, 200], "output": DIR}
 // The "source", "default", "strategy", "model", "backend" and "budget" sections are exactly those
-// of a campaign. Every (space, strategy) pair is checked as a campaign on load, so a mistake fails
+// of a campaign, except that a model may be {"type": "learned", "pretrain": {...}}: a GNN trained per
+// space on the experiment's other devices of that kernel (experiments/pretraining.h). Every (space, strategy) pair is checked as a campaign on load, so a mistake fails
 // before anything runs, naming its place in the experiment file.
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autotuner/campaign.h"
+#include "experiments/pretraining.h"
 
 namespace perftune {
 
@@ -33,6 +35,8 @@ struct ExperimentStrategy {
   std::string name;  // unique; the label in tables and plots
   nlohmann::json strategy;
   nlohmann::json model;  // {"type": "none"} when absent
+  // Set for a "pretrain" model: each run gets {"type": "learned", "checkpoint": the space's model}.
+  std::optional<PretrainSpec> pretrain;
 };
 
 struct Experiment {
@@ -59,7 +63,8 @@ struct Experiment {
 Experiment load_experiment(const std::string& path);
 Experiment parse_experiment(const nlohmann::json& json, const std::string& file);
 
-// The campaign of one run, writing into `output` (validated like any campaign file).
+// The campaign of one run, writing into `output` (validated like any campaign file). A pretrain
+// strategy's campaign loads pretrained_checkpoint_path(experiment.output, space, spec).
 Campaign experiment_campaign(const Experiment& experiment, std::size_t space, std::size_t strategy,
                              std::uint64_t seed, const std::string& output);
 

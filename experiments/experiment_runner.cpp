@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <map>
 #include <mutex>
+#include <set>
 #include <ostream>
 #include <sstream>
 #include <thread>
@@ -16,6 +17,7 @@
 
 #include "autotuner/campaign_runner.h"
 #include "experiments/experiment_plots.h"
+#include "experiments/pretraining.h"
 #include "experiments/speedup_curves.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
@@ -107,10 +109,67 @@ void write_runs_csv(const std::string& path, const Experiment& experiment, const
   fs::rename(path + ".tmp", path);
 }
 
+// Every pre-trained model the experiment's strategies need, one per (space, pretrain section),
+// trained in turn (training seeds libtorch's global generator, so concurrent trainings would not be
+// reproducible) or reused from an earlier run. Returns one entry per model for the summary.
+nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::vector<const MeasuredKernel*>& kernels,
+                                       std::ostream* progress) {
+  std::vector<SpaceIdentity> identities;
+  for (const MeasuredKernel* kernel : kernels) identities.push_back({kernel->kernel.name(), kernel->device});
+  // Every model's sources first: a space with nothing to train on fails before any training.
+  struct Job {
+    const PretrainSpec* spec;
+    std::size_t space;
+    std::string checkpoint;
+    std::vector<std::pair<std::string, const MeasuredKernel*>> sources;
+  };
+  std::vector<Job> jobs;
+  std::set<std::string> planned;
+  for (const ExperimentStrategy& strategy : experiment.strategies) {
+    if (!strategy.pretrain) continue;
+    const PretrainSpec& spec = *strategy.pretrain;
+    for (std::size_t s = 0; s < experiment.spaces.size(); ++s) {
+      Job job{&spec, s, pretrained_checkpoint_path(experiment.output, experiment.spaces[s].name, spec), {}};
+      if (!planned.insert(job.checkpoint).second) continue;  // another strategy with the same section
+      for (std::size_t i : pretraining_sources(identities, s)) job.sources.emplace_back(experiment.spaces[i].name, kernels[i]);
+      if (job.sources.empty())
+        throw InputError(spec.file, spec.place,
+                         "another space of kernel " + identities[s].kernel + " measured on another device than '" +
+                             identities[s].device + "' to pre-train on for space " + experiment.spaces[s].name +
+                             " ($.spaces[" + std::to_string(s) + "]); the experiment has none");
+      jobs.push_back(std::move(job));
+    }
+  }
+  nlohmann::ordered_json entries = nlohmann::ordered_json::array();
+  for (const Job& job : jobs) {
+    const std::string& space = experiment.spaces[job.space].name;
+    if (progress) {
+      *progress << "[experiment] model for " << space << " pre-trained on";
+      for (const auto& [name, kernel] : job.sources) *progress << " " << name;
+      *progress << ": " << std::flush;
+    }
+    configure_torch_threads(1);  // as perftune train: one intra-op thread is fastest on a shared machine
+    const PretrainedModel model = ensure_pretrained(*job.spec, job.checkpoint, space, job.sources);
+    if (progress) {
+      if (model.reused) *progress << "reused " << job.checkpoint << std::endl;
+      else *progress << "trained in " << std::setprecision(3) << model.training.value("seconds", 0.0) << " s" << std::endl;
+    }
+    entries.push_back({{"space", space},
+                       {"checkpoint", job.checkpoint},
+                       {"sources", model.sources},
+                       {"reused", model.reused},
+                       {"training", model.training}});
+  }
+  return entries;
+}
+
 }  // namespace
 
-nlohmann::ordered_json run_experiment(const Experiment& experiment, const ExperimentOptions& options) {
-  const std::string output = options.output.empty() ? experiment.output : options.output;
+nlohmann::ordered_json run_experiment(const Experiment& configured, const ExperimentOptions& options) {
+  // Pre-trained checkpoints live in the output folder actually used, so campaigns must name that one.
+  Experiment experiment = configured;
+  if (!options.output.empty()) experiment.output = options.output;
+  const std::string output = experiment.output;
   const std::size_t seeds = options.seeds.value_or(experiment.seeds);
   const std::size_t jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   if (seeds == 0) throw InputError(experiment.file, "$.seeds", "at least one seed");
@@ -129,7 +188,8 @@ nlohmann::ordered_json run_experiment(const Experiment& experiment, const Experi
         campaigns.push_back(experiment_campaign(experiment, s, t, seed, folder));
         tasks.push_back({s, t, seed, folder});
       }
-  for (std::size_t t = 0; t < experiment.strategies.size(); ++t) make_model(campaigns[t].model);
+  for (std::size_t t = 0; t < experiment.strategies.size(); ++t)
+    if (!experiment.strategies[t].pretrain) make_model(campaigns[t].model);  // pre-trained ones do not exist yet
 
   // Each source once, shared read-only by every run on it.
   std::map<std::string, Corpus> sources;
@@ -144,15 +204,19 @@ nlohmann::ordered_json run_experiment(const Experiment& experiment, const Experi
     });
   }
   std::vector<SpaceBaseline> baselines;
+  std::vector<const MeasuredKernel*> space_kernels;
   for (std::size_t s = 0; s < experiment.spaces.size(); ++s) {
     const Campaign& campaign = campaigns[s * experiment.strategies.size()];
     const MeasuredKernel& measured = campaign_kernel(sources.at(campaign.source.path), campaign);
+    space_kernels.push_back(&measured);
     try {
       baselines.push_back({experiment.spaces[s].name, measured.kernel.name(), measured.device, recorded_values(measured), {}});
     } catch (const std::invalid_argument& error) {
       throw InputError(experiment.file, "$.spaces[" + std::to_string(s) + "]", std::string("a space with a valid measurement: ") + error.what());
     }
   }
+
+  const nlohmann::ordered_json pretraining = pretrain_models(experiment, space_kernels, options.progress);
 
   std::vector<RunCurve> curves(tasks.size());
   std::vector<std::optional<double>> default_seconds(tasks.size());
@@ -203,6 +267,7 @@ nlohmann::ordered_json run_experiment(const Experiment& experiment, const Experi
       {"speedup", "reference / best: reference is the space's default config, or the median valid runtime where the "
                   "space has no default (see each space's \"reference\")"},
       {"speedup_at", "geometric mean over spaces of the median speedup over seeds"}};
+  if (!pretraining.empty()) summary["pretraining"] = pretraining;
   summary["strategies"] = tables["strategies"];
   summary["spaces"] = tables["spaces"];
   const std::string summary_path = (fs::path(output) / "summary.json").string();

@@ -3,6 +3,8 @@
 // source loaded once and shared read-only, then writes to the output folder
 //   runs/SPACE/STRATEGY/seed_N/   each run's records.jsonl and summary.json (a finished run is
 //                                 reused on restart; an unfinished one resumes from its log)
+//   models/SPACE.HASH.json, .pt   pre-trained models of "pretrain" strategies (pretraining.h),
+//                                 trained before the runs, reused on restart
 //   runs.csv                      space,strategy,seed,measurement,best_seconds,hardware_seconds
 //   summary.json                  speedup_curves.h's tables plus what ran
 //   plots/                        PNG and SVG (experiment_plots.h), unless disabled
@@ -27,7 +29,9 @@ struct ExperimentOptions {
 
 // Returns the summary it wrote. Throws InputError for problems of the experiment (a source that
 // does not load, a kernel not in it, a model not in this build) before any run starts when they
-// can be seen then; finished runs stay on disk whatever happens, so a rerun continues.
+// can be seen then (a pretrain section with nothing to train on names its JSON path); finished runs
+// and pre-trained models stay on disk whatever happens, so a rerun continues. The summary's
+// "pretraining" lists each pre-trained model: space, checkpoint, sources, reused, training report.
 nlohmann::ordered_json run_experiment(const Experiment& experiment, const ExperimentOptions& options = {});
 
 }  // namespace perftune
