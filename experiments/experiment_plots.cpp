@@ -15,40 +15,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Tableau's ten colours (matplotlib's default cycle): distinguishable and colour-blind aware.
-constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                   "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
-const char* color(std::size_t i) { return kColors[i % std::size(kColors)]; }
-
-// Big enough for a dozen legend entries; the same size for PNG and SVG.
-constexpr const char* kSize = "size 960,600";
-
-std::string file_stem(const std::string& name) {
-  std::string stem;
-  for (char c : name) stem += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
-  return stem;
-}
-
 // The nth value of a numeric array, NaN for null (gnuplot skips it).
 double at_or_nan(const JsonView& array, std::size_t i) {
   const JsonView value = array.at(i);
   return value.value().is_null() ? NAN : value.as_number();
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-
-// The terminal lines for both formats around the same plot commands.
-std::string render_both(const std::string& stem, const std::string& body) {
-  std::ostringstream script;
-  script << "set terminal pngcairo " << kSize << " noenhanced font \"Sans,11\"\n"
-         << "set output " << gnuplot_quote(stem + ".png") << "\n"
-         << body << "set terminal svg " << kSize << " noenhanced font \"Sans,11\" background rgb \"white\"\n"
-         << "set output " << gnuplot_quote(stem + ".svg") << "\nreplot\nunset output\n";
-  return script.str();
 }
 
 std::vector<std::string> strategy_names(const JsonView& summary) {
@@ -70,11 +40,7 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
   const std::size_t seeds = static_cast<std::size_t>(summary.at("seeds").as_positive_int());
   std::vector<std::string> written;
   auto render = [&](const std::string& stem, const std::string& body) {
-    const fs::path script = plots / (stem + ".gp");
-    write_text(script, render_both(stem, body));
-    run_gnuplot(script.string());
-    written.push_back((plots / (stem + ".png")).string());
-    written.push_back((plots / (stem + ".svg")).string());
+    for (std::string& path : render_png_and_svg(plots.string(), stem, body)) written.push_back(std::move(path));
   };
 
   // Speedup vs budget, one figure per space.
@@ -84,7 +50,7 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
   std::size_t max_budget = 0;
   for (const JsonView& space : spaces) {
     const std::string name = space.at("name").as_string();
-    const std::string stem = "speedup_" + file_stem(name);
+    const std::string stem = "speedup_" + plot_file_stem(name);
     const double reference = space.at("reference_seconds").as_number();
     const bool is_default = space.at("reference").as_string() == "default";
     const JsonView random = space.at("random_expected_best");
@@ -110,9 +76,9 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
           ++score_count[t][b - 1];
         }
       }
-      data << " " << reference / random.at(b - 1).as_number() << "\n";
+      data << " " << reference / at_or_nan(random, b - 1) << "\n";
     }
-    write_text(plots / (stem + ".dat"), data.str());
+    write_plot_file((plots / (stem + ".dat")).string(), data.str());
     std::ostringstream body;
     body << "set title " << gnuplot_quote(experiment + ": " + name + " (" + space.get_string("device", "") + "), median of " +
                                           std::to_string(seeds) + " seeds, band 25-75%")
@@ -122,14 +88,17 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
          << "\nset logscale x\nset xrange [1:" << budget << "]\nset grid\nset key left top box opaque\n"
          << "set style fill transparent solid 0.15 noborder\nplot \\\n";
     const std::string dat = gnuplot_quote(stem + ".dat");
+    const std::string random_kind = space.get_string("random_baseline", "exact");  // live spaces: measured or none
     for (std::size_t t = 0; t < strategies.size(); ++t) {
       const std::size_t column = 2 + 3 * t;
-      body << "  " << dat << " using 1:" << column + 1 << ":" << column + 2 << " with filledcurves lc rgb \"" << color(t)
-           << "\" notitle, \\\n  " << dat << " using 1:" << column << " with lines lw 2 lc rgb \"" << color(t) << "\" title "
-           << gnuplot_quote(strategies[t]) << ", \\\n";
+      body << "  " << dat << " using 1:" << column + 1 << ":" << column + 2 << " with filledcurves lc rgb \"" << plot_color(t)
+           << "\" notitle, \\\n  " << dat << " using 1:" << column << " with lines lw 2 lc rgb \"" << plot_color(t) << "\" title "
+           << gnuplot_quote(strategies[t]) << (t + 1 < strategies.size() || random_kind != "none" ? ", \\\n" : "\n");
     }
-    body << "  " << dat << " using 1:" << 2 + 3 * strategies.size()
-         << " with lines dt 2 lw 2 lc rgb \"black\" title \"random search (exact expectation)\"\n";
+    if (random_kind != "none")
+      body << "  " << dat << " using 1:" << 2 + 3 * strategies.size() << " with lines dt 2 lw 2 lc rgb \"black\" title "
+           << (random_kind == "exact" ? "\"random search (exact expectation)\"" : "\"random search (measured mean over seeds)\"")
+           << "\n";
     render(stem, body.str());
   }
 
@@ -141,7 +110,7 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
       const JsonView score = summary.at("strategies").at(strategies[t]).at("score");
       data << t << " " << gnuplot_quote(strategies[t]) << " " << (score.value().is_null() ? NAN : score.as_number()) << "\n";
     }
-    write_text(plots / "score.dat", data.str());
+    write_plot_file((plots / "score.dat").string(), data.str());
     std::ostringstream body;
     body << "set title " << gnuplot_quote(experiment + ": score per strategy (P averaged over report budgets and " +
                                           std::to_string(spaces.size()) + " spaces)")
@@ -163,7 +132,7 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
         data << " " << (b - 1 < score_count[t].size() && score_count[t][b - 1] ? score_sum[t][b - 1] / score_count[t][b - 1] : NAN);
       data << "\n";
     }
-    write_text(plots / "score_vs_budget.dat", data.str());
+    write_plot_file((plots / "score_vs_budget.dat").string(), data.str());
     std::ostringstream body;
     body << "set title " << gnuplot_quote(experiment + ": standardized score P(b), mean over " + std::to_string(spaces.size()) +
                                           " spaces")
@@ -171,7 +140,7 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
          << "set ylabel \"P(b) (0 = random search, 1 = optimum; unitless)\"\nset logscale x\nset xrange [1:" << max_budget
          << "]\nset grid\nset key left top box opaque\nset xzeroaxis lt -1\nplot \\\n";
     for (std::size_t t = 0; t < strategies.size(); ++t)
-      body << "  \"score_vs_budget.dat\" using 1:" << t + 2 << " with lines lw 2 lc rgb \"" << color(t) << "\" title "
+      body << "  \"score_vs_budget.dat\" using 1:" << t + 2 << " with lines lw 2 lc rgb \"" << plot_color(t) << "\" title "
            << gnuplot_quote(strategies[t]) << (t + 1 < strategies.size() ? ", \\\n" : "\n");
     render("score_vs_budget", body.str());
   }
