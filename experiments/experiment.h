@@ -9,7 +9,8 @@
 //    "top_k": K, "epsilon": 0.05, "seeds": 20, "first_seed": 1,
 //    "report_budgets": [10, 25, 50, 100, 200], "output": DIR}
 // The "source", "default", "strategy", "model", "backend" and "budget" sections are exactly those
-// of a campaign. Every (space, strategy) pair is checked as a campaign on load, so a mistake fails
+// of a campaign; a "program" source with a live backend (cpu) is a live space, measured during the
+// experiment (speedup_curves.h says how its baseline is measured instead of computed). Every (space, strategy) pair is checked as a campaign on load, so a mistake fails
 // before anything runs, naming its place in the experiment file.
 #include <cstddef>
 #include <cstdint>
