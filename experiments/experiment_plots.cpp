@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "experiments/gnuplot.h"
+#include "ir/file_io.h"
 #include "ir/json_view.h"
 
 namespace perftune {
@@ -21,10 +22,26 @@ double at_or_nan(const JsonView& array, std::size_t i) {
   return value.value().is_null() ? NAN : value.as_number();
 }
 
-std::vector<std::string> strategy_names(const JsonView& summary) {
+// The strategies in the experiment's order (summary.json keeps it; a plain json object would sort
+// them by name), so colours and legends follow the experiment file.
+std::vector<std::string> strategy_names(const std::string& summary_path) {
+  const nlohmann::ordered_json summary = nlohmann::ordered_json::parse(read_file(summary_path));
   std::vector<std::string> names;
-  for (const auto& item : summary.at("strategies").value().items()) names.push_back(item.key());
+  for (const auto& item : summary.at("strategies").items()) names.push_back(item.key());
   return names;
+}
+
+// The legend below the plot in two columns; the bottom margin grows with it, so it never covers
+// the x label (gnuplot's automatic margin does not count a boxed key's rows).
+std::string key_below(std::size_t entries) {
+  return "set key below box\nset bmargin " + std::to_string(4 + (entries + 1) / 2) + "\n";
+}
+
+// A line with markers: the point type and marker spacing differ per strategy, so lines that lie
+// on top of each other (strategies that find the same configs) still show every strategy.
+std::string line_style(std::size_t t) {
+  return "with linespoints lw 2 pt " + std::to_string(t % 13 + 1) + " ps 1.2 pi " + std::to_string(-(5 + static_cast<int>(t))) +
+         " lc rgb \"" + plot_color(t) + "\"";
 }
 
 }  // namespace
@@ -35,7 +52,7 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
   const JsonView summary(document, summary_path);
   const fs::path plots = fs::path(results_dir) / "plots";
   fs::create_directories(plots);
-  const std::vector<std::string> strategies = strategy_names(summary);
+  const std::vector<std::string> strategies = strategy_names(summary_path);
   const std::string experiment = summary.get_string("experiment", "experiment");
   const std::size_t seeds = static_cast<std::size_t>(summary.at("seeds").as_positive_int());
   std::vector<std::string> written;
@@ -85,14 +102,14 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
          << "\nset xlabel \"budget (measurements, log scale)\"\n"
          << "set ylabel " << gnuplot_quote(is_default ? "speedup over the default config (x)"
                                                       : "speedup over the median config (x; no default in this space)")
-         << "\nset logscale x\nset xrange [1:" << budget << "]\nset grid\nset key left top box opaque\n"
+         << "\nset logscale x\nset xrange [1:" << budget << "]\nset grid\n" << key_below(strategies.size() + 1)
          << "set style fill transparent solid 0.15 noborder\nplot \\\n";
     const std::string dat = gnuplot_quote(stem + ".dat");
     const std::string random_kind = space.get_string("random_baseline", "exact");  // live spaces: measured or none
     for (std::size_t t = 0; t < strategies.size(); ++t) {
       const std::size_t column = 2 + 3 * t;
       body << "  " << dat << " using 1:" << column + 1 << ":" << column + 2 << " with filledcurves lc rgb \"" << plot_color(t)
-           << "\" notitle, \\\n  " << dat << " using 1:" << column << " with lines lw 2 lc rgb \"" << plot_color(t) << "\" title "
+           << "\" notitle, \\\n  " << dat << " using 1:" << column << " " << line_style(t) << " title "
            << gnuplot_quote(strategies[t]) << (t + 1 < strategies.size() || random_kind != "none" ? ", \\\n" : "\n");
     }
     if (random_kind != "none")
@@ -138,9 +155,9 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
                                           " spaces")
          << "\nset xlabel \"budget (measurements, log scale)\"\n"
          << "set ylabel \"P(b) (0 = random search, 1 = optimum; unitless)\"\nset logscale x\nset xrange [1:" << max_budget
-         << "]\nset grid\nset key left top box opaque\nset xzeroaxis lt -1\nplot \\\n";
+         << "]\nset grid\n" << key_below(strategies.size()) << "set xzeroaxis lt -1\nplot \\\n";
     for (std::size_t t = 0; t < strategies.size(); ++t)
-      body << "  \"score_vs_budget.dat\" using 1:" << t + 2 << " with lines lw 2 lc rgb \"" << plot_color(t) << "\" title "
+      body << "  \"score_vs_budget.dat\" using 1:" << t + 2 << " " << line_style(t) << " title "
            << gnuplot_quote(strategies[t]) << (t + 1 < strategies.size() ? ", \\\n" : "\n");
     render("score_vs_budget", body.str());
   }

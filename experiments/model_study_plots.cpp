@@ -87,13 +87,20 @@ std::vector<std::string> render_scatter(const JsonView& study, const std::string
   const auto series = read_predictions((dir / study.at("predictions").as_string()).string());
   if (series.empty()) return {};
   const std::string stem = "scatter_" + plot_file_stem(name);
-  std::ostringstream data, body;
+  std::ostringstream data, lines;  // lines: one plot clause per series
   data << std::setprecision(7);
-  double low = INFINITY, high = 0.0;
+  double low = INFINITY, high = 0.0;  // of the measured runtimes: the axes cover them
   std::size_t total = 0, plotted = 0;
-  body << "set xlabel \"measured runtime (s, log scale)\"\nset ylabel \"predicted runtime (s, log scale)\"\n"
-       << "set logscale xy\nset format x \"%.0e\"\nset format y \"%.0e\"\nset grid\nset key left top box opaque\n"
-       << "set size ratio -1\nplot \\\n";
+  for (const auto& entry : series)
+    for (const Point& p : entry.second)
+      if (p.measured > 0) {
+        low = std::min(low, p.measured);
+        high = std::max(high, p.measured);
+      }
+  // A decade beyond the measured range on both axes (a square, ratio -1): a prediction off by more
+  // than that would squeeze every other point into a corner, so it is counted in the title instead.
+  const double from = low / 10.0, to = high * 10.0;
+  std::size_t outside = 0;
   for (std::size_t s = 0; s < series.size(); ++s) {
     const auto& [key, points] = series[s];
     const std::size_t stride = (points.size() + kMaxScatterPoints - 1) / kMaxScatterPoints;
@@ -101,10 +108,11 @@ std::vector<std::string> render_scatter(const JsonView& study, const std::string
     std::size_t shown = 0;
     for (std::size_t i = 0; i < points.size(); i += stride) {
       const Point& p = points[i];
-      if (!(p.measured > 0 && p.predicted > 0 && std::isfinite(p.predicted))) continue;
+      if (!(p.measured > 0 && p.predicted >= from && p.predicted <= to)) {
+        ++outside;
+        continue;
+      }
       data << p.measured << " " << p.predicted << "\n";
-      low = std::min({low, p.measured, p.predicted});
-      high = std::max({high, p.measured, p.predicted});
       ++shown;
     }
     data << "\n\n";
@@ -119,19 +127,22 @@ std::vector<std::string> render_scatter(const JsonView& study, const std::string
       const JsonView scores = tasks->at(task).at(model);
       label += ", mean tau " + tau_or_na(scores) + ", MAPE " + percent_or_na(scores, "mape");
     }
-    body << "  " << gnuplot_quote(stem + ".dat") << " index " << s << " using 1:2 with points pt 7 ps 0.5 lc rgb \""
+    lines << "  " << gnuplot_quote(stem + ".dat") << " index " << s << " using 1:2 with points pt 7 ps 0.5 lc rgb \""
          << plot_color(s) << "\" title " << gnuplot_quote(label) << ", \\\n";
   }
   if (plotted == 0) return {};
   write_plot_file((plots / (stem + ".dat")).string(), data.str());
-  // A margin of a quarter decade around the points, the same on both axes (a square, ratio -1).
-  const double from = low / std::pow(10.0, 0.25), to = high * std::pow(10.0, 0.25);
-  std::ostringstream head;
-  head << "set title " << gnuplot_quote(experiment + ": " + name + ", predicted vs measured runtime of " + std::to_string(total) +
-                                        " held-out configs")
-       << "\nset xrange [" << from << ":" << to << "]\nset yrange [" << from << ":" << to << "]\n";
-  body << "  x with lines dt 2 lw 1.5 lc rgb \"black\" title \"predicted = measured\"\n";
-  return render_png_and_svg(plots.string(), stem, head.str() + body.str());
+  std::ostringstream body;
+  body << "set title " << gnuplot_quote(experiment + ": " + name + ", predicted vs measured runtime of " + std::to_string(total) +
+                                        " held-out configs" +
+                                        (outside ? " (" + std::to_string(outside) + " predictions off the axes)" : ""))
+       << "\nset xlabel \"measured runtime (s, log scale)\"\nset ylabel \"predicted runtime (s, log scale)\"\n"
+       << "set logscale xy\nset format x \"%.0e\"\nset format y \"%.0e\"\nset grid\nset size ratio -1\n"
+       << "set xrange [" << from << ":" << to << "]\nset yrange [" << from << ":" << to << "]\n"
+       // The legend below in one column (its entries are long); the margin grows with it.
+       << "set key below box maxcols 1\nset bmargin " << 4 + series.size() + 1 << "\nplot \\\n"
+       << lines.str() << "  x with lines dt 2 lw 1.5 lc rgb \"black\" title \"predicted = measured\"\n";
+  return render_png_and_svg(plots.string(), stem, body.str());
 }
 
 std::vector<std::string> render_tau_bars(const JsonView& study, const std::string& experiment, const fs::path& plots) {
@@ -148,13 +159,18 @@ std::vector<std::string> render_tau_bars(const JsonView& study, const std::strin
   }
   if (models.empty() || rows.empty()) return {};
   const std::string stem = "tau_" + plot_file_stem(name);
+  // The device in each label only when the kernels come from several (it can be long: a CPU's
+  // fingerprint names its compiler); else once, in the axis label.
+  const bool one_device = std::all_of(rows.begin(), rows.end(), [&](const JsonView& row) {
+    return row.at("device").as_string() == rows.front().at("device").as_string();
+  });
   std::ostringstream data;
   data << std::setprecision(5) << "# kernel";
   for (const std::string& model : models) data << " " << gnuplot_quote(model);
   data << "\n";
   for (const JsonView& row : rows) {
-    std::string label = row.at("kernel").as_string() + (row.at("task").as_string() == "fusion" ? " [fusion]" : "") + " (" +
-                        row.at("device").as_string() + ")";
+    std::string label = row.at("kernel").as_string() + (row.at("task").as_string() == "fusion" ? " [fusion]" : "");
+    if (!one_device) label += " (" + row.at("device").as_string() + ")";
     data << gnuplot_quote(label);
     for (const std::string& model : models) {
       const bool has = row.at("models").has(model) && row.at("models").at(model).at("kendall_tau").value().is_number();
@@ -165,9 +181,11 @@ std::vector<std::string> render_tau_bars(const JsonView& study, const std::strin
   write_plot_file((plots / (stem + ".dat")).string(), data.str());
   std::ostringstream body;
   body << "set title " << gnuplot_quote(experiment + ": " + name + ", Kendall's tau per held-out kernel (" +
-                                        std::to_string(rows.size()) + " kernels; random search = 0)")
+                                        std::to_string(rows.size()) + (rows.size() == 1 ? " kernel" : " kernels") + "; random search = 0)")
        << "\nset ylabel \"Kendall's tau within the kernel (unitless; 1 = measured order)\"\n"
-       << "set xlabel \"held-out kernel (device)\"\nset yrange [-1:1.05]\nset grid ytics\nset xzeroaxis lt -1\n"
+       << "set xlabel " << gnuplot_quote(one_device ? "held-out kernel, all on " + rows.front().at("device").as_string()
+                                                    : "held-out kernel (device)")
+       << "\nset yrange [-1:1.05]\nset grid ytics\nset xzeroaxis lt -1\n"
        << "set datafile missing \"NaN\"\nset style data histograms\nset style histogram cluster gap 1\n"
        << "set style fill solid 0.8 border -1\nset boxwidth 0.9\nset xtics rotate by -35 font \",9\"\n"
        << "set key right bottom box opaque\nplot \\\n";
