@@ -135,7 +135,8 @@ std::vector<std::string> render_scatter(const JsonView& study, const std::string
   std::ostringstream body;
   body << "set title " << gnuplot_quote(experiment + ": " + name + ", predicted vs measured runtime of " + std::to_string(total) +
                                         " held-out configs" +
-                                        (outside ? " (" + std::to_string(outside) + " predictions off the axes)" : ""))
+                                        (outside ? " (" + std::to_string(outside) + (outside == 1 ? " prediction" : " predictions") + " off the axes)"
+                                                 : ""))
        << "\nset xlabel \"measured runtime (s, log scale)\"\nset ylabel \"predicted runtime (s, log scale)\"\n"
        << "set logscale xy\nset format x \"%.0e\"\nset format y \"%.0e\"\nset grid\nset size ratio -1\n"
        << "set xrange [" << from << ":" << to << "]\nset yrange [" << from << ":" << to << "]\n"

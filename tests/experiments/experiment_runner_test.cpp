@@ -9,9 +9,10 @@
 #include "experiments/experiment_runner.h"
 #include "ir/input_error.h"
 #include "test_support.h"
-#include "toy_cache.h"
+#include "experiment_fixtures.h"
 
 using namespace perftune;
+using perftune::testing::line_count;
 using perftune::testing::write_toy_cache;
 namespace fs = std::filesystem;
 
@@ -27,13 +28,6 @@ nlohmann::json toy_experiment(const std::string& cache_path) {
           {"top_k", 4},
           {"seeds", 3},
           {"report_budgets", {5, 10, 20}}};
-}
-
-std::size_t line_count(const std::string& path) {
-  std::ifstream in(path);
-  std::size_t lines = 0;
-  for (std::string line; std::getline(in, line);) ++lines;
-  return lines;
 }
 
 }  // namespace

@@ -8,9 +8,10 @@
 #include "experiments/model_study_plots.h"
 #include "ir/input_error.h"
 #include "test_support.h"
-#include "toy_cache.h"
+#include "experiment_fixtures.h"
 
 using namespace perftune;
+using perftune::testing::line_count;
 using perftune::testing::write_toy_cache;
 namespace fs = std::filesystem;
 
@@ -31,13 +32,6 @@ std::string write_study(const std::string& dir) {
   write_eval(dir + "/toy.json", R"(["toy_a.json", "toy_b.json"])");
   write_eval(dir + "/absent.json", R"(["toy_a.json", "not_collected_yet.jsonl"])");
   return dir;
-}
-
-std::size_t line_count(const std::string& path) {
-  std::ifstream in(path);
-  std::size_t lines = 0;
-  for (std::string line; std::getline(in, line);) ++lines;
-  return lines;
 }
 
 }  // namespace

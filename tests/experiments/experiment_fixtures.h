@@ -1,7 +1,8 @@
 #pragma once
-// A recorded 8x8 space in Kernel Tuner's cache format, with a few failed configs: the toy source
-// of the experiments tests (replayed by tuning experiments, split by device in model studies).
+// Fixtures of the experiments tests: a toy recorded space in Kernel Tuner's cache format (replayed
+// by tuning experiments, split by device in model studies) and a line counter for their CSVs.
 #include <cmath>
+#include <cstddef>
 #include <fstream>
 #include <random>
 #include <string>
@@ -30,6 +31,14 @@ inline void write_toy_cache(const std::string& path, const std::string& device =
       cache["cache"][std::to_string(bx) + "," + std::to_string(by)] = entry;
     }
   std::ofstream(path) << cache.dump();
+}
+
+// Lines in a text file (a CSV's header included).
+inline std::size_t line_count(const std::string& path) {
+  std::ifstream in(path);
+  std::size_t lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  return lines;
 }
 
 }  // namespace perftune::testing
