@@ -1,5 +1,6 @@
 // perftune experiment EXPERIMENT.json [--jobs N] [--output DIR] [--seeds N] [--no-plots] [--json]:
-// run many campaigns (strategies x spaces x seeds) and write curves, a summary and plots.
+// run many campaigns (strategies x spaces x seeds) and write curves, a summary and plots; or, for a
+// model study (a file with "studies"), every eval config's tables, predictions and plots.
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -7,6 +8,10 @@
 #include "cli/command.h"
 #include "experiments/experiment.h"
 #include "experiments/experiment_runner.h"
+#include "experiments/model_study.h"
+#include "ir/input_error.h"
+#include "ir/json_view.h"
+#include "surrogate/torch_threads.h"
 
 namespace perftune::cli {
 namespace {
@@ -20,8 +25,28 @@ struct ExperimentCliOptions {
   bool json = false;
 };
 
+// The model-study mode: the studies run one after the other (each trains with one thread, as
+// perftune eval does), so --jobs and --seeds do not apply.
+void run_study(const nlohmann::json& json, const ExperimentCliOptions& options) {
+  const ModelStudy study = parse_model_study(json, options.experiment);
+  if (options.seeds) throw InputError(options.experiment, "$.studies", "no --seeds: a model study has no seeds");
+  // One intra-op thread, as perftune eval (cli/eval.cpp says why).
+  configure_torch_threads(1);
+  ModelStudyOptions run_options;
+  run_options.output = options.output;
+  run_options.plots = !options.no_plots;
+  run_options.progress = &std::cerr;
+  const auto summary = run_model_study(study, run_options);
+  if (options.json) {
+    print_json(summary.dump(2));
+    return;
+  }
+  std::cout << model_study_tables(summary) << "results in " << (options.output.empty() ? study.output : options.output)
+            << " (summary.json, tables.md, predictions/, plots/)\n";
+}
+
 const bool registered = register_command({"experiment",
-  "Run an experiment (strategies x spaces x seeds) and write runs.csv, summary.json and plots; a rerun continues",
+  "Run an experiment (strategies x spaces x seeds, or a model study of eval configs) and write its results and plots; a rerun continues",
   [](CLI::App& app) {
     auto options = std::make_shared<ExperimentCliOptions>();
     app.add_option("experiment", options->experiment, "Experiment JSON (configs/experiments/*.json)")->required();
@@ -30,9 +55,11 @@ const bool registered = register_command({"experiment",
     app.add_option("--seeds", options->seeds, "Number of seeds (overrides the experiment's; e.g. 3 for a quick check)")
         ->check(CLI::PositiveNumber);
     app.add_flag("--no-plots", options->no_plots, "Skip the plots (render them later with perftune plot DIR)");
-    app.add_flag("--json", options->json, "Print the per-strategy table as JSON on stdout");
+    app.add_flag("--json", options->json, "Print the per-strategy table (a model study: its summary) as JSON on stdout");
     app.callback([options] {
-      const Experiment experiment = load_experiment(options->experiment);
+      const nlohmann::json json = parse_json_file(options->experiment);
+      if (is_model_study(json)) return run_study(json, *options);
+      const Experiment experiment = parse_experiment(json, options->experiment);
       ExperimentOptions run_options;
       run_options.jobs = options->jobs;
       run_options.output = options->output;

@@ -1,9 +1,10 @@
-// perftune plot RESULTS_DIR: re-render an experiment's plots from its saved summary.json.
+// perftune plot RESULTS_DIR: re-render an experiment's (or a model study's) plots from its saved results.
 #include <iostream>
 #include <memory>
 
 #include "cli/command.h"
 #include "experiments/experiment_plots.h"
+#include "experiments/model_study_plots.h"
 
 namespace perftune::cli {
 namespace {
@@ -13,7 +14,9 @@ const bool registered = register_command({"plot", "Re-render an experiment's plo
     auto results = std::make_shared<std::string>();
     app.add_option("results_dir", *results, "An experiment's output folder (holds summary.json)")->required();
     app.callback([results] {
-      for (const std::string& path : render_experiment_plots(*results)) std::cout << path << "\n";
+      const auto written =
+          is_model_study_results(*results) ? render_model_study_plots(*results) : render_experiment_plots(*results);
+      for (const std::string& path : written) std::cout << path << "\n";
     });
   }});
 

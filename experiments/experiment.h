@@ -10,7 +10,10 @@
 //    "report_budgets": [10, 25, 50, 100, 200], "output": DIR}
 // The "source", "default", "strategy", "model", "backend" and "budget" sections are exactly those
 // of a campaign, except that a model may be {"type": "learned", "pretrain": {...}}: a GNN trained per
-// space on the experiment's other devices of that kernel (experiments/pretraining.h). Every (space, strategy) pair is checked as a campaign on load, so a mistake fails
+// space on the experiment's other devices of that kernel (experiments/pretraining.h); and a
+// "program" source with a live backend (cpu) is a live space, measured during the experiment
+// (speedup_curves.h says how its baseline is measured instead of computed). Every (space, strategy)
+// pair is checked as a campaign on load, so a mistake fails
 // before anything runs, naming its place in the experiment file.
 #include <cstddef>
 #include <cstdint>

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "experiments/gnuplot.h"
+#include "ir/file_io.h"
 #include "ir/json_view.h"
 
 namespace perftune {
@@ -15,46 +16,32 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Tableau's ten colours (matplotlib's default cycle): distinguishable and colour-blind aware.
-constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                   "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
-const char* color(std::size_t i) { return kColors[i % std::size(kColors)]; }
-
-// Big enough for a dozen legend entries; the same size for PNG and SVG.
-constexpr const char* kSize = "size 960,600";
-
-std::string file_stem(const std::string& name) {
-  std::string stem;
-  for (char c : name) stem += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
-  return stem;
-}
-
 // The nth value of a numeric array, NaN for null (gnuplot skips it).
 double at_or_nan(const JsonView& array, std::size_t i) {
   const JsonView value = array.at(i);
   return value.value().is_null() ? NAN : value.as_number();
 }
 
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-
-// The terminal lines for both formats around the same plot commands.
-std::string render_both(const std::string& stem, const std::string& body) {
-  std::ostringstream script;
-  script << "set terminal pngcairo " << kSize << " noenhanced font \"Sans,11\"\n"
-         << "set output " << gnuplot_quote(stem + ".png") << "\n"
-         << body << "set terminal svg " << kSize << " noenhanced font \"Sans,11\" background rgb \"white\"\n"
-         << "set output " << gnuplot_quote(stem + ".svg") << "\nreplot\nunset output\n";
-  return script.str();
-}
-
-std::vector<std::string> strategy_names(const JsonView& summary) {
+// The strategies in the experiment's order (summary.json keeps it; a plain json object would sort
+// them by name), so colours and legends follow the experiment file.
+std::vector<std::string> strategy_names(const std::string& summary_path) {
+  const nlohmann::ordered_json summary = nlohmann::ordered_json::parse(read_file(summary_path));
   std::vector<std::string> names;
-  for (const auto& item : summary.at("strategies").value().items()) names.push_back(item.key());
+  for (const auto& item : summary.at("strategies").items()) names.push_back(item.key());
   return names;
+}
+
+// The legend below the plot in two columns; the bottom margin grows with it, so it never covers
+// the x label (gnuplot's automatic margin does not count a boxed key's rows).
+std::string key_below(std::size_t entries) {
+  return "set key below box\nset bmargin " + std::to_string(4 + (entries + 1) / 2) + "\n";
+}
+
+// A line with markers: the point type and marker spacing differ per strategy, so lines that lie
+// on top of each other (strategies that find the same configs) still show every strategy.
+std::string line_style(std::size_t t) {
+  return "with linespoints lw 2 pt " + std::to_string(t % 13 + 1) + " ps 1.2 pi " + std::to_string(-(5 + static_cast<int>(t))) +
+         " lc rgb \"" + plot_color(t) + "\"";
 }
 
 }  // namespace
@@ -65,16 +52,12 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
   const JsonView summary(document, summary_path);
   const fs::path plots = fs::path(results_dir) / "plots";
   fs::create_directories(plots);
-  const std::vector<std::string> strategies = strategy_names(summary);
+  const std::vector<std::string> strategies = strategy_names(summary_path);
   const std::string experiment = summary.get_string("experiment", "experiment");
   const std::size_t seeds = static_cast<std::size_t>(summary.at("seeds").as_positive_int());
   std::vector<std::string> written;
   auto render = [&](const std::string& stem, const std::string& body) {
-    const fs::path script = plots / (stem + ".gp");
-    write_text(script, render_both(stem, body));
-    run_gnuplot(script.string());
-    written.push_back((plots / (stem + ".png")).string());
-    written.push_back((plots / (stem + ".svg")).string());
+    for (std::string& path : render_png_and_svg(plots.string(), stem, body)) written.push_back(std::move(path));
   };
 
   // Speedup vs budget, one figure per space.
@@ -84,7 +67,7 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
   std::size_t max_budget = 0;
   for (const JsonView& space : spaces) {
     const std::string name = space.at("name").as_string();
-    const std::string stem = "speedup_" + file_stem(name);
+    const std::string stem = "speedup_" + plot_file_stem(name);
     const double reference = space.at("reference_seconds").as_number();
     const bool is_default = space.at("reference").as_string() == "default";
     const JsonView random = space.at("random_expected_best");
@@ -110,26 +93,29 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
           ++score_count[t][b - 1];
         }
       }
-      data << " " << reference / random.at(b - 1).as_number() << "\n";
+      data << " " << reference / at_or_nan(random, b - 1) << "\n";
     }
-    write_text(plots / (stem + ".dat"), data.str());
+    write_plot_file((plots / (stem + ".dat")).string(), data.str());
     std::ostringstream body;
     body << "set title " << gnuplot_quote(experiment + ": " + name + " (" + space.get_string("device", "") + "), median of " +
                                           std::to_string(seeds) + " seeds, band 25-75%")
          << "\nset xlabel \"budget (measurements, log scale)\"\n"
          << "set ylabel " << gnuplot_quote(is_default ? "speedup over the default config (x)"
                                                       : "speedup over the median config (x; no default in this space)")
-         << "\nset logscale x\nset xrange [1:" << budget << "]\nset grid\nset key left top box opaque\n"
+         << "\nset logscale x\nset xrange [1:" << budget << "]\nset grid\n" << key_below(strategies.size() + 1)
          << "set style fill transparent solid 0.15 noborder\nplot \\\n";
     const std::string dat = gnuplot_quote(stem + ".dat");
+    const std::string random_kind = space.get_string("random_baseline", "exact");  // live spaces: measured or none
     for (std::size_t t = 0; t < strategies.size(); ++t) {
       const std::size_t column = 2 + 3 * t;
-      body << "  " << dat << " using 1:" << column + 1 << ":" << column + 2 << " with filledcurves lc rgb \"" << color(t)
-           << "\" notitle, \\\n  " << dat << " using 1:" << column << " with lines lw 2 lc rgb \"" << color(t) << "\" title "
-           << gnuplot_quote(strategies[t]) << ", \\\n";
+      body << "  " << dat << " using 1:" << column + 1 << ":" << column + 2 << " with filledcurves lc rgb \"" << plot_color(t)
+           << "\" notitle, \\\n  " << dat << " using 1:" << column << " " << line_style(t) << " title "
+           << gnuplot_quote(strategies[t]) << (t + 1 < strategies.size() || random_kind != "none" ? ", \\\n" : "\n");
     }
-    body << "  " << dat << " using 1:" << 2 + 3 * strategies.size()
-         << " with lines dt 2 lw 2 lc rgb \"black\" title \"random search (exact expectation)\"\n";
+    if (random_kind != "none")
+      body << "  " << dat << " using 1:" << 2 + 3 * strategies.size() << " with lines dt 2 lw 2 lc rgb \"black\" title "
+           << (random_kind == "exact" ? "\"random search (exact expectation)\"" : "\"random search (measured mean over seeds)\"")
+           << "\n";
     render(stem, body.str());
   }
 
@@ -141,7 +127,7 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
       const JsonView score = summary.at("strategies").at(strategies[t]).at("score");
       data << t << " " << gnuplot_quote(strategies[t]) << " " << (score.value().is_null() ? NAN : score.as_number()) << "\n";
     }
-    write_text(plots / "score.dat", data.str());
+    write_plot_file((plots / "score.dat").string(), data.str());
     std::ostringstream body;
     body << "set title " << gnuplot_quote(experiment + ": score per strategy (P averaged over report budgets and " +
                                           std::to_string(spaces.size()) + " spaces)")
@@ -163,15 +149,15 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
         data << " " << (b - 1 < score_count[t].size() && score_count[t][b - 1] ? score_sum[t][b - 1] / score_count[t][b - 1] : NAN);
       data << "\n";
     }
-    write_text(plots / "score_vs_budget.dat", data.str());
+    write_plot_file((plots / "score_vs_budget.dat").string(), data.str());
     std::ostringstream body;
     body << "set title " << gnuplot_quote(experiment + ": standardized score P(b), mean over " + std::to_string(spaces.size()) +
                                           " spaces")
          << "\nset xlabel \"budget (measurements, log scale)\"\n"
          << "set ylabel \"P(b) (0 = random search, 1 = optimum; unitless)\"\nset logscale x\nset xrange [1:" << max_budget
-         << "]\nset grid\nset key left top box opaque\nset xzeroaxis lt -1\nplot \\\n";
+         << "]\nset grid\n" << key_below(strategies.size()) << "set xzeroaxis lt -1\nplot \\\n";
     for (std::size_t t = 0; t < strategies.size(); ++t)
-      body << "  \"score_vs_budget.dat\" using 1:" << t + 2 << " with lines lw 2 lc rgb \"" << color(t) << "\" title "
+      body << "  \"score_vs_budget.dat\" using 1:" << t + 2 << " " << line_style(t) << " title "
            << gnuplot_quote(strategies[t]) << (t + 1 < strategies.size() ? ", \\\n" : "\n");
     render("score_vs_budget", body.str());
   }

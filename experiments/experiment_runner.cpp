@@ -1,5 +1,6 @@
 #include "experiments/experiment_runner.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -115,7 +116,9 @@ void write_runs_csv(const std::string& path, const Experiment& experiment, const
 nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::vector<const MeasuredKernel*>& kernels,
                                        std::ostream* progress) {
   std::vector<SpaceIdentity> identities;
-  for (const MeasuredKernel* kernel : kernels) identities.push_back({kernel->kernel.name(), kernel->device});
+  // A live space (null kernel) has no recording: nothing pre-trains on it or for it.
+  for (const MeasuredKernel* kernel : kernels)
+    identities.push_back(kernel ? SpaceIdentity{kernel->kernel.name(), kernel->device} : SpaceIdentity{});
   // Every model's sources first: a space with nothing to train on fails before any training.
   struct Job {
     const PretrainSpec* spec;
@@ -129,6 +132,10 @@ nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::
     if (!strategy.pretrain) continue;
     const PretrainSpec& spec = *strategy.pretrain;
     for (std::size_t s = 0; s < experiment.spaces.size(); ++s) {
+      if (!kernels[s])
+        throw InputError(spec.file, spec.place,
+                         "a recorded space to pre-train for; space " + experiment.spaces[s].name + " ($.spaces[" +
+                             std::to_string(s) + "]) is live (a program measured during the experiment)");
       Job job{&spec, s, pretrained_checkpoint_path(experiment.output, experiment.spaces[s].name, spec), {}};
       if (!planned.insert(job.checkpoint).second) continue;  // another strategy with the same section
       for (std::size_t i : pretraining_sources(identities, s)) job.sources.emplace_back(experiment.spaces[i].name, kernels[i]);
@@ -163,6 +170,31 @@ nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::
   return entries;
 }
 
+// A live space's baseline from its runs (SpaceBaseline::live): the pooled best-so-far runtimes and
+// the random strategy's mean curve. Throws InputError when no run measured a valid runtime.
+void complete_live_baseline(SpaceBaseline& baseline, std::size_t space, const Experiment& experiment,
+                            const std::vector<Campaign>& campaigns, const std::vector<RunCurve>& curves,
+                            const std::vector<std::pair<std::string, std::string>>& kernel_device, std::size_t max_budget) {
+  std::vector<const RunCurve*> random_runs;
+  for (std::size_t i = 0; i < curves.size(); ++i) {
+    if (curves[i].space != space) continue;
+    baseline.kernel = kernel_device[i].first;
+    baseline.device = kernel_device[i].second;
+    for (const auto& best : curves[i].best_after)
+      if (best) baseline.values.ok_sorted.push_back(*best);
+    if (campaigns[i].strategy.type == "random") random_runs.push_back(&curves[i]);
+  }
+  if (baseline.values.ok_sorted.empty())
+    throw InputError(experiment.file, "$.spaces[" + std::to_string(space) + "]", "a live space where some run measured a valid runtime");
+  std::sort(baseline.values.ok_sorted.begin(), baseline.values.ok_sorted.end());
+  if (random_runs.empty()) return;
+  for (std::size_t b = 1; b <= max_budget; ++b) {
+    double sum = 0.0;
+    for (const RunCurve* run : random_runs) sum += best_at(*run, baseline.values, b);
+    baseline.measured_random.push_back(sum / static_cast<double>(random_runs.size()));
+  }
+}
+
 }  // namespace
 
 nlohmann::ordered_json run_experiment(const Experiment& configured, const ExperimentOptions& options) {
@@ -191,9 +223,11 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   for (std::size_t t = 0; t < experiment.strategies.size(); ++t)
     if (!experiment.strategies[t].pretrain) make_model(campaigns[t].model);  // pre-trained ones do not exist yet
 
-  // Each source once, shared read-only by every run on it.
+  // Each recorded source once, shared read-only by every run on it. A program source (live: an
+  // empty path) is built by each run itself.
   std::map<std::string, Corpus> sources;
-  for (const Campaign& campaign : campaigns) sources.try_emplace(campaign.source.path);
+  for (const Campaign& campaign : campaigns)
+    if (!campaign.source.path.empty()) sources.try_emplace(campaign.source.path);
   {
     std::vector<std::map<std::string, Corpus>::iterator> pending;
     for (auto it = sources.begin(); it != sources.end(); ++it) pending.push_back(it);
@@ -207,6 +241,11 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   std::vector<const MeasuredKernel*> space_kernels;
   for (std::size_t s = 0; s < experiment.spaces.size(); ++s) {
     const Campaign& campaign = campaigns[s * experiment.strategies.size()];
+    if (campaign.source.path.empty()) {
+      baselines.push_back({experiment.spaces[s].name, "", "", {}, {}, true, {}});  // filled in from its runs
+      space_kernels.push_back(nullptr);
+      continue;
+    }
     const MeasuredKernel& measured = campaign_kernel(sources.at(campaign.source.path), campaign);
     space_kernels.push_back(&measured);
     try {
@@ -220,9 +259,13 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
 
   std::vector<RunCurve> curves(tasks.size());
   std::vector<std::optional<double>> default_seconds(tasks.size());
+  std::vector<std::pair<std::string, std::string>> kernel_device(tasks.size());
   std::atomic<std::size_t> reused{0};
   ProgressBar bar(options.progress, tasks.size());
-  tbb::task_arena arena(static_cast<int>(jobs));
+  // Live measurements one at a time: two runs timing kernels on the same cores would slow each
+  // other down and the curves would measure the contention.
+  const bool live = campaigns.front().backend.type != "replay";
+  tbb::task_arena arena(live ? 1 : static_cast<int>(jobs));
   arena.execute([&] {
     tbb::parallel_for(std::size_t{0}, tasks.size(), std::size_t{1}, [&](std::size_t i) {
       // One intra-op thread per run: the runs are the parallelism (a learned model's libtorch
@@ -231,19 +274,29 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
       const RunTask& task = tasks[i];
       std::optional<nlohmann::json> summary = finished_run(task.folder, campaigns[i]);
       if (summary) ++reused;
+      else if (campaigns[i].source.path.empty()) summary = run_campaign(campaigns[i], CampaignRunOptions{task.folder, nullptr});
       else summary = run_campaign(campaigns[i], sources.at(campaigns[i].source.path), CampaignRunOptions{task.folder, nullptr});
       curves[i] = curve_of(task, *summary);
+      kernel_device[i] = {summary->value("kernel", ""), summary->value("device", "")};
       if (const auto& d = summary->at("default_seconds"); !d.is_null()) default_seconds[i] = d.get<double>();
       bar.done_one(reused);
     }, tbb::simple_partitioner());
   });
-  for (std::size_t i = 0; i < tasks.size(); ++i)
-    if (default_seconds[i] && !baselines[tasks[i].space].default_seconds) baselines[tasks[i].space].default_seconds = default_seconds[i];
+  // Replay: every run reads the same recorded default. Live: each run measured it once; the median
+  // is the reference, so one noisy measurement does not move every speedup.
+  for (std::size_t s = 0; s < baselines.size(); ++s) {
+    std::vector<double> measured;
+    for (std::size_t i = 0; i < tasks.size(); ++i)
+      if (tasks[i].space == s && default_seconds[i]) measured.push_back(*default_seconds[i]);
+    if (!measured.empty()) baselines[s].default_seconds = quantile(measured, 0.5);
+  }
 
   write_runs_csv((fs::path(output) / "runs.csv").string(), experiment, curves);
   std::size_t max_budget = experiment.max_measurements();
   if (max_budget == 0)
     for (const RunCurve& run : curves) max_budget = std::max(max_budget, run.best_after.size());
+  for (std::size_t s = 0; s < baselines.size(); ++s)
+    if (baselines[s].live) complete_live_baseline(baselines[s], s, experiment, campaigns, curves, kernel_device, max_budget);
   std::vector<std::string> strategy_names;
   for (const ExperimentStrategy& strategy : experiment.strategies) strategy_names.push_back(strategy.name);
   const nlohmann::ordered_json tables = summarize_curves(baselines, strategy_names, curves, max_budget, experiment.report_budgets);
@@ -263,6 +316,9 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                      "last best"},
       {"f_random", "exact expected best of b draws without replacement from every recorded config, failed ones included"},
       {"failed_configs", "a run (random or not) with no valid runtime yet is charged the space's slowest valid runtime"},
+      {"live_spaces", "measured during the experiment (nothing recorded): f_random(b) is the random strategy's mean over "
+                      "seeds, f_opt the best runtime any run measured, and a run with no valid runtime yet is charged the "
+                      "slowest best-so-far of any run"},
       {"score", "P(b) = (f_random(b) - f_strategy(b)) / (f_random(b) - f_opt), averaged over report budgets and spaces"},
       {"speedup", "reference / best: reference is the space's default config, or the median valid runtime where the "
                   "space has no default (see each space's \"reference\")"},

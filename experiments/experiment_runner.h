@@ -1,6 +1,7 @@
 #pragma once
 // Runs an experiment: every (space, strategy, seed) campaign in parallel on a TBB task arena, each
-// source loaded once and shared read-only, then writes to the output folder
+// source loaded once and shared read-only (a live backend's runs go one at a time: concurrent
+// timings on the same cores would disturb each other), then writes to the output folder
 //   runs/SPACE/STRATEGY/seed_N/   each run's records.jsonl and summary.json (a finished run is
 //                                 reused on restart; an unfinished one resumes from its log)
 //   models/SPACE.HASH.json, .pt   pre-trained models of "pretrain" strategies (pretraining.h),

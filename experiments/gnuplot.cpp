@@ -2,15 +2,23 @@
 
 #include <sys/wait.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 
 namespace perftune {
 
 namespace {
+
+constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                   "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+
+// Big enough for a dozen legend entries; the same size for PNG and SVG.
+constexpr const char* kSize = "size 960,600";
 
 // Single-quoted for /bin/sh.
 std::string shell_quote(const std::string& text) {
@@ -20,6 +28,33 @@ std::string shell_quote(const std::string& text) {
 }
 
 }  // namespace
+
+const char* plot_color(std::size_t i) { return kColors[i % std::size(kColors)]; }
+
+std::string plot_file_stem(const std::string& name) {
+  std::string stem;
+  for (char c : name) stem += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
+  return stem;
+}
+
+void write_plot_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+std::vector<std::string> render_png_and_svg(const std::string& dir, const std::string& stem, const std::string& body) {
+  std::ostringstream script;
+  script << "set terminal pngcairo " << kSize << " noenhanced font \"Sans,11\"\n"
+         << "set output " << gnuplot_quote(stem + ".png") << "\n"
+         << body << "set terminal svg " << kSize << " noenhanced font \"Sans,11\" background rgb \"white\"\n"
+         << "set output " << gnuplot_quote(stem + ".svg") << "\nreplot\nunset output\n";
+  const std::filesystem::path base(dir);
+  const std::string script_path = (base / (stem + ".gp")).string();
+  write_plot_file(script_path, script.str());
+  run_gnuplot(script_path);
+  return {(base / (stem + ".png")).string(), (base / (stem + ".svg")).string()};
+}
 
 std::string gnuplot_quote(const std::string& text) {
   std::string quoted = "\"";

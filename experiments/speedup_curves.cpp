@@ -57,15 +57,24 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
     entry["name"] = space.name;
     entry["kernel"] = space.kernel;
     entry["device"] = space.device;
-    entry["configs"] = values.size();
-    entry["failed"] = values.failed;
-    entry["optimum_seconds"] = values.optimum();
+    entry["live"] = space.live;
+    if (!space.live) {
+      entry["configs"] = values.size();
+      entry["failed"] = values.failed;
+    }
+    entry["optimum_seconds"] = values.optimum();  // live: the best any run measured
     entry["default_seconds"] = number_or_null(space.default_seconds);
     entry["reference"] = has_default ? "default" : "median";
     entry["reference_seconds"] = reference;
-    std::vector<double> random_curve(max_budget);
-    for (std::size_t b = 1; b <= max_budget; ++b) random_curve[b - 1] = expected_random_best(values, b);
-    entry["random_expected_best"] = random_curve;
+    std::vector<std::optional<double>> random_curve(max_budget);
+    for (std::size_t b = 1; b <= max_budget; ++b) {
+      if (!space.live) random_curve[b - 1] = expected_random_best(values, b);
+      else if (!space.measured_random.empty())
+        random_curve[b - 1] = space.measured_random[std::min(b, space.measured_random.size()) - 1];
+    }
+    entry["random_baseline"] = !space.live ? "exact" : space.measured_random.empty() ? "none" : "measured";
+    entry["random_expected_best"] = nlohmann::ordered_json::array();
+    for (const auto& value : random_curve) entry["random_expected_best"].push_back(number_or_null(value));
 
     nlohmann::ordered_json per_strategy;
     for (std::size_t t = 0; t < strategies.size(); ++t) {
@@ -95,7 +104,8 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
         speedup_q25.push_back(quantile(speedup, 0.25));
         speedup_q75.push_back(quantile(speedup, 0.75));
         hardware_median.push_back(hardware.empty() ? 0.0 : quantile(hardware, 0.5));
-        const std::optional<double> p = standardized_score(random_curve[b - 1], best_mean.back(), values.optimum());
+        const std::optional<double> p =
+            random_curve[b - 1] ? standardized_score(*random_curve[b - 1], best_mean.back(), values.optimum()) : std::nullopt;
         score_curve.push_back(number_or_null(p));
         for (std::size_t i = 0; i < scored_budgets.size(); ++i) {
           if (scored_budgets[i] != b) continue;

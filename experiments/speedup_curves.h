@@ -10,6 +10,7 @@
 //   valid runtime yet is charged the space's slowest valid runtime (see random_baseline.h).
 // - The speedup reference is the space's default config when it has one, else the median valid
 //   runtime of the recorded space (labelled "median" in the output).
+// - A live space's f_random(b) and f_opt are measured, not exact (SpaceBaseline::live).
 // - Per strategy: "score" is P(b) averaged over the report budgets (those <= the experiment's
 //   budget) and over spaces; "speedup_at" is the geometric mean over spaces of the median speedup.
 #include <cstddef>
@@ -38,6 +39,12 @@ struct SpaceBaseline {
   std::string device;
   RecordedValues values;
   std::optional<double> default_seconds;
+  // A live space (measured during the experiment, nothing recorded) has no exact random baseline:
+  // f_random(b) is then this curve, the random strategy's mean best after b measurements (empty:
+  // no random strategy ran, so P(b) is undefined), and `values` pools the runs' best-so-far
+  // runtimes (its optimum is the best any run measured).
+  bool live = false;
+  std::vector<double> measured_random;
 };
 
 // The best-so-far value of `run` after b >= 1 measurements under the conventions above.

@@ -66,7 +66,7 @@ CostModel* analytical_for(const StudyConfig& config, const MeasuredKernel& kerne
 }  // namespace
 
 StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sources, std::ostream* progress,
-                           const KernelTiling& tiling) {
+                           const KernelTiling& tiling, const ScoredModelObserver& observer) {
   std::map<std::string, std::unique_ptr<CostModel>> analytical_models;
   const auto start = std::chrono::steady_clock::now();
   const auto folds = make_folds(sources.kernels, config.split, config.file);
@@ -98,14 +98,14 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
       if (row.configs < 2 || !kernel->space) continue;  // nothing to rank (e.g. a program's unmeasured fusion)
       for (const std::string& name : config.models) {
         std::optional<ModelScores> scores;
-        if (name == "learned") scores = fusion ? score_fusion(*learned, *kernel, tiling) : score_cost_model(*learned, *kernel);
+        CostModel* model = name == "learned"      ? learned.get()
+                           : name == "analytical" ? analytical_for(config, *kernel, analytical_models)
+                                                  : nullptr;
+        if (model) scores = fusion ? score_fusion(*model, *kernel, tiling) : score_cost_model(*model, *kernel);
         else if (name == "default") scores = score_default(*kernel);
-        else if (name == "analytical") {
-          if (CostModel* analytical = analytical_for(config, *kernel, analytical_models))
-            scores = fusion ? score_fusion(*analytical, *kernel, tiling) : score_cost_model(*analytical, *kernel);
-        }
         else if (name == "random") scores = score_random(*kernel);
         if (scores) row.models[name] = *scores;
+        if (scores && model && observer) observer(name, *model, *kernel);
       }
       result.table.rows.push_back(std::move(row));
     }

@@ -1,6 +1,7 @@
 #pragma once
 // Runs what TRAIN.json / EVAL.json describe: load the sources, split, train (or load) the learned
 // model per fold, and score every requested model on the held-out kernels.
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -42,11 +43,15 @@ struct StudyResult {
   double seconds = 0.0;
 };
 
+// Shown every (model, held-out kernel) pair a cost model scored ("learned", "analytical"), with
+// the model itself, so a caller can keep its predictions (the model study's scatter plots).
+using ScoredModelObserver = std::function<void(const std::string& name, CostModel& model, const MeasuredKernel& kernel)>;
+
 // `perftune eval`: for each fold, trains the learned model (or loads config.checkpoint; single
 // fold only) and scores every model of config.models on the fold's test kernels: tile rows for
 // kernels, fusion rows for programs measured under fusion configs (their kernels predicted with
 // `tiling`). Fusion measurements never enter training: the model learns kernel runtimes.
 StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sources, std::ostream* progress,
-                           const KernelTiling& tiling = untiled);
+                           const KernelTiling& tiling = untiled, const ScoredModelObserver& observer = {});
 
 }  // namespace perftune

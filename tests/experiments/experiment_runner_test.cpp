@@ -2,7 +2,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include "experiments/experiment.h"
@@ -10,31 +9,14 @@
 #include "experiments/experiment_runner.h"
 #include "ir/input_error.h"
 #include "test_support.h"
+#include "experiment_fixtures.h"
 
 using namespace perftune;
+using perftune::testing::line_count;
+using perftune::testing::write_toy_cache;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A recorded 8x8 space in Kernel Tuner's cache format, with a few failed configs.
-void write_toy_cache(const std::string& path) {
-  nlohmann::json cache = {{"device_name", "Toy GPU"},
-                          {"kernel_name", "toy"},
-                          {"problem_size", {64, 64}},
-                          {"tune_params_keys", {"bx", "by"}},
-                          {"tune_params", {{"bx", {1, 2, 4, 8, 16, 32, 64, 128}}, {"by", {1, 2, 4, 8, 16, 32, 64, 128}}}}};
-  std::mt19937 rng(3);
-  std::uniform_real_distribution<double> noise(0.9, 1.1);
-  int i = 0;
-  for (int bx : {1, 2, 4, 8, 16, 32, 64, 128})
-    for (int by : {1, 2, 4, 8, 16, 32, 64, 128}) {
-      nlohmann::json entry = {{"bx", bx}, {"by", by}, {"compile_time", 50.0}, {"benchmark_time", 10.0}};
-      if (++i % 13 == 0) entry["time"] = "CompilationFailedConfig";
-      else entry["time"] = (1.0 + std::abs(std::log2(bx) - 4) + std::abs(std::log2(by) - 2)) * noise(rng);
-      cache["cache"][std::to_string(bx) + "," + std::to_string(by)] = entry;
-    }
-  std::ofstream(path) << cache.dump();
-}
 
 nlohmann::json toy_experiment(const std::string& cache_path) {
   return {{"name", "toy"},
@@ -46,13 +28,6 @@ nlohmann::json toy_experiment(const std::string& cache_path) {
           {"top_k", 4},
           {"seeds", 3},
           {"report_budgets", {5, 10, 20}}};
-}
-
-std::size_t line_count(const std::string& path) {
-  std::ifstream in(path);
-  std::size_t lines = 0;
-  for (std::string line; std::getline(in, line);) ++lines;
-  return lines;
 }
 
 }  // namespace

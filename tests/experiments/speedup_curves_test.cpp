@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "experiments/speedup_curves.h"
@@ -72,4 +73,33 @@ TEST_CASE("a strategy that finds the optimum at once scores 1; exact random runs
   REQUIRE(median_summary["strategies"]["oracle"]["speedup_at"]["1"].get<double>() == Approx(5.5));
 
   REQUIRE_THROWS_AS(summarize_curves({space}, {"oracle", "rotation", "missing"}, runs, 10, {1}), std::invalid_argument);
+}
+
+TEST_CASE("a live space is scored against the random strategy's measured curve and the best any run found") {
+  // Nothing recorded: the runner pools the runs' best-so-far runtimes and measures random search.
+  SpaceBaseline space{"live", "k", "cpu", {}, 8.0, true, {}};
+  const std::vector<RunCurve> runs = {{0, 0, 1, {8.0, 6.0, 4.0}, {}}, {0, 0, 2, {8.0, 8.0, 6.0}, {}},  // random
+                                      {0, 1, 1, {8.0, 2.0, 2.0}, {}}, {0, 1, 2, {8.0, 4.0, 2.0}, {}}};
+  for (const RunCurve& run : runs)
+    for (const auto& best : run.best_after) space.values.ok_sorted.push_back(*best);
+  std::sort(space.values.ok_sorted.begin(), space.values.ok_sorted.end());
+  for (std::size_t b = 1; b <= 3; ++b) space.measured_random.push_back((best_at(runs[0], space.values, b) + best_at(runs[1], space.values, b)) / 2);
+  const auto summary = summarize_curves({space}, {"random", "model"}, runs, 3, {2, 3});
+  const auto& entry = summary["spaces"][0];
+  REQUIRE(entry["live"] == true);
+  REQUIRE(entry["random_baseline"] == "measured");
+  REQUIRE(entry["optimum_seconds"] == 2.0);
+  REQUIRE_FALSE(entry.contains("configs"));  // a pool of runs, not a recorded space
+  // Random scores 0 against itself; the model: b = 2 -> (7 - 3) / (7 - 2), b = 3 -> (5 - 2) / (5 - 2).
+  REQUIRE(summary["strategies"]["random"]["score"].get<double>() == Approx(0.0));
+  REQUIRE(summary["strategies"]["model"]["score_at"]["2"].get<double>() == Approx(0.8));
+  REQUIRE(summary["strategies"]["model"]["score_at"]["3"].get<double>() == Approx(1.0));
+  REQUIRE(summary["strategies"]["model"]["speedup_at"]["3"].get<double>() == Approx(4.0));  // 8 s default / 2 s
+
+  // Without a random strategy there is nothing to standardize against: P is undefined, not invented.
+  space.measured_random.clear();
+  const auto unscored = summarize_curves({space}, {"random", "model"}, runs, 3, {2, 3});
+  REQUIRE(unscored["spaces"][0]["random_baseline"] == "none");
+  REQUIRE(unscored["strategies"]["model"]["score"].is_null());
+  REQUIRE(unscored["spaces"][0]["random_expected_best"][0].is_null());
 }
