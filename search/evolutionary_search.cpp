@@ -50,7 +50,8 @@ std::vector<Config> EvolutionarySearch::propose(const SearchContext& context, st
     const std::vector<float> scores = predict_scores(*context.model, context.kernel, space, population);
     for (std::size_t i = 0; i < population.size(); ++i)
       if (!context.history.contains(population[i])) top.offer(scores[i], population[i]);
-    if (generation == options_.generations || population.size() < 2) break;
+    // The first generation is always scored; later ones only within the round's deadline.
+    if (generation == options_.generations || population.size() < 2 || context.deadline.passed()) break;
 
     const FitnessWheel wheel(fitness_from_scores(scores, score_scale(*context.model, scores)));
     std::vector<std::optional<Config>> children(size);

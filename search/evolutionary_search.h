@@ -3,7 +3,8 @@
 // al., OSDI 2020): an initial population of the best measured configs plus random ones; each
 // generation scores the whole population in one predict(), draws parents in proportion to
 // predicted speed, and makes children by weighted mutation (probability mutation_probability) or
-// crossover; populations are de-duplicated. The best unmeasured configs seen are proposed.
+// crossover; populations are de-duplicated. The best unmeasured configs seen are proposed. At
+// context.deadline no further generation is bred (the initial population is always scored).
 #include <cstddef>
 
 #include "search/mutation.h"

@@ -74,6 +74,55 @@ TEST_CASE("model-based strategies are deterministic for a seed, whatever the thr
   CHECK(run_rounds(1) == single);
 }
 
+TEST_CASE("a passed deadline cuts a round to the strategy's minimum: one annealing step, one scored generation") {
+  const std::string name = GENERATE(as<std::string>{}, "annealing", "evolution");
+  CAPTURE(name);
+  const SearchSpace space = testing::tile_space(10);
+  const Kernel kernel = testing::toy_kernel();
+  History history;
+  testing::ToyCostModel unlimited_model(Config{{64, 8, 32}}), cut_model(Config{{64, 8, 32}});
+  auto unlimited = make(name), cut = make(name);
+  const auto full = unlimited->propose(SearchContext{kernel, space, &unlimited_model, history, 1, 0}, 8);
+  const auto short_round =
+      cut->propose(SearchContext{kernel, space, &cut_model, history, 1, 0, SearchDeadline::after(0.0)}, 8);
+  // Annealing scores its start states and one step; evolution its initial population only.
+  CHECK(cut_model.batch_sizes.size() == (name == "annealing" ? 2u : 1u));
+  CHECK(unlimited_model.batch_sizes.size() > cut_model.batch_sizes.size());
+  CHECK(short_round.size() == 8);  // still a full batch of distinct proposals
+  CHECK(full.front() == Config{{64, 8, 32}});
+}
+
+TEST_CASE("annealing chains continue next round from where the last round left them") {
+  const SearchSpace space = testing::tile_space(10);
+  const Kernel kernel = testing::toy_kernel();
+  testing::ToyCostModel model(Config{{64, 8, 32}});
+  History history;
+  AnnealingOptions options;
+  options.chains = 16;
+  options.steps = 20;
+  SimulatedAnnealing annealing(options);
+  for (std::size_t round = 0; round < 3; ++round) {
+    CAPTURE(round);
+    const std::vector<Config> before = annealing.chain_states();
+    // A model that records the first batch it scores: the chains' states at the round's start.
+    struct FirstBatch : CostModel {
+      testing::ToyCostModel& inner;
+      std::vector<Config> first;
+      explicit FirstBatch(testing::ToyCostModel& m) : inner(m) {}
+      std::string name() const override { return "first-batch"; }
+      void predict(const Kernel& k, const SearchSpace& s, std::span<const Config> configs, std::span<float> out) override {
+        if (first.empty()) first.assign(configs.begin(), configs.end());
+        inner.predict(k, s, configs, out);
+      }
+    } recorder(model);
+    const auto proposed = annealing.propose(SearchContext{kernel, space, &recorder, history, 9, round}, 4);
+    REQUIRE(recorder.first.size() == 16);
+    if (round > 0) CHECK(recorder.first == before);
+    CHECK(annealing.chain_states().size() == 16);
+    for (const Config& config : proposed) history.add(config, MeasureResult::from_repeats({1.0}, 0.0));
+  }
+}
+
 TEST_CASE("model-based strategies refuse to run without a model") {
   const SearchSpace space = testing::tile_space(3);
   const Kernel kernel = testing::toy_kernel();
