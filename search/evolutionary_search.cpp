@@ -41,6 +41,12 @@ std::vector<Config> EvolutionarySearch::propose(const SearchContext& context, st
     const Config& config = context.history.entries()[ranked[i]].config;
     if (seen.insert(config).second) population.push_back(config);
   }
+  // The last round's population carries on (its unmeasured members): evolution continues across
+  // rounds, like annealing chains, instead of restarting from random configs every round.
+  for (const Config& config : population_) {
+    if (population.size() >= size) break;
+    if (!context.history.contains(config) && seen.insert(config).second) population.push_back(config);
+  }
   Rng fill_rng = stream_rng({context.seed, context.round, kFillStream});
   for (Config& config : sample_unmeasured(space, context.history, population, size - population.size(), fill_rng))
     if (seen.insert(config).second) population.push_back(std::move(config));
@@ -72,6 +78,7 @@ std::vector<Config> EvolutionarySearch::propose(const SearchContext& context, st
     if (next.empty()) break;
     population = std::move(next);
   }
+  population_ = std::move(population);
   return top.best_first();
 }
 

@@ -92,6 +92,21 @@ TEST_CASE("a passed deadline cuts a round to the strategy's minimum: one anneali
   CHECK(full.front() == Config{{64, 8, 32}});
 }
 
+// The toy model, recording the first batch it is asked to score (a strategy's starting states).
+class FirstBatch : public CostModel {
+ public:
+  explicit FirstBatch(testing::ToyCostModel& inner) : inner_(inner) {}
+  std::string name() const override { return "first-batch"; }
+  void predict(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs, std::span<float> out) override {
+    if (first.empty()) first.assign(configs.begin(), configs.end());
+    inner_.predict(kernel, space, configs, out);
+  }
+  std::vector<Config> first;
+
+ private:
+  testing::ToyCostModel& inner_;
+};
+
 TEST_CASE("annealing chains continue next round from where the last round left them") {
   const SearchSpace space = testing::tile_space(10);
   const Kernel kernel = testing::toy_kernel();
@@ -104,21 +119,38 @@ TEST_CASE("annealing chains continue next round from where the last round left t
   for (std::size_t round = 0; round < 3; ++round) {
     CAPTURE(round);
     const std::vector<Config> before = annealing.chain_states();
-    // A model that records the first batch it scores: the chains' states at the round's start.
-    struct FirstBatch : CostModel {
-      testing::ToyCostModel& inner;
-      std::vector<Config> first;
-      explicit FirstBatch(testing::ToyCostModel& m) : inner(m) {}
-      std::string name() const override { return "first-batch"; }
-      void predict(const Kernel& k, const SearchSpace& s, std::span<const Config> configs, std::span<float> out) override {
-        if (first.empty()) first.assign(configs.begin(), configs.end());
-        inner.predict(k, s, configs, out);
-      }
-    } recorder(model);
+    FirstBatch recorder(model);  // the first batch scored: the chains' states at the round's start
     const auto proposed = annealing.propose(SearchContext{kernel, space, &recorder, history, 9, round}, 4);
     REQUIRE(recorder.first.size() == 16);
     if (round > 0) CHECK(recorder.first == before);
     CHECK(annealing.chain_states().size() == 16);
+    for (const Config& config : proposed) history.add(config, MeasureResult::from_repeats({1.0}, 0.0));
+  }
+}
+
+TEST_CASE("evolution continues next round from the last round's population") {
+  const SearchSpace space = testing::tile_space(10);
+  const Kernel kernel = testing::toy_kernel();
+  testing::ToyCostModel model(Config{{64, 8, 32}});
+  History history;
+  EvolutionOptions options;
+  options.population = 64;
+  options.generations = 2;
+  options.measured_share = 0.0;  // the population alone, no measured seeds
+  EvolutionarySearch evolution(options);
+  for (std::size_t round = 0; round < 3; ++round) {
+    CAPTURE(round);
+    std::vector<Config> carried;
+    for (const Config& config : evolution.population())
+      if (!history.contains(config)) carried.push_back(config);
+    FirstBatch recorder(model);  // the first batch scored: the round's initial population
+    const auto proposed = evolution.propose(SearchContext{kernel, space, &recorder, history, 4, round}, 4);
+    const std::vector<Config>& first = recorder.first;
+    REQUIRE(first.size() == 64);
+    if (round > 0) {
+      REQUIRE(carried.size() > 0);
+      CHECK(std::vector<Config>(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(carried.size())) == carried);
+    }
     for (const Config& config : proposed) history.add(config, MeasureResult::from_repeats({1.0}, 0.0));
   }
 }
