@@ -26,7 +26,8 @@ Campaign load_campaign(const std::string& path) { return parse_campaign(parse_js
 Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
   const JsonView root(json, file);
   root.expect_keys({"name", "description", "source", "backend", "model", "strategy", "budget", "top_k", "epsilon",
-                    "early_stopping", "seed", "timeout_retries", "confirm_best", "output", "default"});
+                    "early_stopping", "seed", "timeout_retries", "confirm_best", "search_time_share", "output",
+                    "default"});
   const std::string base_dir = std::filesystem::path(file).parent_path().string();
   auto resolve = [&](const std::string& value) { return resolve_campaign_path(value, base_dir.empty() ? "." : base_dir); };
 
@@ -74,6 +75,11 @@ Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
     campaign.timeout_retries = static_cast<std::size_t>(retries);
   }
   campaign.confirm_best = root.get_bool("confirm_best", false);
+  if (const auto v = root.find("search_time_share")) {
+    const double share = v->as_number();
+    if (!(share > 0 && share <= 1)) v->fail("a share of the wall time in (0, 1] (1: no limit)");
+    campaign.search_time_share = share;
+  }
   campaign.output = root.has("output") ? resolve(root.at("output").as_string()) : "perftune_runs/" + campaign.name;
   if (const auto v = root.find("default")) {
     if (!v->is_object()) v->fail("an object of knob values");

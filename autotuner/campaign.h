@@ -9,7 +9,7 @@
 //    "backend": {...}, "model": {...}, "strategy": {...}   (see the *_factory.h headers),
 //    "budget": {"measurements": N, "hardware_seconds": S},   (either or both)
 //    "top_k": K, "epsilon": 0.05, "early_stopping": N, "seed": 1,
-//    "timeout_retries": 2, "confirm_best": false,
+//    "timeout_retries": 2, "confirm_best": false, "search_time_share": 0.1,
 //    "output": DIR, "default": {knob: value, ...}}
 // Relative paths resolve against the campaign file's folder; a "${PERFTUNE_DATA}" prefix
 // resolves to data_dir().
@@ -25,6 +25,10 @@
 #include "autotuner/strategy_factory.h"
 
 namespace perftune {
+
+// The floor for live campaigns: at most 10% of the tuning loop's wall time outside the hardware
+// (issue 6's target for the CPU fusion campaign).
+inline constexpr double kDefaultSearchTimeShare = 0.1;
 
 struct CampaignSource {
   std::string path;     // a recorded source (any format load_source reads); empty for programs
@@ -50,6 +54,10 @@ struct Campaign {
   // the same every time, a retry would only be charged again).
   std::optional<std::size_t> timeout_retries;
   bool confirm_best = false;          // measure a would-be new best again (TunerOptions::confirm_best)
+  // TunerOptions::search_time_share, in (0, 1]; 1: no limit. Unset: kDefaultSearchTimeShare on a
+  // live backend, no limit on a replay (its hardware time is not wall time, and a replay must
+  // propose the same configs on any machine).
+  std::optional<double> search_time_share;
   std::string output;                 // folder for records.jsonl and summary.json
   std::optional<nlohmann::json> default_config;  // knob object, checked against the space later
 };

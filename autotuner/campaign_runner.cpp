@@ -14,6 +14,7 @@
 #include "ir/input_error.h"
 #include "ir/record_log.h"
 #include "ir/source.h"
+#include "search/cached_cost_model.h"
 
 namespace perftune {
 
@@ -59,10 +60,10 @@ void write_file_atomically(const std::string& path, const std::string& text) {
 }
 
 // Tunes `measured` (a kernel of `corpus`, or a program target with `named_defaults`) and writes
-// the summary; "load_seconds" is filled in by the caller.
+// the summary (the only place that writes it), with the caller's time to load the source.
 nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpus, const MeasuredKernel& measured,
                                    const std::vector<std::pair<std::string, Config>>& named_defaults,
-                                   const CampaignRunOptions& options) {
+                                   double load_seconds, const CampaignRunOptions& options) {
   if (campaign.backend.type != "replay" && measured.kernel.body().empty())
     throw InputError(campaign.file, "$.backend.type",
                      "\"replay\" for kernel " + measured.kernel.name() + ": it comes from a recording and has no graph to run");
@@ -72,6 +73,10 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   std::unique_ptr<Backend> backend = make_backend(campaign.backend, corpus, measured.device);
   std::unique_ptr<CostModel> model = make_model(campaign.model, measured.device);
   std::unique_ptr<Strategy> strategy = make_strategy(campaign.strategy);
+  // Search asks the model about the configs it revisits through a score cache. Only an online
+  // learned model changes its scores at update(); the analytical model's update() is a no-op.
+  std::optional<CachedCostModel> cached_model;
+  if (model) cached_model.emplace(*model, CachedCostModelOptions{.inner_learns = campaign.model.type == "learned"});
 
   // The default's runtime: from the recording when replaying it (free), else measured first.
   std::optional<Config> default_cfg = default_config(campaign, measured);
@@ -99,6 +104,8 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   const bool plain_replay = campaign.backend.type == "replay" && !campaign.backend.faults;
   tuner_options.timeout_retries = campaign.timeout_retries.value_or(plain_replay ? 0 : TunerOptions{}.timeout_retries);
   tuner_options.confirm_best = campaign.confirm_best;
+  tuner_options.search_time_share = campaign.search_time_share.value_or(
+      campaign.backend.type == "replay" ? 0.0 : kDefaultSearchTimeShare);
 
   const std::string output = options.output.empty() ? campaign.output : options.output;
   std::filesystem::create_directories(output);
@@ -129,7 +136,7 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
     if (report.failed) out << "  (" << report.failed << " failed)";
     out << std::endl;
   };
-  Tuner tuner(*backend, *strategy, model.get(), &log, tuner_options);
+  Tuner tuner(*backend, *strategy, cached_model ? &*cached_model : nullptr, &log, tuner_options);
   const TuneResult result = tuner.run(kernel, space, logged, progress);
 
   if (default_cfg && !default_seconds)
@@ -185,7 +192,26 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   summary["rounds"] = result.rounds;
   summary["hardware_seconds"] = result.hardware_seconds;
   summary["wall_seconds"] = result.wall_seconds;
-  summary["search_seconds"] = std::max(0.0, result.wall_seconds - result.backend_wall_seconds);
+  const double outside = std::max(0.0, result.wall_seconds - result.backend_wall_seconds);
+  summary["search_seconds"] = outside;
+  summary["search_share"] = result.wall_seconds > 0 ? outside / result.wall_seconds : 0.0;
+  summary["search_time_share"] = tuner_options.search_time_share > 0 && tuner_options.search_time_share < 1
+                                     ? nlohmann::ordered_json(tuner_options.search_time_share)
+                                     : nlohmann::ordered_json(nullptr);
+  // Where the time outside the backend went (the backend's own time includes compiling kernels).
+  nlohmann::ordered_json breakdown;
+  breakdown["propose_seconds"] = result.propose_seconds;
+  breakdown["rank_seconds"] = result.rank_seconds;
+  breakdown["update_seconds"] = result.update_seconds;
+  breakdown["record_seconds"] = result.record_seconds;
+  breakdown["other_seconds"] = std::max(0.0, outside - result.propose_seconds - result.rank_seconds -
+                                                 result.update_seconds - result.record_seconds);
+  if (cached_model) {
+    breakdown["model_predict_seconds"] = cached_model->inner_predict_seconds();
+    breakdown["model_cache_hits"] = cached_model->hits();
+    breakdown["model_cache_misses"] = cached_model->misses();
+  }
+  summary["outside_backend"] = std::move(breakdown);
   summary["stop_reason"] = std::string(stop_reason_name(result.stop));
   nlohmann::ordered_json best_after = nlohmann::ordered_json::array();
   for (const auto& value : result.best_after) best_after.push_back(optional_number(value));
@@ -195,6 +221,7 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   for (const Measurement& entry : result.history.entries()) hardware_after.push_back(charged += entry.result.cost_seconds);
   summary["hardware_after"] = std::move(hardware_after);
   summary["records"] = records_path;
+  summary["load_seconds"] = load_seconds;
   write_file_atomically((std::filesystem::path(output) / "summary.json").string(), summary.dump(2));
   return summary;
 }
@@ -224,32 +251,23 @@ const MeasuredKernel& campaign_kernel(const Corpus& corpus, const Campaign& camp
 
 nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunOptions& options) {
   const auto load_start = std::chrono::steady_clock::now();
+  auto load_seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count(); };
   if (!campaign.source.program.empty()) {
     // A program source: nothing recorded; the live backend measures the target and its defaults.
     ProgramTarget target = program_target(campaign);
     MeasuredKernel measured;
     measured.kernel = std::move(target.kernel);
     measured.space = std::move(target.space);
-    const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
-    nlohmann::ordered_json summary = tune_target(campaign, Corpus{}, measured, target.defaults, options);
-    summary["load_seconds"] = load_seconds;
-    write_file_atomically((std::filesystem::path(summary["records"].get<std::string>()).parent_path() / "summary.json").string(),
-                          summary.dump(2));
-    return summary;
+    return tune_target(campaign, Corpus{}, measured, target.defaults, load_seconds(), options);
   }
   const Corpus corpus = load_source(campaign.source.path);
-  const double load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
-  nlohmann::ordered_json summary = run_campaign(campaign, corpus, options);
-  summary["load_seconds"] = load_seconds;
-  write_file_atomically((std::filesystem::path(summary["records"].get<std::string>()).parent_path() / "summary.json").string(),
-                        summary.dump(2));
-  return summary;
+  return tune_target(campaign, corpus, campaign_kernel(corpus, campaign), {}, load_seconds(), options);
 }
 
 nlohmann::ordered_json run_campaign(const Campaign& campaign, const Corpus& corpus, const CampaignRunOptions& options) {
   if (!campaign.source.program.empty())
     throw InputError(campaign.file, "$.source.program", "a recorded source (\"path\") when the corpus is given");
-  return tune_target(campaign, corpus, campaign_kernel(corpus, campaign), {}, options);
+  return tune_target(campaign, corpus, campaign_kernel(corpus, campaign), {}, 0.0, options);
 }
 
 }  // namespace perftune

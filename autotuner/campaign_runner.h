@@ -21,7 +21,10 @@ struct CampaignRunOptions {
 // "speedup_over_default", "optimum_seconds" (replay: the recorded optimum), "measurements",
 // "failed", "failed_by_status", "quarantined", "retries", "confirmations", "faults_injected" (a
 // faulty backend only), "from_log", "rounds", "hardware_seconds", "wall_seconds" (the tuning loop),
-// "search_seconds" (the loop's time outside the backend), "load_seconds" (reading the source),
+// "search_seconds" (the loop's time outside the backend), "search_share" (its share of
+// "wall_seconds"), "search_time_share" (the limit, null when none), "outside_backend" (where that
+// time went: propose, rank, update, record, other; the model's own predict time and its score
+// cache's hits and misses), "load_seconds" (reading the source),
 // "stop_reason", "best_after", "hardware_after" (hardware seconds charged after each
 // measurement), "defaults" (program sources: each named default's config, seconds and speedup),
 // plus what ran ("campaign", "kernel", "device", "strategy", "model", "seed", "records"). Throws

@@ -7,6 +7,7 @@
 #include "ir/fusion.h"
 #include "ir/input_error.h"
 #include "ir/program_json.h"
+#include "search/legality_cache.h"
 
 namespace perftune {
 
@@ -23,7 +24,8 @@ FusionConfig greedy_cpu_fusion(const Program& program) {
 ProgramTarget fusion_target(const Program& program) {
   ProgramTarget target;
   target.kernel = Kernel(program.name(), program);
-  target.space = std::make_shared<SearchSpace>(fusion_space(program));
+  // Legality is checked on every move search tries; the answers are remembered across rounds.
+  target.space = std::make_shared<SearchSpace>(with_legality_cache(fusion_space(program)));
   target.defaults.emplace_back("no_fusion", fusion_space_config(program, *target.space, FusionConfig::none(program)));
   target.defaults.emplace_back("greedy_elementwise", fusion_space_config(program, *target.space, greedy_cpu_fusion(program)));
   return target;

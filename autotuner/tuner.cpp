@@ -75,6 +75,7 @@ std::vector<MeasureResult> Tuner::measure_once(const Kernel& kernel, const Searc
   const auto backend_start = std::chrono::steady_clock::now();
   std::vector<MeasureResult> measured = backend_.measure(kernel, space, configs);
   result.backend_wall_seconds += seconds_since(backend_start);
+  result.backend_configs += configs.size();
   if (measured.size() != configs.size())
     throw std::runtime_error("backend " + backend_.fingerprint() + " returned " + std::to_string(measured.size()) +
                              " results for " + std::to_string(configs.size()) + " configs");
@@ -167,6 +168,17 @@ std::vector<MeasureResult> Tuner::measure_robustly(const Kernel& kernel, const S
   return outcomes;
 }
 
+SearchDeadline Tuner::round_deadline(const TuneResult& result, double loop_seconds, std::size_t k, double other_seconds) const {
+  const double share = options_.search_time_share;
+  if (!(share > 0 && share < 1)) return {};
+  const double hardware = result.backend_wall_seconds;
+  const double per_config = result.backend_configs ? hardware / static_cast<double>(result.backend_configs) : 0.0;
+  const double hardware_after_round = hardware + per_config * static_cast<double>(k);
+  const double allowed = share / (1 - share) * hardware_after_round;  // outside time at the target share
+  const double spent = loop_seconds - hardware;
+  return SearchDeadline::after(allowed - spent - other_seconds);
+}
+
 Tuner::Tuner(Backend& backend, Strategy& strategy, CostModel* model, RecordLog* log, TunerOptions options)
     : backend_(backend), strategy_(strategy), model_(model), log_(log), options_(std::move(options)) {}
 
@@ -179,11 +191,17 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
     throw std::invalid_argument("the budget is zero: give a positive number of measurements and/or hardware seconds");
   if (!(options_.epsilon >= 0 && options_.epsilon <= 1))
     throw std::invalid_argument("epsilon must be in [0, 1]");
+  if (!(options_.search_time_share >= 0 && options_.search_time_share <= 1))
+    throw std::invalid_argument("the search time share must be in [0, 1]");
   if (strategy_.needs_model() && !model_)
     throw std::invalid_argument("strategy '" + strategy_.name() +
                                 "' searches on a cost model, but the campaign has none; use a model-free strategy "
                                 "(measured_annealing, measured_evolution, random, exhaustive) or give a model");
-  if (const auto size = space.size(); size && *size == 0)
+  // Counting a constrained space enumerates it: only a small one is counted here (a fusion space of
+  // 20 edges would take 10^6 legality checks, seconds of loop time); a larger empty one fails at
+  // its first sample().
+  constexpr std::uint64_t kCountLimit = std::uint64_t{1} << 12;
+  if (const auto size = space.size(kCountLimit); size && *size == 0)
     throw std::invalid_argument("the search space of kernel '" + kernel.name() + "' is empty: no config satisfies its constraints");
 
   const std::string device = backend_.fingerprint();
@@ -200,8 +218,11 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
   TuneResult result;
   History& history = result.history;
   std::size_t since_best = 0;
+  double other_seconds = 0.0;  // the last round's time outside the backend and the strategy
 
   for (std::size_t round = 0;; ++round) {
+    const auto round_start = std::chrono::steady_clock::now();
+    const double backend_before = result.backend_wall_seconds, propose_before = result.propose_seconds;
     const std::size_t measured = history.size();
     if (options_.max_measurements && measured >= options_.max_measurements) {
       result.stop = StopReason::kMeasurementBudget;
@@ -234,10 +255,15 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
                                  (uniform_unit(rng) < expected_random - std::floor(expected_random) ? 1 : 0);
     const std::size_t greedy = k - batch.size() - std::min(n_random, k - batch.size());
     if (greedy > 0) {
-      const SearchContext context{kernel, space, model_, history, options_.seed, round};
+      const SearchContext context{kernel, space, model_, history, options_.seed, round,
+                                  round_deadline(result, seconds_since(start), k, other_seconds)};
+      const auto propose_start = std::chrono::steady_clock::now();
       std::vector<Config> proposed = strategy_.propose(context, greedy);
+      result.propose_seconds += seconds_since(propose_start);
       if (model_ && proposed.size() > 1) {
+        const auto rank_start = std::chrono::steady_clock::now();
         const std::vector<float> scores = predict_scores(*model_, kernel, space, proposed);
+        result.rank_seconds += seconds_since(rank_start);
         std::vector<std::size_t> order(proposed.size());
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] < scores[b]; });
@@ -278,7 +304,11 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
         ++result.from_log;
       } else {
         outcome = std::move(measured_now[next_measured++]);
-        if (log_) log_->append(Record{device, kernel.key(), kernel.name(), knob_names, config, outcome, unix_now()});
+        if (log_) {
+          const auto record_start = std::chrono::steady_clock::now();
+          log_->append(Record{device, kernel.key(), kernel.name(), knob_names, config, outcome, unix_now()});
+          result.record_seconds += seconds_since(record_start);
+        }
       }
       auto best_seconds = [&history]() -> std::optional<double> {
         if (const auto best = history.best()) return history.entries()[*best].result.seconds;
@@ -296,8 +326,14 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
       result.best_after.push_back(best_seconds());
       since_best = best_seconds().value_or(INFINITY) < before ? 0 : since_best + 1;
     }
-    if (model_) model_->update(kernel, space, fresh);
+    if (model_) {
+      const auto update_start = std::chrono::steady_clock::now();
+      model_->update(kernel, space, fresh);
+      result.update_seconds += seconds_since(update_start);
+    }
     result.rounds = round + 1;
+    other_seconds = std::max(0.0, seconds_since(round_start) - (result.backend_wall_seconds - backend_before) -
+                                      (result.propose_seconds - propose_before));
     if (progress) {
       progress(RoundReport{round, history.size(), result.hardware_seconds, result.best_after.back(), result.failed});
     }

@@ -42,6 +42,14 @@ struct TunerOptions {
   // transient too-fast time (a broken timer); a false best survives only if the re-measurement
   // fails the same way (probability ~ the fault rate per would-be best).
   bool confirm_best = false;
+  // The largest share of the loop's wall time spent outside the backend (search, model, records),
+  // in (0, 1); 0 or 1: no limit. Each round's search gets a deadline: the share of the backend
+  // time measured so far plus this round's (priced at the mean time per config measured so far),
+  // minus the time already spent outside the backend. Until something has been measured that is
+  // nothing, so the first round searches with the strategy's minimum effort; what a round leaves
+  // unused carries over. A limit makes proposals depend on the machine's speed, so a replay
+  // campaign (whose hardware time is not wall time) leaves it at 0.
+  double search_time_share = 0.0;
 };
 
 // Two measurements of one config "agree" when within this factor: far below the 100x of a broken
@@ -77,7 +85,16 @@ struct TuneResult {
   // in this campaign, nor on resume (their record stands in for them).
   std::vector<Config> quarantined;
   double hardware_seconds = 0.0;              // charged by the backend (or the log) for all measurements
-  double backend_wall_seconds = 0.0;          // wall time inside Backend::measure
+  // Wall time inside Backend::measure: code generation, compiling and running the configs all
+  // count as hardware time (compiling a kernel is part of measuring it).
+  double backend_wall_seconds = 0.0;
+  std::size_t backend_configs = 0;            // configs sent to the backend, retries and confirmations included
+  // Where the rest of the wall time went: Strategy::propose (search, with its model calls), the
+  // tuner's re-ranking predict(), the model's update(), record-log appends.
+  double propose_seconds = 0.0;
+  double rank_seconds = 0.0;
+  double update_seconds = 0.0;
+  double record_seconds = 0.0;
   double wall_seconds = 0.0;
   StopReason stop = StopReason::kMeasurementBudget;
 };
@@ -89,8 +106,8 @@ class Tuner {
   // of measuring whenever the loop picks their config.
   Tuner(Backend& backend, Strategy& strategy, CostModel* model, RecordLog* log, TunerOptions options);
 
-  // Throws std::invalid_argument for a zero budget, a model-needing strategy without a model, or
-  // an empty space. Measurement failures are recorded, never thrown; an ok result that is not a
+  // Throws std::invalid_argument for a zero budget, a model-needing strategy without a model, a
+  // search time share outside [0, 1], or an empty space. Measurement failures are recorded, never thrown; an ok result that is not a
   // valid runtime (NaN, infinite, negative) is recorded as runtime_error with the reason. A record
   // log that cannot be written (disk full, read-only) throws std::runtime_error naming the log;
   // every record written before stays intact.
@@ -105,6 +122,9 @@ class Tuner {
                                               TuneResult& result);
   std::vector<MeasureResult> measure_once(const Kernel& kernel, const SearchSpace& space,
                                           const std::vector<Config>& configs, TuneResult& result);
+  // This round's search deadline under options_.search_time_share (see there); `other_seconds`
+  // is the last round's time outside the backend and the strategy, expected again.
+  SearchDeadline round_deadline(const TuneResult& result, double loop_seconds, std::size_t k, double other_seconds) const;
 
   Backend& backend_;
   Strategy& strategy_;

@@ -1,8 +1,12 @@
 // search_bench: how many configs per second simulated annealing and evolutionary search score
 // with a cheap cost model, i.e. the search's own overhead (mutation, validity checks, de-dup,
-// TBB scheduling) that a learned model's predict() time adds to. Not part of ctest.
+// TBB scheduling) that a learned model's predict() time adds to. Then the same on a program's
+// fusion space with the analytical model, where a tuning round's search cost is what the CPU
+// fusion campaign pays outside the hardware: the cost of one legality check and one analytical
+// score, and rounds of annealing / evolution with and without the score cache. Not part of ctest.
 //
-//   build/bench/search_bench [--rounds N] [--knobs K]
+//   build/bench/search_bench [--rounds N] [--knobs K] [--program configs/programs/X.json]
+//                            [--spec configs/hardware/host.json]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,8 +17,13 @@
 
 #include <tbb/info.h>
 
+#include "hardware/fusion_space.h"
+#include "ir/device_spec.h"
+#include "ir/program_json.h"
+#include "search/cached_cost_model.h"
 #include "search/evolutionary_search.h"
 #include "search/simulated_annealing.h"
+#include "surrogate/analytical_model.h"
 
 namespace perftune {
 namespace {
@@ -85,15 +94,87 @@ void report(const std::string& name, const Figures& f, std::size_t rounds) {
               100.0 * f.model_seconds / f.wall, f.found ? "yes" : "NO");
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Rounds of `strategy` on a fusion space, as the tuner runs them: 8 proposals a round measured
+// (a stand-in runtime), the model's update() between rounds. Prints the seconds per round.
+void fusion_rounds(const std::string& label, Strategy& strategy, CostModel& model, const Kernel& kernel,
+                   const SearchSpace& space, std::size_t rounds) {
+  History history;
+  std::printf("%-34s", label.c_str());
+  double total = 0.0;
+  for (std::size_t round = 0; round < rounds; ++round) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto proposed = strategy.propose(SearchContext{kernel, space, &model, history, 1, round}, 8);
+    std::vector<Measurement> fresh;
+    for (const Config& config : proposed) {
+      history.add(config, MeasureResult::from_repeats({1.0}, 0.0));
+      fresh.push_back(Measurement{config, MeasureResult::from_repeats({1.0}, 0.0)});
+    }
+    model.update(kernel, space, fresh);
+    const double seconds = seconds_since(start);
+    total += seconds;
+    std::printf(" %6.3f", seconds);
+  }
+  std::printf("  | mean %.3f s/round\n", total / static_cast<double>(rounds));
+}
+
+void fusion_bench(const std::string& program_path, const std::string& spec_path, std::size_t rounds) {
+  const Program program = load_program_file(program_path);
+  const Kernel kernel(program.name(), program);
+  const SearchSpace space = fusion_space(program);
+  AnalyticalModel model(load_device_spec(spec_path));
+  std::printf("\nfusion space of %s: %zu fuse.<e> knobs; analytical model over %s\n", program.name().c_str(),
+              space.dimension(), spec_path.c_str());
+
+  // One legality check (SearchSpace::contains) on domain points, one analytical score per config.
+  Rng rng(7);
+  std::vector<Config> points(20'000);
+  for (Config& config : points)
+    for (const Knob& knob : space.knobs()) config.values.push_back(knob.values[uniform_index(rng, knob.values.size())]);
+  auto start = std::chrono::steady_clock::now();
+  std::size_t legal = 0;
+  for (const Config& config : points) legal += space.contains(config) ? 1 : 0;
+  const double contains_us = 1e6 * seconds_since(start) / static_cast<double>(points.size());
+  std::vector<Config> valid;
+  for (int i = 0; i < 2048; ++i) valid.push_back(space.sample(rng));
+  std::vector<float> scores(valid.size());
+  start = std::chrono::steady_clock::now();
+  model.predict(kernel, space, valid, scores);
+  const double predict_us = 1e6 * seconds_since(start) / static_cast<double>(valid.size());
+  std::printf("legality check %.2f us per config (%.1f%% of domain points legal); analytical score %.1f us per config\n",
+              contains_us, 100.0 * static_cast<double>(legal) / static_cast<double>(points.size()), predict_us);
+
+  std::printf("seconds per round (%zu rounds of 8 proposals):\n", rounds);
+  EvolutionOptions evolution_options;  // configs/campaigns/cpu_transformer_fusion.json's settings
+  evolution_options.population = 512;
+  for (bool cached : {false, true}) {
+    CachedCostModel cache(model, CachedCostModelOptions{.inner_learns = false});
+    CostModel& scorer = cached ? static_cast<CostModel&>(cache) : model;
+    const std::string suffix = cached ? " + score cache" : "";
+    EvolutionarySearch evolution(evolution_options);
+    fusion_rounds("evolution (512 x 4)" + suffix, evolution, scorer, kernel, space, rounds);
+    SimulatedAnnealing annealing;
+    fusion_rounds("annealing (128 chains x 500)" + suffix, annealing, scorer, kernel, space, rounds);
+    if (cached)
+      std::printf("score cache: %zu hits, %zu misses\n", cache.hits(), cache.misses());
+  }
+}
+
 }  // namespace
 }  // namespace perftune
 
 int main(int argc, char** argv) {
   using namespace perftune;
   std::size_t rounds = 5, knob_count = 6;
+  std::string program = "configs/programs/transformer_block_small.json", spec = "configs/hardware/host.json";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--rounds")) rounds = std::strtoul(argv[i + 1], nullptr, 10);
     else if (!std::strcmp(argv[i], "--knobs")) knob_count = std::strtoul(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--program")) program = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--spec")) spec = argv[i + 1];
   }
   // Six power-of-two knobs 1..512 (10^6 configs), with a bound on the product of the first two
   // (a shared-memory-like limit) so validity checks do real work.
@@ -111,5 +192,6 @@ int main(int argc, char** argv) {
   report("annealing", run(annealing, space, optimum, rounds), rounds);
   EvolutionarySearch evolution;  // defaults: population 2048, 4 generations
   report("evolution", run(evolution, space, optimum, rounds), rounds);
+  fusion_bench(program, spec, rounds);
   return 0;
 }

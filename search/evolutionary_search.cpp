@@ -41,6 +41,12 @@ std::vector<Config> EvolutionarySearch::propose(const SearchContext& context, st
     const Config& config = context.history.entries()[ranked[i]].config;
     if (seen.insert(config).second) population.push_back(config);
   }
+  // The last round's population carries on (its unmeasured members): evolution continues across
+  // rounds, like annealing chains, instead of restarting from random configs every round.
+  for (const Config& config : population_) {
+    if (population.size() >= size) break;
+    if (!context.history.contains(config) && seen.insert(config).second) population.push_back(config);
+  }
   Rng fill_rng = stream_rng({context.seed, context.round, kFillStream});
   for (Config& config : sample_unmeasured(space, context.history, population, size - population.size(), fill_rng))
     if (seen.insert(config).second) population.push_back(std::move(config));
@@ -50,7 +56,8 @@ std::vector<Config> EvolutionarySearch::propose(const SearchContext& context, st
     const std::vector<float> scores = predict_scores(*context.model, context.kernel, space, population);
     for (std::size_t i = 0; i < population.size(); ++i)
       if (!context.history.contains(population[i])) top.offer(scores[i], population[i]);
-    if (generation == options_.generations || population.size() < 2) break;
+    // The first generation is always scored; later ones only within the round's deadline.
+    if (generation == options_.generations || population.size() < 2 || context.deadline.passed()) break;
 
     const FitnessWheel wheel(fitness_from_scores(scores, score_scale(*context.model, scores)));
     std::vector<std::optional<Config>> children(size);
@@ -71,6 +78,7 @@ std::vector<Config> EvolutionarySearch::propose(const SearchContext& context, st
     if (next.empty()) break;
     population = std::move(next);
   }
+  population_ = std::move(population);
   return top.best_first();
 }
 

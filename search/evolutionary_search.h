@@ -1,9 +1,12 @@
 #pragma once
 // Evolutionary search on the cost model, after Ansor's SketchPolicy::EvolutionarySearch (Zheng et
-// al., OSDI 2020): an initial population of the best measured configs plus random ones; each
+// al., OSDI 2020): an initial population of the best measured configs, then the unmeasured ones of
+// the last round's population (evolution continues across rounds, like annealing chains), then
+// random ones; each
 // generation scores the whole population in one predict(), draws parents in proportion to
 // predicted speed, and makes children by weighted mutation (probability mutation_probability) or
-// crossover; populations are de-duplicated. The best unmeasured configs seen are proposed.
+// crossover; populations are de-duplicated. The best unmeasured configs seen are proposed. At
+// context.deadline no further generation is bred (the initial population is always scored).
 #include <cstddef>
 
 #include "search/mutation.h"
@@ -25,9 +28,13 @@ class EvolutionarySearch : public Strategy {
   std::string name() const override { return "evolution"; }
   bool needs_model() const override { return true; }
   std::vector<Config> propose(const SearchContext& context, std::size_t n) override;
+  // The population the last propose() ended with (empty before the first); the next round starts
+  // from its unmeasured members.
+  const std::vector<Config>& population() const { return population_; }
 
  private:
   EvolutionOptions options_;
+  std::vector<Config> population_;
 };
 
 }  // namespace perftune

@@ -40,7 +40,12 @@ std::vector<Config> SimulatedAnnealing::propose(const SearchContext& context, st
   std::vector<std::size_t> idle(chains, 0);
   std::size_t unchanged = 0;
   for (std::size_t step = 0; step < options_.steps; ++step) {
-    const double progress = static_cast<double>(step) / static_cast<double>(options_.steps);
+    // At least one step a round, so kept chains always move on; then the deadline may end it.
+    if (step > 0 && context.deadline.passed()) break;
+    // The schedule runs on steps or on the time allowance, whichever is further along: a round cut
+    // short by its deadline still cools down to the end temperature.
+    const double progress =
+        std::max(static_cast<double>(step) / static_cast<double>(options_.steps), context.deadline.used_share());
     const double temperature = temperature_unit * (options_.start_temperature +
                                                    (options_.end_temperature - options_.start_temperature) * progress);
     tbb::parallel_for(std::size_t{0}, chains, [&](std::size_t c) {

@@ -4,7 +4,8 @@
 // batched predict(), and accepts by the Metropolis rule under a linearly cooling temperature.
 // Chains are kept across rounds (they continue from where the last round left them); a chain that
 // accepted nothing for `restart_after` steps restarts from a random config. The best unmeasured
-// configs seen on the way are proposed.
+// configs seen on the way are proposed. A round's steps end early at context.deadline (after the
+// first step), and the cooling schedule then runs on the share of the time allowance used.
 #include <cstddef>
 #include <vector>
 
@@ -29,6 +30,9 @@ class SimulatedAnnealing : public Strategy {
   std::string name() const override { return "annealing"; }
   bool needs_model() const override { return true; }
   std::vector<Config> propose(const SearchContext& context, std::size_t n) override;
+  // Where each chain stands after the last propose() (empty before the first): the next round
+  // continues from these states.
+  const std::vector<Config>& chain_states() const { return states_; }
 
  private:
   AnnealingOptions options_;

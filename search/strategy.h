@@ -11,6 +11,7 @@
 #include "ir/kernel.h"
 #include "ir/search_space.h"
 #include "search/history.h"
+#include "search/search_deadline.h"
 #include "surrogate/cost_model.h"
 
 namespace perftune {
@@ -22,6 +23,9 @@ struct SearchContext {
   const History& history;
   std::uint64_t seed;  // the campaign's seed
   std::size_t round;   // 0, 1, ...: strategies derive their random streams from (seed, round, ...)
+  // When this round's search must end (the tuner's time share); strategies whose effort is
+  // open-ended stop there after their minimum work. Unlimited by default.
+  SearchDeadline deadline = {};
 };
 
 class Strategy {
@@ -32,7 +36,8 @@ class Strategy {
   virtual bool needs_model() const { return false; }
   // Up to `n` distinct valid configs that are not in context.history, best first by the strategy's
   // own estimate. Fewer when the space (or what is left of it) is small. Deterministic for the same
-  // context and the same sequence of earlier calls, whatever the number of threads.
+  // context and the same sequence of earlier calls, whatever the number of threads, as long as
+  // context.deadline is unlimited (a deadline makes the effort depend on the machine's speed).
   virtual std::vector<Config> propose(const SearchContext& context, std::size_t n) = 0;
 };
 

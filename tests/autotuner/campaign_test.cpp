@@ -49,6 +49,9 @@ TEST_CASE("campaign validation names the JSON path of what is wrong") {
       {"/seed", "\"abc\"", "$.seed", "an integer"},
       {"/source/program", "\"p.json\"", "$.source", "exactly one of"},
       {"/default", "[1, 2]", "$.default", "an object"},
+      {"/search_time_share", "0", "$.search_time_share", "(0, 1]"},
+      {"/search_time_share", "1.5", "$.search_time_share", "(0, 1]"},
+      {"/search_time_share", "\"10%\"", "$.search_time_share", "a number"},
   }));
   CAPTURE(pointer, replacement);
   nlohmann::json json = valid_campaign();
@@ -130,6 +133,13 @@ TEST_CASE("a campaign runs end to end, writes its log and summary, and resumes f
   CHECK(summary["hardware_seconds"].get<double>() > 60.0);
   CHECK(summary["search_seconds"].get<double>() <= summary["wall_seconds"].get<double>());
   REQUIRE(std::filesystem::exists(dir + "/run/summary.json"));
+  // The file is the summary returned, load time included (it is written once, at the end).
+  CHECK(nlohmann::ordered_json::parse(std::ifstream(dir + "/run/summary.json")) == summary);
+  CHECK(summary["load_seconds"].get<double>() >= 0.0);
+  CHECK(summary["search_time_share"].is_null());  // a replay is never time-limited
+  CHECK(summary["search_share"].get<double>() >= 0.0);
+  CHECK(summary["search_share"].get<double>() <= 1.0);
+  CHECK(summary["outside_backend"]["propose_seconds"].get<double>() <= summary["search_seconds"].get<double>());
   CHECK(RecordLog::load(dir + "/run/records.jsonl").records.size() == 30);
 
   const auto again = run_campaign(campaign);  // a finished campaign resumes to the same end

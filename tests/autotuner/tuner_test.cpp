@@ -1,7 +1,9 @@
 #include "autotuner/tuner.h"
 
+#include <chrono>
 #include <memory>
 #include <numeric>
+#include <thread>
 
 #include <catch2/catch.hpp>
 
@@ -12,6 +14,7 @@
 #include "search/measured_annealing.h"
 #include "search/measured_evolution.h"
 #include "search/random_search.h"
+#include "search/random_streams.h"
 #include "search/simulated_annealing.h"
 #include "search/small_strategies.h"
 #include "search/toy_cost_model.h"
@@ -222,6 +225,81 @@ TEST_CASE("a resumed campaign matches logged configs by knob name, whatever orde
   CHECK(again.from_log == 12);
   CHECK(backend.times_measured.empty());
   CHECK(again.best_after == first.best_after);
+}
+
+// A strategy whose search costs wall time: up to `steps` steps of `step_seconds` each, stopping at
+// the round's deadline after the first, then random unmeasured proposals.
+class SlowStrategy : public Strategy {
+ public:
+  SlowStrategy(std::size_t steps, double step_seconds) : steps_(steps), step_seconds_(step_seconds) {}
+  std::string name() const override { return "slow"; }
+  std::vector<Config> propose(const SearchContext& context, std::size_t n) override {
+    for (std::size_t step = 0; step < steps_ && !(step > 0 && context.deadline.passed()); ++step) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(step_seconds_));
+      ++steps_taken;
+    }
+    Rng rng = stream_rng({context.seed, context.round});
+    return sample_unmeasured(context.space, context.history, {}, n, rng);
+  }
+  std::size_t steps_taken = 0;
+
+ private:
+  std::size_t steps_;
+  double step_seconds_;
+};
+
+// The scripted backend, taking `seconds_per_config` of wall time per config like real hardware.
+class SleepingBackend : public testing::ScriptedBackend {
+ public:
+  SleepingBackend(std::function<double(const Config&)> seconds, double seconds_per_config)
+      : ScriptedBackend(std::move(seconds)), seconds_per_config_(seconds_per_config) {}
+  std::vector<MeasureResult> measure(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs) override {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds_per_config_ * static_cast<double>(configs.size())));
+    return ScriptedBackend::measure(kernel, space, configs);
+  }
+
+ private:
+  double seconds_per_config_;
+};
+
+TEST_CASE("the time-share limit keeps a slow search's share of the wall time near its target") {
+  // Per round: 4 configs x 10 ms of hardware; unlimited search would take 25 x 2 ms = 50 ms,
+  // i.e. ~55% of the wall time. Limited to 10%, a round may search ~4.4 ms.
+  Setup s;
+  auto run = [&](double share) {
+    SleepingBackend backend([&s](const Config& c) { return testing::toy_seconds(c, s.target); }, 0.010);
+    SlowStrategy strategy(25, 0.002);
+    TunerOptions options;
+    options.max_measurements = 40;
+    options.top_k = 4;
+    options.epsilon = 0;
+    options.search_time_share = share;
+    Tuner tuner(backend, strategy, nullptr, nullptr, options);
+    const TuneResult result = tuner.run(s.kernel, s.space);
+    CHECK(result.history.size() == 40);
+    CHECK(backend.max_times_measured() == 1);
+    CHECK(result.backend_configs == 40);
+    return std::make_pair((result.wall_seconds - result.backend_wall_seconds) / result.wall_seconds, strategy.steps_taken);
+  };
+  const auto [unlimited_share, unlimited_steps] = run(0.0);
+  const auto [limited_share, limited_steps] = run(0.1);
+  CAPTURE(unlimited_share, limited_share, unlimited_steps, limited_steps);
+  CHECK(unlimited_steps == 10 * 25);
+  CHECK(unlimited_share > 0.4);
+  CHECK(limited_steps < unlimited_steps / 4);
+  // The target plus slack for sleep overshoot on a loaded machine (each step is a 2 ms sleep).
+  CHECK(limited_share < 0.15);
+}
+
+TEST_CASE("a search time share outside [0, 1] is refused") {
+  Setup s;
+  auto strategy = make("random");
+  TunerOptions options;
+  options.max_measurements = 4;
+  options.search_time_share = GENERATE(-0.1, 1.5);
+  CAPTURE(options.search_time_share);
+  Tuner tuner(s.backend, *strategy, nullptr, nullptr, options);
+  CHECK_THROWS_WITH(tuner.run(s.kernel, s.space), Catch::Contains("search time share"));
 }
 
 }  // namespace

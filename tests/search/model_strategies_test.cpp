@@ -74,6 +74,87 @@ TEST_CASE("model-based strategies are deterministic for a seed, whatever the thr
   CHECK(run_rounds(1) == single);
 }
 
+TEST_CASE("a passed deadline cuts a round to the strategy's minimum: one annealing step, one scored generation") {
+  const std::string name = GENERATE(as<std::string>{}, "annealing", "evolution");
+  CAPTURE(name);
+  const SearchSpace space = testing::tile_space(10);
+  const Kernel kernel = testing::toy_kernel();
+  History history;
+  testing::ToyCostModel unlimited_model(Config{{64, 8, 32}}), cut_model(Config{{64, 8, 32}});
+  auto unlimited = make(name), cut = make(name);
+  const auto full = unlimited->propose(SearchContext{kernel, space, &unlimited_model, history, 1, 0}, 8);
+  const auto short_round =
+      cut->propose(SearchContext{kernel, space, &cut_model, history, 1, 0, SearchDeadline::after(0.0)}, 8);
+  // Annealing scores its start states and one step; evolution its initial population only.
+  CHECK(cut_model.batch_sizes.size() == (name == "annealing" ? 2u : 1u));
+  CHECK(unlimited_model.batch_sizes.size() > cut_model.batch_sizes.size());
+  CHECK(short_round.size() == 8);  // still a full batch of distinct proposals
+  CHECK(full.front() == Config{{64, 8, 32}});
+}
+
+// The toy model, recording the first batch it is asked to score (a strategy's starting states).
+class FirstBatch : public CostModel {
+ public:
+  explicit FirstBatch(testing::ToyCostModel& inner) : inner_(inner) {}
+  std::string name() const override { return "first-batch"; }
+  void predict(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs, std::span<float> out) override {
+    if (first.empty()) first.assign(configs.begin(), configs.end());
+    inner_.predict(kernel, space, configs, out);
+  }
+  std::vector<Config> first;
+
+ private:
+  testing::ToyCostModel& inner_;
+};
+
+TEST_CASE("annealing chains continue next round from where the last round left them") {
+  const SearchSpace space = testing::tile_space(10);
+  const Kernel kernel = testing::toy_kernel();
+  testing::ToyCostModel model(Config{{64, 8, 32}});
+  History history;
+  AnnealingOptions options;
+  options.chains = 16;
+  options.steps = 20;
+  SimulatedAnnealing annealing(options);
+  for (std::size_t round = 0; round < 3; ++round) {
+    CAPTURE(round);
+    const std::vector<Config> before = annealing.chain_states();
+    FirstBatch recorder(model);  // the first batch scored: the chains' states at the round's start
+    const auto proposed = annealing.propose(SearchContext{kernel, space, &recorder, history, 9, round}, 4);
+    REQUIRE(recorder.first.size() == 16);
+    if (round > 0) CHECK(recorder.first == before);
+    CHECK(annealing.chain_states().size() == 16);
+    for (const Config& config : proposed) history.add(config, MeasureResult::from_repeats({1.0}, 0.0));
+  }
+}
+
+TEST_CASE("evolution continues next round from the last round's population") {
+  const SearchSpace space = testing::tile_space(10);
+  const Kernel kernel = testing::toy_kernel();
+  testing::ToyCostModel model(Config{{64, 8, 32}});
+  History history;
+  EvolutionOptions options;
+  options.population = 64;
+  options.generations = 2;
+  options.measured_share = 0.0;  // the population alone, no measured seeds
+  EvolutionarySearch evolution(options);
+  for (std::size_t round = 0; round < 3; ++round) {
+    CAPTURE(round);
+    std::vector<Config> carried;
+    for (const Config& config : evolution.population())
+      if (!history.contains(config)) carried.push_back(config);
+    FirstBatch recorder(model);  // the first batch scored: the round's initial population
+    const auto proposed = evolution.propose(SearchContext{kernel, space, &recorder, history, 4, round}, 4);
+    const std::vector<Config>& first = recorder.first;
+    REQUIRE(first.size() == 64);
+    if (round > 0) {
+      REQUIRE(carried.size() > 0);
+      CHECK(std::vector<Config>(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(carried.size())) == carried);
+    }
+    for (const Config& config : proposed) history.add(config, MeasureResult::from_repeats({1.0}, 0.0));
+  }
+}
+
 TEST_CASE("model-based strategies refuse to run without a model") {
   const SearchSpace space = testing::tile_space(3);
   const Kernel kernel = testing::toy_kernel();

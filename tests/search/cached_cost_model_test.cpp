@@ -1,0 +1,81 @@
+#include "search/cached_cost_model.h"
+
+#include <cstring>
+#include <numeric>
+
+#include <catch2/catch.hpp>
+
+#include "search/random_streams.h"
+#include "search/toy_cost_model.h"
+
+namespace perftune {
+namespace {
+
+// Random batches of a small space, so batches repeat configs within and across calls.
+std::vector<Config> random_batch(const SearchSpace& space, std::size_t n, std::uint64_t seed) {
+  Rng rng = stream_rng({seed});
+  std::vector<Config> batch;
+  for (std::size_t i = 0; i < n; ++i) batch.push_back(space.sample(rng));
+  return batch;
+}
+
+std::size_t scored(const testing::ToyCostModel& model) {
+  return std::accumulate(model.batch_sizes.begin(), model.batch_sizes.end(), std::size_t{0});
+}
+
+TEST_CASE("cached scores equal the inner model's bit for bit, and the inner model sees each config once") {
+  const std::size_t batch_size = GENERATE(1u, 7u, 300u);
+  CAPTURE(batch_size);
+  const SearchSpace space = testing::tile_space(4);  // 64 configs
+  const Kernel kernel = testing::toy_kernel();
+  testing::ToyCostModel inner(Config{{2, 4, 8}}), reference(Config{{2, 4, 8}});
+  CachedCostModel cached(inner, CachedCostModelOptions{.inner_learns = false});
+  for (std::uint64_t call = 0; call < 6; ++call) {
+    CAPTURE(call);
+    const auto batch = random_batch(space, batch_size, call);
+    std::vector<float> got(batch.size()), want(batch.size());
+    cached.predict(kernel, space, batch, got);
+    reference.predict(kernel, space, batch, want);
+    CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+  }
+  CHECK(scored(inner) == cached.misses());
+  CHECK(cached.misses() <= 64);  // never more than the space holds
+  CHECK(cached.hits() + cached.misses() <= 6 * batch_size);
+  if (batch_size == 300) CHECK(cached.hits() > 0);
+}
+
+TEST_CASE("an update drops the cached scores of a learning model and keeps those of a fixed one") {
+  const bool learns = GENERATE(true, false);
+  CAPTURE(learns);
+  const SearchSpace space = testing::tile_space(4);
+  const Kernel kernel = testing::toy_kernel();
+  testing::ToyCostModel inner(Config{{2, 4, 8}});
+  CachedCostModel cached(inner, CachedCostModelOptions{.inner_learns = learns});
+  const auto batch = random_batch(space, 20, 1);
+  std::vector<float> scores(batch.size());
+  cached.predict(kernel, space, batch, scores);
+  const std::size_t first = scored(inner);
+  const Measurement measured{batch.front(), MeasureResult::from_repeats({1e-3}, 0.0)};
+  cached.update(kernel, space, std::span<const Measurement>(&measured, 1));
+  CHECK(inner.updates == std::vector<std::size_t>{1});  // the inner model still learns
+  cached.predict(kernel, space, batch, scores);
+  CHECK(scored(inner) == (learns ? 2 * first : first));
+}
+
+TEST_CASE("scores of another kernel or space are never served from the cache") {
+  const SearchSpace space = testing::tile_space(4), other_space = testing::tile_space(4);
+  const Kernel kernel = testing::toy_kernel(), other_kernel = Kernel::opaque("other", "00000000000000cc");
+  testing::ToyCostModel inner(Config{{2, 4, 8}});
+  CachedCostModel cached(inner, CachedCostModelOptions{.inner_learns = false});
+  const auto batch = random_batch(space, 10, 2);
+  std::vector<float> scores(batch.size());
+  cached.predict(kernel, space, batch, scores);
+  const std::size_t first = scored(inner);
+  cached.predict(other_kernel, space, batch, scores);
+  CHECK(scored(inner) == 2 * first);
+  cached.predict(other_kernel, other_space, batch, scores);
+  CHECK(scored(inner) == 3 * first);
+}
+
+}  // namespace
+}  // namespace perftune
