@@ -105,7 +105,7 @@ TEST_CASE("batched prediction equals one-by-one prediction") {
   }
 }
 
-TEST_CASE("an untrained hybrid model ranks exactly as the analytical model; a trained one survives a checkpoint") {
+TEST_CASE("an untrained hybrid model ranks exactly as the analytical model, and a trained one survives a checkpoint") {
   const auto corpus = testing::synthetic_corpus(3, 5);
   GnnParams params = tiny_params("late");
   params.analytical_feature = true;
