@@ -4,11 +4,27 @@
 #include <memory>
 
 #include "cli/command.h"
-#include "surrogate/torch_threads.h"
+#include "hardware/cpu_tile_space.h"
+#include "hardware/op_semantics.h"
 #include "surrogate/study_runner.h"
+#include "surrogate/torch_threads.h"
 
 namespace perftune::cli {
 namespace {
+
+// The fusion task's kernels run with the tiles the CPU backend gives a kernel inside a fused
+// program (hardware/cpu_codegen.cpp: default_tiles), so the summed prediction scores the configs the
+// collector measured; the CPU backend is the one that measures fusion configs. A kernel the CPU
+// code generator cannot tile is scored untiled.
+std::pair<std::shared_ptr<const SearchSpace>, Config> cpu_default_tiling(const Kernel& kernel) {
+  try {
+    auto space = std::make_shared<const SearchSpace>(cpu_tile_space(kernel));
+    Config config = default_tile_config(kernel, *space);
+    return {std::move(space), std::move(config)};
+  } catch (const UnsupportedProgram&) {
+    return untiled(kernel);
+  }
+}
 
 struct EvalCommandOptions {
   std::string config;
@@ -32,7 +48,7 @@ const bool registered = register_command({"eval", "Evaluate the learned model ag
       const StudyConfig config = StudyConfig::load(options->config);
       const LoadedSources sources = load_sources(config);
       std::ostream& progress = options->json ? std::cerr : std::cout;
-      const StudyResult result = run_evaluation(config, sources, &progress);
+      const StudyResult result = run_evaluation(config, sources, &progress, cpu_default_tiling);
       if (options->json) {
         nlohmann::ordered_json json = to_json(result.table);
         json["config"] = config.file;

@@ -717,21 +717,28 @@ TileEstimate AnalyticalModel::estimate(const Kernel& kernel, const SearchSpace& 
   return evaluate_config(KernelAnalysis(kernel, spec_), plan, config);
 }
 
+std::vector<TileEstimate> AnalyticalModel::estimates(const Kernel& kernel, const SearchSpace& space,
+                                                    std::span<const Config> configs) const {
+  std::vector<TileEstimate> out;
+  out.reserve(configs.size());
+  const KnobPlan plan(space);
+  if (plan.fused) {
+    FusionScorer scorer(*this, kernel);
+    for (const Config& config : configs) out.push_back(scorer.score(read_tiles(plan.roles, config, 0)));
+    return out;
+  }
+  const KernelAnalysis analysis(kernel, spec_);
+  for (const Config& config : configs) out.push_back(evaluate_config(analysis, plan, config));
+  return out;
+}
+
 void AnalyticalModel::predict(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs,
                               std::span<float> log_seconds) {
   if (log_seconds.size() != configs.size())
     throw std::invalid_argument("AnalyticalModel::predict: " + std::to_string(configs.size()) + " configs but " +
                                 std::to_string(log_seconds.size()) + " outputs");
-  const KnobPlan plan(space);
-  if (plan.fused) {
-    FusionScorer scorer(*this, kernel);
-    for (std::size_t i = 0; i < configs.size(); ++i)
-      log_seconds[i] = static_cast<float>(std::log(scorer.score(read_tiles(plan.roles, configs[i], 0)).seconds));
-    return;
-  }
-  const KernelAnalysis analysis(kernel, spec_);
-  for (std::size_t i = 0; i < configs.size(); ++i)
-    log_seconds[i] = static_cast<float>(std::log(evaluate_config(analysis, plan, configs[i]).seconds));
+  const std::vector<TileEstimate> all = estimates(kernel, space, configs);
+  for (std::size_t i = 0; i < configs.size(); ++i) log_seconds[i] = static_cast<float>(std::log(all[i].seconds));
 }
 
 std::string device_spec_path(const std::string& device, const std::string& configs_dir) {

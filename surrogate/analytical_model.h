@@ -99,6 +99,9 @@ class AnalyticalModel : public CostModel {
 
   // The estimate for one config of `kernel`'s space.
   TileEstimate estimate(const Kernel& kernel, const SearchSpace& space, const Config& config) const;
+  // estimate() for many configs of one space, the kernel analysed once (what predict() does, with
+  // the breakdown kept: the learned model's hybrid features read it, surrogate/analytical_features.h).
+  std::vector<TileEstimate> estimates(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs) const;
   // One unfused kernel tiled with `tile` elements per dim of its iteration shape (0 = whole dim),
   // and `reduction_tile` elements of its contraction (0 = whole).
   TileEstimate estimate_tiles(const Kernel& kernel, const std::vector<std::int64_t>& tile,

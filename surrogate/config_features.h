@@ -6,6 +6,8 @@
 //   generic block per vocabulary slot: present, signed_log2(value) scaled to the knob's trained
 //                 range, the value's index in this space's domain / (domain size - 1)
 //   fuse block    fraction of the space's fuse.<e> knobs set, log2 of how many are set
+//   hybrid block  the analytical model's estimate (surrogate/analytical_features.h), written by
+//                 the learned model when GnnParams::analytical_feature is on; zeros here
 // plus, for early join, a per-node "fused with a neighbour" flag.
 #include <cstddef>
 #include <span>
@@ -14,6 +16,7 @@
 #include "ir/config.h"
 #include "ir/knob_roles.h"
 #include "ir/search_space.h"
+#include "surrogate/analytical_features.h"
 #include "surrogate/feature_vocabulary.h"
 #include "surrogate/kernel_features.h"
 
@@ -21,7 +24,8 @@ namespace perftune {
 
 inline constexpr std::size_t kTileFeatureWidth = 3 * kMaxFeatureRank + 6;
 inline constexpr std::size_t kGenericFeatureWidth = 3 * kMaxGenericKnobs;
-inline constexpr std::size_t kConfigFeatureWidth = kTileFeatureWidth + kGenericFeatureWidth + 2;
+inline constexpr std::size_t kAnalyticalFeatureOffset = kTileFeatureWidth + kGenericFeatureWidth + 2;
+inline constexpr std::size_t kConfigFeatureWidth = kAnalyticalFeatureOffset + kAnalyticalFeatureWidth;
 
 // Prepared once per (kernel, space), then used for any number of configs; cheap per config
 // (a binary search per generic knob), because search scores thousands per round.

@@ -20,8 +20,28 @@ constexpr std::size_t kEarlyChunk = 128;
 
 GnnCostModel::State::State(GnnParams params_in, FeatureVocabulary vocabulary_in, TrainOptions options_in)
     : params(std::move(params_in)), vocabulary(std::move(vocabulary_in)), options(options_in), rng(options_in.seed) {
+  if (params.analytical_feature && !params.analytical_device)
+    throw std::invalid_argument("the hybrid model (analytical_feature) needs the device spec of its analytical estimates");
+  if (params.analytical_feature) analytical = std::make_unique<AnalyticalModel>(*params.analytical_device);
   torch::manual_seed(options.seed);
   model = GnnModel(params);
+}
+
+torch::Tensor GnnCostModel::State::config_features(const Kernel& kernel, const KernelGraphFeatures& features,
+                                                   const SearchSpace& space, std::span<const Config> configs) {
+  const ConfigFeaturizer featurizer(features, space, vocabulary);
+  const auto total = static_cast<std::int64_t>(configs.size());
+  auto rows = torch::empty({total, static_cast<std::int64_t>(kConfigFeatureWidth)});
+  float* data = rows.data_ptr<float>();
+  featurizer.featurize(configs, std::span<float>(data, configs.size() * kConfigFeatureWidth));
+  if (analytical) {
+    std::vector<float> block(configs.size() * kAnalyticalFeatureWidth);
+    analytical_features(*analytical, kernel, space, configs, block);
+    for (std::size_t c = 0; c < configs.size(); ++c)
+      std::copy_n(block.data() + c * kAnalyticalFeatureWidth, kAnalyticalFeatureWidth,
+                  data + c * kConfigFeatureWidth + kAnalyticalFeatureOffset);
+  }
+  return rows;
 }
 
 const GraphTensors& GnnCostModel::State::graph(const Kernel& kernel) {
@@ -44,8 +64,7 @@ torch::Tensor GnnCostModel::State::forward(const Kernel& kernel, const SearchSpa
   const ConfigFeaturizer featurizer(*features, space, vocabulary);
   const GraphTensors& g = graph(kernel);
   const auto total = static_cast<std::int64_t>(configs.size());
-  auto config_tensor = torch::empty({total, static_cast<std::int64_t>(kConfigFeatureWidth)});
-  featurizer.featurize(configs, std::span<float>(config_tensor.data_ptr<float>(), configs.size() * kConfigFeatureWidth));
+  const auto config_tensor = config_features(kernel, *features, space, configs);
   torch::Tensor fused;
   if (!model->late_join() && featurizer.has_fuse_knobs()) {
     fused = torch::empty({total, g.nodes});
@@ -99,15 +118,31 @@ void GnnCostModel::State::fit_input_statistics(const std::vector<Group>& groups)
     const auto features = cache.get(*group.kernel);
     if (seen.insert(group.kernel->key()).second)
       nodes.insert(nodes.end(), features->node_features.begin(), features->node_features.end());
-    const ConfigFeaturizer featurizer(*features, *group.space, vocabulary);
-    const std::size_t offset = configs.size();
-    configs.resize(offset + group.configs.size() * kConfigFeatureWidth);
-    featurizer.featurize(group.configs, std::span<float>(configs).subspan(offset));
+    const auto rows = config_features(*group.kernel, *features, *group.space, group.configs);
+    configs.insert(configs.end(), rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel());
   }
   if (nodes.empty() || configs.empty()) return;
   const auto node_width = static_cast<std::int64_t>(kNodeFeatureWidth), config_width = static_cast<std::int64_t>(kConfigFeatureWidth);
   model->set_input_statistics(torch::from_blob(nodes.data(), {static_cast<std::int64_t>(nodes.size()) / node_width, node_width}),
                              torch::from_blob(configs.data(), {static_cast<std::int64_t>(configs.size()) / config_width, config_width}));
+  invalidate(false);
+}
+
+void GnnCostModel::State::fit_output_offset(const std::vector<Group>& groups) {
+  double sum = 0.0;
+  std::size_t count = 0;
+  for (const Group& group : groups) {
+    if (group.configs.empty()) continue;
+    torch::Tensor rows;
+    if (analytical) rows = config_features(*group.kernel, *cache.get(*group.kernel), *group.space, group.configs);
+    for (std::size_t i = 0; i < group.configs.size(); ++i)
+      sum += group.log_seconds[i] -
+             (analytical ? rows.data_ptr<float>()[i * kConfigFeatureWidth + kAnalyticalFeatureOffset + kAnalyticalLogSeconds] : 0.0f);
+    count += group.configs.size();
+  }
+  if (count == 0) return;
+  torch::NoGradGuard no_grad;
+  model->output_offset.fill_(sum / static_cast<double>(count));
   invalidate(false);
 }
 
@@ -177,12 +212,10 @@ void GnnCostModel::update(const Kernel& kernel, const SearchSpace& space, std::s
     s.replay.push_back({kernel, std::make_shared<SearchSpace>(space), {}});
     entry = s.replay.end() - 1;
   }
-  double sum = 0.0;
   std::size_t added = 0;
   for (const Measurement& m : measurements)
     if (m.result.ok() && m.result.seconds > 0) {
       entry->measurements.push_back(m);
-      sum += std::log(m.result.seconds);
       ++added;
     }
   auto& kept = entry->measurements;
@@ -195,8 +228,10 @@ void GnnCostModel::update(const Kernel& kernel, const SearchSpace& space, std::s
   // From scratch, start the output at the data's scale so the first steps rank instead of shifting.
   const ReplayEntry& current = s.replay.back();
   if (!s.trained) {
-    s.model->output_offset.fill_(sum / static_cast<double>(added));
-    s.fit_input_statistics({sample_group(current.kernel, *current.space, current.measurements, current.measurements.size(), s.rng)});
+    const std::vector<State::Group> all{
+        sample_group(current.kernel, *current.space, current.measurements, current.measurements.size(), s.rng)};
+    s.fit_output_offset(all);
+    s.fit_input_statistics(all);
   }
   for (int step = 0; step < s.options.update_steps; ++step) {
     std::vector<State::Group> groups;

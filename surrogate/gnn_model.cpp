@@ -52,7 +52,15 @@ GnnModelImpl::GnnModelImpl(const GnnParams& params) : params_(params) {
     head->push_back(torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(params.leaky_slope)));
     width = h;
   }
-  head->push_back(torch::nn::Linear(width, 1));
+  auto last = torch::nn::Linear(width, 1);
+  head->push_back(last);
+  if (params.analytical_feature) {
+    // The correction starts at zero, so training starts from the analytical model's ranking.
+    torch::NoGradGuard no_grad;
+    last->weight.zero_();
+    last->bias.zero_();
+    analytical_scale = register_parameter("analytical_scale", torch::ones({1}));
+  }
   output_offset = register_buffer("output_offset", torch::zeros({1}));
   calibration = register_buffer("calibration", torch::tensor({1.0f, 0.0f}));
   node_mean = register_buffer("node_mean", torch::zeros({static_cast<std::int64_t>(kNodeFeatureWidth)}));
@@ -111,6 +119,11 @@ torch::Tensor GnnModelImpl::pool(const torch::Tensor& h) {
 
 torch::Tensor GnnModelImpl::calibrate(const torch::Tensor& raw) const { return raw * calibration[0] + calibration[1]; }
 
+torch::Tensor GnnModelImpl::residual(const torch::Tensor& raw, const torch::Tensor& configs) const {
+  if (!analytical_scale.defined()) return raw;
+  return raw + analytical_scale * configs.select(1, static_cast<std::int64_t>(kAnalyticalFeatureOffset + kAnalyticalLogSeconds));
+}
+
 torch::Tensor GnnModelImpl::embed_graph(const GraphTensors& graph) {
   auto x = torch::cat({opcode_embedding->forward(graph.opcodes), (graph.node_features - node_mean) * node_scale}, -1);
   auto h = activate(node_input->forward(x)).unsqueeze(1);  // [N, 1, H]
@@ -120,7 +133,7 @@ torch::Tensor GnnModelImpl::embed_graph(const GraphTensors& graph) {
 torch::Tensor GnnModelImpl::predict_late(const torch::Tensor& embedding, const torch::Tensor& configs) {
   const auto batch = configs.size(0);
   auto joined = torch::cat({embedding.unsqueeze(0).expand({batch, embedding.size(0)}), (configs - config_mean) * config_scale}, -1);
-  return calibrate(head->forward(joined).squeeze(-1) + output_offset);
+  return calibrate(residual(head->forward(joined).squeeze(-1) + output_offset, configs));
 }
 
 torch::Tensor GnnModelImpl::predict_early(const GraphTensors& graph, const torch::Tensor& configs,
@@ -138,7 +151,7 @@ torch::Tensor GnnModelImpl::predict_early(const GraphTensors& graph, const torch
   else
     h = h.expand({graph.nodes, batch, params_.hidden});
   h = activate(h);
-  return calibrate(head->forward(pool(propagate(graph, h))).squeeze(-1) + output_offset);
+  return calibrate(residual(head->forward(pool(propagate(graph, h))).squeeze(-1) + output_offset, configs));
 }
 
 torch::Tensor GnnModelImpl::forward(const GraphTensors& graph, const torch::Tensor& configs, const torch::Tensor& node_fused) {

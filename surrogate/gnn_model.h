@@ -48,6 +48,9 @@ struct GnnModelImpl : torch::nn::Module {
   torch::nn::TransformerEncoder transformer{nullptr};
   torch::nn::Sequential head;
   torch::Tensor output_offset;  // buffer: mean log seconds of the training data, added to the head
+  // Hybrid only (GnnParams::analytical_feature): weight of the analytical log seconds added to the
+  // output (starts at 1: the roofline as is, the head's correction on top); undefined otherwise.
+  torch::Tensor analytical_scale;
   // Buffer [scale, shift] applied last: ranking losses stretch the output freely, so after training
   // a least-squares fit on the training data maps it back to log seconds (order-preserving, scale > 0).
   torch::Tensor calibration;
@@ -64,6 +67,8 @@ struct GnnModelImpl : torch::nn::Module {
   torch::Tensor pool(const torch::Tensor& h);  // [N, B, H] -> [B, pooled]
   torch::Tensor activate(const torch::Tensor& x) const;
   torch::Tensor calibrate(const torch::Tensor& raw) const;
+  // raw + analytical_scale * the configs' analytical log seconds (hybrid), else raw.
+  torch::Tensor residual(const torch::Tensor& raw, const torch::Tensor& configs) const;
 };
 TORCH_MODULE(GnnModel);
 

@@ -2,11 +2,13 @@
 // Hyper-parameters of the GNN (configs/models/*.json). Defaults are the TpuGraphs tile baseline
 // (Phothilimthana et al., "TpuGraphs", NeurIPS 2023: GraphSAGE, 3 layers, width 64, opcode
 // embedding 64) unless a comment says otherwise.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "ir/device_spec.h"
 #include "ir/json_view.h"
 
 namespace perftune {
@@ -25,10 +27,18 @@ struct GnnParams {
   int transformer_heads = 4;   // attention heads (hidden must divide by it)
   int head_layers = 2;         // hidden layers of the MLP head to log runtime
   double leaky_slope = 0.01;   // leaky ReLU slope (PyTorch's default)
+  // Hybrid: the analytical model's estimate of each config joins the config features and its
+  // log seconds are added to the output, so the network learns a correction to the roofline
+  // (surrogate/analytical_features.h); the head's last layer starts at zero, so an untrained
+  // hybrid ranks exactly as the analytical model does. Needs analytical_device.
+  bool analytical_feature = false;
+  // The device the analytical estimates are for. Training fills it from the study config (the
+  // kernels' device spec); checkpoints carry the whole spec, so a loaded model needs no file.
+  std::optional<DeviceSpec> analytical_device;
 
   nlohmann::ordered_json to_json() const;
   // Absent keys keep their default; unknown keys, non-positive sizes and unknown names are
-  // InputErrors naming the JSON path.
+  // InputErrors naming the JSON path. "analytical_device" is a spec object (ir/device_spec.h).
   static GnnParams from_json(const JsonView& json);
   static GnnParams load(const std::string& path);
 };

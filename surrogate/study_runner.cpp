@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <ostream>
 
 #include "ir/input_error.h"
@@ -18,6 +19,37 @@ std::vector<const MeasuredKernel*> kernel_measurements(const std::vector<const M
     if (!is_fusion_space(*k)) out.push_back(k);
   return out;
 }
+// The spec path the analytical model uses for a kernel: the config's, else the shipped one for the
+// kernel's device; nullopt where none applies (e.g. a GPU of a Kernel Tuner cache).
+std::optional<std::string> analytical_spec_path(const StudyConfig& config, const MeasuredKernel& kernel) {
+  if (config.analytical_device) return *config.analytical_device;
+  try {
+    return device_spec_path(kernel.device, config.hardware_dir);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+}
+
+// The config's hyper-parameters with the hybrid feature's device spec filled in from the training
+// kernels' device (one spec for all of them).
+GnnParams resolved_params(const StudyConfig& config, const std::vector<const MeasuredKernel*>& train) {
+  GnnParams params = config.params;
+  if (!params.analytical_feature || params.analytical_device) return params;
+  std::optional<std::string> path;
+  for (const MeasuredKernel* kernel : train) {
+    const auto spec = analytical_spec_path(config, *kernel);
+    if (!spec)
+      throw InputError(config.file, "$.model.analytical_feature",
+                       "training kernels of a device with an analytical spec (tpu..., cpu...; " + kernel->device + " has none)");
+    if (path && *path != *spec)
+      throw InputError(config.file, "$.model.analytical_feature",
+                       "training kernels of one device spec (found " + *path + " and " + *spec + "; set \"analytical_device\")");
+    path = spec;
+  }
+  if (path) params.analytical_device = load_device_spec(*path);
+  return params;
+}
+
 }  // namespace
 
 LoadedSources load_sources(const StudyConfig& config) {
@@ -40,8 +72,8 @@ std::unique_ptr<GnnCostModel> train_from_config(const StudyConfig& config, const
   if (progress)
     *progress << "training on " << fold.train.size() << " kernels (" << fold.validation.size() << " for validation, "
               << fold.test.size() << " held out for testing)\n";
-  return train_gnn(kernel_measurements(fold.train), kernel_measurements(fold.validation), config.params, config.train,
-                   progress, report);
+  const auto train = kernel_measurements(fold.train);
+  return train_gnn(train, kernel_measurements(fold.validation), resolved_params(config, train), config.train, progress, report);
 }
 
 namespace {
@@ -49,18 +81,10 @@ namespace {
 // device; nullptr where no spec applies (e.g. a GPU of a Kernel Tuner cache).
 CostModel* analytical_for(const StudyConfig& config, const MeasuredKernel& kernel,
                           std::map<std::string, std::unique_ptr<CostModel>>& models) {
-  std::string path;
-  if (config.analytical_device) {
-    path = *config.analytical_device;
-  } else {
-    try {
-      path = device_spec_path(kernel.device, config.hardware_dir);
-    } catch (const std::invalid_argument&) {
-      return nullptr;
-    }
-  }
-  auto it = models.find(path);
-  if (it == models.end()) it = models.emplace(path, std::make_unique<AnalyticalModel>(load_device_spec(path))).first;
+  const auto path = analytical_spec_path(config, kernel);
+  if (!path) return nullptr;
+  auto it = models.find(*path);
+  if (it == models.end()) it = models.emplace(*path, std::make_unique<AnalyticalModel>(load_device_spec(*path))).first;
   return it->second.get();
 }
 }  // namespace
@@ -84,10 +108,12 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
         report.from_checkpoint = true;
       } else {
         if (progress && folds.size() > 1) *progress << "fold " << fold.name << ": training on " << fold.train.size() << " kernels\n";
-        learned = train_gnn(kernel_measurements(fold.train), kernel_measurements(fold.validation), config.params, config.train, folds.size() > 1 ? nullptr : progress,
-                            &report.training);
+        const auto train = kernel_measurements(fold.train);
+        learned = train_gnn(train, kernel_measurements(fold.validation), resolved_params(config, train), config.train,
+                            folds.size() > 1 ? nullptr : progress, &report.training);
         if (progress && folds.size() > 1)
-          *progress << "  " << report.training.epochs << " epochs, best validation tau " << report.training.best_validation_tau
+          *progress << "  " << report.training.epochs << " epochs (kept " << report.training.best_epoch
+                    << "), best validation tau " << report.training.best_validation_tau
                     << ", " << report.training.seconds << " s\n";
       }
     }

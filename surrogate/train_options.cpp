@@ -7,13 +7,15 @@ namespace perftune {
 nlohmann::ordered_json TrainOptions::to_json() const {
   return {{"loss",
            {{"list_mle", loss.list_mle}, {"mse", loss.mse}, {"pairwise_hinge", loss.pairwise_hinge},
-            {"pairwise_logistic", loss.pairwise_logistic}, {"hinge_margin", loss.hinge_margin}}},
+            {"pairwise_logistic", loss.pairwise_logistic}, {"pairwise_lambda", loss.pairwise_lambda},
+            {"hinge_margin", loss.hinge_margin}}},
           {"learning_rate", learning_rate},
           {"epochs", epochs},
           {"steps_per_epoch", steps_per_epoch},
           {"kernels_per_step", kernels_per_step},
           {"configs_per_kernel", configs_per_kernel},
           {"patience", patience},
+          {"select_top1_weight", select_top1_weight},
           {"validation_configs", validation_configs},
           {"validation_fraction", validation_fraction},
           {"seed", seed},
@@ -25,19 +27,20 @@ nlohmann::ordered_json TrainOptions::to_json() const {
 
 TrainOptions TrainOptions::from_json(const JsonView& json) {
   json.expect_keys({"loss", "learning_rate", "epochs", "steps_per_epoch", "kernels_per_step", "configs_per_kernel",
-                    "patience", "validation_configs", "validation_fraction", "seed", "time_limit_seconds",
+                    "patience", "select_top1_weight", "validation_configs", "validation_fraction", "seed", "time_limit_seconds",
                     "update_steps", "replay_kernels", "replay_configs", "comment"});
   TrainOptions o;
   if (auto loss = json.find("loss")) {
-    loss->expect_keys({"list_mle", "mse", "pairwise_hinge", "pairwise_logistic", "hinge_margin"});
+    loss->expect_keys({"list_mle", "mse", "pairwise_hinge", "pairwise_logistic", "pairwise_lambda", "hinge_margin"});
     o.loss.list_mle = loss->get_number("list_mle", o.loss.list_mle);
     o.loss.mse = loss->get_number("mse", o.loss.mse);
     o.loss.pairwise_hinge = loss->get_number("pairwise_hinge", o.loss.pairwise_hinge);
     o.loss.pairwise_logistic = loss->get_number("pairwise_logistic", o.loss.pairwise_logistic);
+    o.loss.pairwise_lambda = loss->get_number("pairwise_lambda", o.loss.pairwise_lambda);
     o.loss.hinge_margin = loss->get_number("hinge_margin", o.loss.hinge_margin);
-    for (const char* key : {"list_mle", "mse", "pairwise_hinge", "pairwise_logistic", "hinge_margin"})
+    for (const char* key : {"list_mle", "mse", "pairwise_hinge", "pairwise_logistic", "pairwise_lambda", "hinge_margin"})
       if (auto v = loss->find(key)) (void)v->as_non_negative_number();
-    if (o.loss.list_mle + o.loss.mse + o.loss.pairwise_hinge + o.loss.pairwise_logistic <= 0)
+    if (o.loss.list_mle + o.loss.mse + o.loss.pairwise_hinge + o.loss.pairwise_logistic + o.loss.pairwise_lambda <= 0)
       loss->fail("at least one positive loss weight");
   }
   read_positive_ints(json, {{"epochs", &o.epochs}, {"steps_per_epoch", &o.steps_per_epoch},
@@ -54,6 +57,7 @@ TrainOptions TrainOptions::from_json(const JsonView& json) {
     o.validation_fraction = v->as_non_negative_number();
     if (o.validation_fraction >= 1) v->fail("a fraction in [0, 1)");
   }
+  if (auto v = json.find("select_top1_weight")) o.select_top1_weight = v->as_non_negative_number();
   if (auto v = json.find("seed")) o.seed = static_cast<std::uint64_t>(v->as_int());
   if (auto v = json.find("time_limit_seconds")) o.time_limit_seconds = v->as_non_negative_number();
   return o;

@@ -16,6 +16,7 @@ struct LossWeights {
   double mse = 0.02;                // MSE on log runtime (what the fusion task needs)
   double pairwise_hinge = 0.0;      // mean over ordered pairs of max(0, margin - (p_slow - p_fast))
   double pairwise_logistic = 0.0;   // mean over ordered pairs of log(1 + exp(-(p_slow - p_fast)))
+  double pairwise_lambda = 0.0;     // the logistic pairs weighted towards the top (rank_losses.h)
   double hinge_margin = 0.1;        // in log seconds: ~10% runtime difference (AutoTVM-like rank margin)
 };
 
@@ -26,7 +27,11 @@ struct TrainOptions {
   int steps_per_epoch = 50;           // optimizer steps per epoch
   int kernels_per_step = 4;           // kernel groups per step (gradients summed)
   int configs_per_kernel = 32;        // configs sampled per kernel group (TpuGraphs uses 10; 10-64 work)
-  int patience = 8;                   // epochs without a better validation tau before stopping
+  int patience = 8;                   // epochs without a better validation score before stopping
+  // Model selection maximizes validation tau - select_top1_weight * mean top-1 slowdown: tau alone
+  // (0) can keep an epoch that ranks the bulk well but misses the best config, which is what a
+  // tuner pays for. 1 makes a 10% top-1 slowdown cost 0.1 of tau.
+  double select_top1_weight = 0.0;
   int validation_configs = 2000;      // configs per validation kernel (a fixed sample) for tau
   double validation_fraction = 0.2;   // share of the training groups held out for early stopping
   std::uint64_t seed = 1;             // torch::manual_seed and the sampler

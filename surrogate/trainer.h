@@ -1,7 +1,7 @@
 #pragma once
 // Trains a GnnCostModel on measured kernels: grouped batches (configs of one kernel together),
-// the configured loss, Adam, early stopping on validation Kendall's tau, and a progress line per
-// epoch. A fixed seed gives the same model (torch::manual_seed + a seeded sampler).
+// the configured loss, Adam, early stopping on validation Kendall's tau (optionally traded against
+// validation top-1 slowdown, TrainOptions::select_top1_weight), and a progress line per epoch. A fixed seed gives the same model (torch::manual_seed + a seeded sampler).
 #include <iosfwd>
 #include <memory>
 #include <vector>
@@ -13,8 +13,9 @@ namespace perftune {
 
 struct TrainReport {
   int epochs = 0;              // epochs run
-  int best_epoch = 0;          // the epoch whose weights were kept (1-based)
+  int best_epoch = 0;          // the epoch whose weights were kept (1-based; 0: the untrained model)
   double best_validation_tau = 0.0;
+  double best_validation_top1 = 0.0;  // mean top-1 slowdown of the kept weights on validation
   double final_train_loss = 0.0;
   double seconds = 0.0;
   std::size_t samples = 0;     // configs forwarded in training steps

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "ir/input_error.h"
+#include "surrogate/analytical_model.h"
 #include "surrogate/learned_model.h"
 #include "surrogate/trainer.h"
 #include "synthetic_kernels.h"
@@ -102,4 +103,36 @@ TEST_CASE("batched prediction equals one-by-one prediction") {
     model->predict(k.kernel, *k.space, std::span<const Config>(&configs[i], 1), std::span<float>(&single, 1));
     REQUIRE(single == Approx(batched[i]).epsilon(1e-5));
   }
+}
+
+TEST_CASE("an untrained hybrid model ranks exactly as the analytical model, and a trained one survives a checkpoint") {
+  const auto corpus = testing::synthetic_corpus(3, 5);
+  GnnParams params = tiny_params("late");
+  params.analytical_feature = true;
+  REQUIRE_THROWS_WITH(GnnCostModel(params, FeatureVocabulary{}, TrainOptions{}), Catch::Contains("device spec"));
+  params.analytical_device = testing::small_device(false);
+  AnalyticalModel analytical(*params.analytical_device);
+  const auto& k = corpus[1];
+  const auto configs = all_configs(k);
+  std::vector<float> hybrid(configs.size()), roofline(configs.size());
+  GnnCostModel untrained(params, FeatureVocabulary::build(testing::pointers(corpus), 1), TrainOptions{});
+  untrained.predict(k.kernel, *k.space, configs, hybrid);
+  analytical.predict(k.kernel, *k.space, configs, roofline);
+  for (std::size_t i = 0; i < configs.size(); ++i) REQUIRE(hybrid[i] == Approx(roofline[i]).margin(1e-4));
+
+  TrainOptions options;
+  options.epochs = 2;
+  options.steps_per_epoch = 5;
+  options.configs_per_kernel = 8;
+  auto trained = train_gnn(testing::pointers(corpus), {}, params, options, nullptr);
+  const std::string path = scratch_dir("gnn_checkpoint_hybrid") + "/model.json";
+  trained->save(path);
+  auto loaded = GnnCostModel::load(path);
+  REQUIRE(loaded->params().analytical_feature);
+  REQUIRE(loaded->params().analytical_device.has_value());
+  REQUIRE(loaded->params().analytical_device->onchip_bytes == params.analytical_device->onchip_bytes);
+  std::vector<float> a(configs.size()), b(configs.size());
+  trained->predict(k.kernel, *k.space, configs, a);
+  loaded->predict(k.kernel, *k.space, configs, b);
+  REQUIRE(a == b);
 }

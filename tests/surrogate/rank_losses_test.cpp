@@ -52,3 +52,21 @@ TEST_CASE("the combined loss is the weighted sum") {
   REQUIRE(value(combined_loss(pred, target, weights)) == Approx(expected));
   REQUIRE(value(log_mse_loss(pred, target)) == Approx((0.01 + 0.36 + 0.49) / 3));
 }
+
+TEST_CASE("the LambdaRank-style loss weights pairs by gain and discount deltas") {
+  // Two items: one pair, weight |G0 - G1| * |D0 - D1| cancels in the weighted mean: the plain logistic loss.
+  REQUIRE(value(pairwise_lambda_loss(vec({0.0f, 0.5f}), vec({1.0f, 2.0f}))) == Approx(std::log1p(std::exp(-0.5))));
+  // Three items, predicted in the true order (gaps 0.1, 0.3 between neighbours). Gains and discounts
+  // are both g(r) = 1 / log2(2 + r): pair (0,1) weighs (g0 - g1)^2, (0,2) (g0 - g2)^2, (1,2) (g1 - g2)^2.
+  auto g = [](double r) { return 1.0 / std::log2(2.0 + r); };
+  const double w01 = std::pow(g(0) - g(1), 2), w02 = std::pow(g(0) - g(2), 2), w12 = std::pow(g(1) - g(2), 2);
+  const double expected = (w01 * std::log1p(std::exp(-0.1)) + w02 * std::log1p(std::exp(-0.4)) +
+                           w12 * std::log1p(std::exp(-0.3))) / (w01 + w02 + w12);
+  REQUIRE(value(pairwise_lambda_loss(vec({0.0f, 0.1f, 0.4f}), vec({1.0f, 2.0f, 3.0f}))) == Approx(expected));
+  // The top pair outweighs the bottom one: a swap at the top costs more than the same swap at the bottom.
+  const double top_swapped = value(pairwise_lambda_loss(vec({1.0f, 0.0f, 2.0f, 3.0f}), vec({1.0f, 2.0f, 3.0f, 4.0f})));
+  const double bottom_swapped = value(pairwise_lambda_loss(vec({0.0f, 1.0f, 3.0f, 2.0f}), vec({1.0f, 2.0f, 3.0f, 4.0f})));
+  REQUIRE(top_swapped > bottom_swapped);
+  // Ties in the target make no pairs.
+  REQUIRE(value(pairwise_lambda_loss(vec({0.0f, 1.0f}), vec({1.0f, 1.0f}))) == 0.0);
+}

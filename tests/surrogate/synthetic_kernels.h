@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/corpus.h"
+#include "ir/device_spec.h"
 #include "ir/fusion.h"
 #include "ir/knob_roles.h"
 #include "ir/random.h"
@@ -82,6 +83,24 @@ inline GnnParams small_gnn_params(int hidden, int embedding, const std::string& 
   params.join = join;
   params.min_opcode_count = 1;
   return params;
+}
+
+// A CPU-like device (a cache: no tile is infeasible) or a TPU-like one with a 64 KiB scratchpad,
+// small enough that measured_kernel()'s large tiles do not fit; rates of the order of one core.
+inline DeviceSpec small_device(bool scratchpad) {
+  DeviceSpec spec;
+  spec.name = scratchpad ? "test-tpu" : "test-cpu";
+  spec.kind = scratchpad ? "tpu" : "cpu";
+  spec.matrix_flops[ElementType::kF32] = 1e12;
+  spec.vector_flops[ElementType::kF32] = 1e11;
+  spec.memory_bandwidth = 1e11;
+  spec.onchip_bytes = scratchpad ? 64 << 10 : 1 << 20;
+  spec.onchip_is_scratchpad = scratchpad;
+  spec.matrix_unit = scratchpad ? std::array<std::int64_t, 2>{128, 128} : std::array<std::int64_t, 2>{1, 16};
+  spec.vector_tile = scratchpad ? std::array<std::int64_t, 2>{8, 128} : std::array<std::int64_t, 2>{1, 16};
+  spec.launch_overhead = 1e-6;
+  spec.tile_overhead = 1e-7;
+  return spec;
 }
 
 inline std::vector<const MeasuredKernel*> pointers(const std::vector<MeasuredKernel>& kernels) {
