@@ -97,7 +97,9 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
     }
     write_plot_file((plots / (stem + ".dat")).string(), data.str());
     std::ostringstream body;
-    body << "set title " << gnuplot_quote(experiment + ": " + name + " (" + space.get_string("device", "") + "), median of " +
+    // A CPU's device names its compiler version too; the title keeps the part before it.
+    const std::string device = space.get_string("device", "");
+    body << "set title " << gnuplot_quote(experiment + ": " + name + " (" + device.substr(0, device.find(" (")) + "), median of " +
                                           std::to_string(seeds) + " seeds, band 25-75%")
          << "\nset xlabel \"budget (measurements, log scale)\"\n"
          << "set ylabel " << gnuplot_quote(is_default ? "speedup over the default config (x)"
