@@ -201,7 +201,8 @@ TEST_CASE("confirmation by the median of three re-measurements removes most 100x
       const TuneResult result = tuner.run(measured.kernel, *measured.space);
       const Measurement& best = result.history.entries()[*result.history.best()];
       double fastest_measured = INFINITY;
-      for (const Measurement& m : result.history.entries()) fastest_measured = std::min(fastest_measured, truth.at(m.config));
+      for (const Measurement& m : result.history.entries())  // configs the recording lacks fail: no truth
+        if (const auto it = truth.find(m.config); it != truth.end()) fastest_measured = std::min(fastest_measured, it->second);
       false_bests[confirm] += best.result.seconds != truth.at(best.config);
       lost_bests[confirm] += truth.at(best.config) != fastest_measured;
       if (confirm) {
