@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "autotuner/best_confirmation.h"
 #include "search/random_search.h"
 #include "search/random_streams.h"
 
@@ -45,10 +46,6 @@ MeasureResult validated(MeasureResult outcome) {
                                   "backend reported an invalid runtime: " + *runtime_problem(outcome.seconds),
                                   outcome.cost_seconds);
   return outcome;
-}
-
-bool agree(const MeasureResult& a, const MeasureResult& b) {
-  return a.ok() && b.ok() && std::max(a.seconds, b.seconds) <= kConfirmTolerance * std::min(a.seconds, b.seconds);
 }
 
 }  // namespace
@@ -121,49 +118,8 @@ std::vector<MeasureResult> Tuner::measure_robustly(const Kernel& kernel, const S
                                       (outcomes[i].message.empty() ? "" : ": " + outcomes[i].message);
     }
 
-  // Confirm would-be new bests until every ok result that beats the confirmed best is confirmed
-  // (rejecting a false best can make a later result of the batch the new best).
-  std::vector<bool> confirmed(configs.size(), false);
-  while (options_.confirm_best) {
-    double running = best_seconds;
-    for (std::size_t i = 0; i < configs.size(); ++i)
-      if (confirmed[i] && outcomes[i].ok()) running = std::min(running, outcomes[i].seconds);
-    std::vector<std::size_t> candidates;
-    for (std::size_t i = 0; i < configs.size(); ++i)
-      if (!confirmed[i] && outcomes[i].ok() && outcomes[i].seconds < running) {
-        candidates.push_back(i);
-        running = outcomes[i].seconds;
-      }
-    if (candidates.empty()) break;
-    std::vector<MeasureResult> second = measure_again(candidates);
-    result.confirmations += candidates.size();
-    std::vector<std::size_t> undecided;
-    for (std::size_t j = 0; j < candidates.size(); ++j) {
-      const std::size_t i = candidates[j];
-      confirmed[i] = true;
-      if (!agree(outcomes[i], second[j])) undecided.push_back(j);
-    }
-    if (undecided.empty()) continue;
-    std::vector<std::size_t> third_of;
-    for (std::size_t j : undecided) third_of.push_back(candidates[j]);
-    std::vector<MeasureResult> third = measure_again(third_of);
-    result.confirmations += third_of.size();
-    for (std::size_t u = 0; u < undecided.size(); ++u) {
-      const std::size_t i = candidates[undecided[u]];
-      MeasureResult& first = outcomes[i];
-      const MeasureResult& middle = second[undecided[u]];
-      const MeasureResult& last = third[u];
-      // The first measurement is the disputed one: only the two re-measurements may settle it.
-      if (agree(middle, last)) {
-        first = middle;
-      } else {
-        auto text = [](const MeasureResult& r) { return r.ok() ? std::to_string(r.seconds) + " s" : std::string(status_name(r.status)); };
-        first = MeasureResult::failure(MeasureStatus::kRuntimeError, "unstable runtime: three measurements disagree by more than " +
-                                                                         std::to_string(kConfirmTolerance) + "x (" + text(first) + ", " +
-                                                                         text(middle) + ", " + text(last) + ")");
-      }
-    }
-  }
+  if (options_.confirm_best)
+    result.confirmations += confirm_new_bests({kernel, space, model_, result.history}, configs, outcomes, best_seconds, measure_again);
   for (std::size_t i = 0; i < configs.size(); ++i) outcomes[i].cost_seconds = total_cost[i];
   return outcomes;
 }

@@ -36,11 +36,9 @@ struct TunerOptions {
   // A timeout may be the machine's hiccup, not the config's fault: retry it this many times in
   // the same round. No other failure is retried (a compile error or a crash repeats itself).
   std::size_t timeout_retries = 2;
-  // Measure a would-be new best again before believing it; when the two runtimes disagree by more
-  // than kConfirmTolerance, the first is disputed: a third measurement must agree with the second,
-  // else the config is recorded as runtime_error ("unstable runtime"). Guards the result against a
-  // transient too-fast time (a broken timer); a false best survives only if the re-measurement
-  // fails the same way (probability ~ the fault rate per would-be best).
+  // Before believing a would-be new best that nothing vouches for (much faster than the model's
+  // prediction or its measured neighbours), measure it three times more and take the median
+  // (autotuner/best_confirmation.h). Guards the result against transient too-fast times.
   bool confirm_best = false;
   // The largest share of the loop's wall time spent outside the backend (search, model, records),
   // in (0, 1); 0 or 1: no limit. Each round's search gets a deadline: the share of the backend
@@ -51,10 +49,6 @@ struct TunerOptions {
   // campaign (whose hardware time is not wall time) leaves it at 0.
   double search_time_share = 0.0;
 };
-
-// Two measurements of one config "agree" when within this factor: far below the 100x of a broken
-// timer, far above run-to-run noise (the replay backend: 1.0; a loaded CPU: a few percent).
-inline constexpr double kConfirmTolerance = 1.5;
 
 // k = 64 (AutoTVM's and Ansor's usual batch), scaled down so that a small budget still gets about
 // ten rounds of feedback: min(64, max(1, budget / 10)).

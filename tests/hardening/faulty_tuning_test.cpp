@@ -2,6 +2,8 @@
 // retried (and nothing else), a config that keeps failing is quarantined, invalid runtimes are
 // recorded as runtime_error, a false (100x too fast) best is caught by confirmation, and the
 // campaign still ends with the true best of what it measured, losing no record.
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -177,12 +179,14 @@ TEST_CASE("a campaign on faulty replay hardware finishes with the true best and 
   }
 }
 
-TEST_CASE("confirmation catches most 100x-too-fast false bests") {
+TEST_CASE("confirmation by the median of three re-measurements removes most 100x-too-fast false bests") {
   const Corpus corpus = testing::toy_recording();
   const std::map<Config, double> truth = testing::recorded_seconds(corpus);
   const MeasuredKernel& measured = corpus.kernels.front();
   constexpr std::uint64_t kSeeds = 24;
-  std::size_t false_bests_without = 0, false_bests_with = 0, confirmations = 0;
+  // A false best: the best's recorded time is not its true time. A lost best: a config measured
+  // in the campaign is truly faster than the reported best (quarantined or mis-timed).
+  std::size_t false_bests[2] = {0, 0}, lost_bests[2] = {0, 0}, confirmations = 0, injected = 0;
   for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) {
     for (const bool confirm : {false, true}) {
       FaultPlan plan{0.1, {FaultKind::kOff100x}, seed, 0.0, 0.0};
@@ -196,18 +200,27 @@ TEST_CASE("confirmation catches most 100x-too-fast false bests") {
       Tuner tuner(faulty, *strategy, nullptr, nullptr, options);
       const TuneResult result = tuner.run(measured.kernel, *measured.space);
       const Measurement& best = result.history.entries()[*result.history.best()];
-      const bool false_best = best.result.seconds != truth.at(best.config);
-      (confirm ? false_bests_with : false_bests_without) += false_best;
-      confirmations += result.confirmations;
+      double fastest_measured = INFINITY;
+      for (const Measurement& m : result.history.entries())  // configs the recording lacks fail: no truth
+        if (const auto it = truth.find(m.config); it != truth.end()) fastest_measured = std::min(fastest_measured, it->second);
+      false_bests[confirm] += best.result.seconds != truth.at(best.config);
+      lost_bests[confirm] += truth.at(best.config) != fastest_measured;
+      if (confirm) {
+        confirmations += result.confirmations;
+        injected += faulty.injected_total();
+      }
     }
   }
-  std::cout << "[confirmation] 100x-too-fast faults on 10% of measurements, " << kSeeds << " campaigns: false bests "
-            << false_bests_without << " unguarded, " << false_bests_with << " with confirmation (" << confirmations
-            << " extra measurements)" << std::endl;
-  CHECK(false_bests_without >= kSeeds / 2);  // the fault is real: unguarded, it usually corrupts the result
-  // Guarded, a false best needs its re-measurement to fail the same way (10% here, per would-be
-  // best; a too-fast time is almost always a would-be best, so about 1 - 0.9^4 of 4-fault campaigns).
-  CHECK(false_bests_with * 2 <= false_bests_without);
+  std::cout << "[confirmation] 100x-too-fast faults on 10% of measurements, " << kSeeds << " campaigns of 40: false bests "
+            << false_bests[0] << " unguarded, " << false_bests[1] << " with confirmation; lost true bests " << lost_bests[0]
+            << " / " << lost_bests[1] << "; " << confirmations << " extra measurements, " << injected
+            << " faults injected with confirmation" << std::endl;
+  CHECK(false_bests[0] >= kSeeds / 2);  // the fault is real: unguarded, it usually corrupts the result
+  // Guarded, a false best needs two of three re-measurements to fail the same way (~3% per
+  // would-be best at a 10% fault rate): a few campaigns in 24 at most, where one confirming
+  // re-measurement left 10.
+  CHECK(false_bests[1] * 4 <= false_bests[0]);
+  CHECK(lost_bests[1] * 4 <= std::max<std::size_t>(lost_bests[0], 4));
 }
 
 }  // namespace

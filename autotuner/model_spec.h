@@ -1,0 +1,36 @@
+#pragma once
+// The "model" section of a campaign, as parsed: which CostModel ranks candidates.
+//   {"type": "none"}                          model-free search
+//   {"type": "analytical", "device": PATH}    roofline baseline over a device spec; without "device",
+//                                             the shipped spec for the source's device, found in
+//                                             ../hardware beside the campaign (configs/hardware)
+//   {"type": "learned", "checkpoint": PATH}   GNN trained by `perftune train` (pre-trained)
+//   {"type": "learned", "params": PATH}       GNN trained online from scratch by the tuner's updates
+//                                             (AutoTVM-style); PATH is a configs/models/*.json
+// Parsing is kept apart from building the model (autotuner/model_factory.h) so that it compiles
+// and links without libtorch: the fuzz targets (fuzz/) are built with clang, which cannot compile
+// libtorch 1.13's headers against GCC 12's libstdc++.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "ir/json_view.h"
+
+namespace perftune {
+
+struct ModelSpec {
+  std::string type;        // "none", "analytical", "learned"
+  std::string checkpoint;  // learned only; resolved against the campaign's folder
+  std::string file;
+  std::string path;
+  std::string device;        // analytical only: a device spec file, resolved like checkpoint
+  std::string hardware_dir;  // analytical without "device": where the shipped specs are
+  std::string params;        // learned online only: hyper-parameters file
+  std::uint64_t seed = 1;    // learned online only: initial weights
+};
+
+// `resolve` turns a path written in the campaign into a usable one. Throws InputError naming the
+// JSON path of an unknown key, a wrong type, or an unknown model.
+ModelSpec parse_model_spec(const JsonView& view, const std::function<std::string(const std::string&)>& resolve);
+
+}  // namespace perftune

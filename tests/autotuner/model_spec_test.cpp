@@ -1,0 +1,45 @@
+#include "autotuner/model_spec.h"
+
+#include <catch2/catch.hpp>
+
+#include "ir/input_error.h"
+
+namespace perftune {
+namespace {
+
+std::string beside_campaign(const std::string& path) { return "/campaigns/" + path; }
+
+ModelSpec parse(const std::string& text) {
+  const nlohmann::json json = nlohmann::json::parse(text);
+  return parse_model_spec(JsonView(json, "campaign.json", "$.model"), beside_campaign);
+}
+
+TEST_CASE("a model spec resolves its paths against the campaign") {
+  const ModelSpec learned = parse(R"({"type": "learned", "params": "m.json", "seed": 7})");
+  CHECK(learned.type == "learned");
+  CHECK(learned.params == "/campaigns/m.json");
+  CHECK(learned.checkpoint.empty());
+  CHECK(learned.seed == 7);
+  const ModelSpec analytical = parse(R"({"type": "analytical"})");
+  CHECK(analytical.device.empty());
+  CHECK(analytical.hardware_dir == "/campaigns/../hardware");
+  CHECK(parse(R"({"type": "none"})").type == "none");
+}
+
+TEST_CASE("a bad model spec names its JSON path and what was expected") {
+  const auto [text, place, expected] = GENERATE(table<std::string, std::string, std::string>({
+      {R"({"type": "gnn"})", "$.model.type", "\"none\", \"analytical\", \"learned\""},
+      {R"({"kind": "none"})", "$.model", "type"},
+      {R"({"type": "none", "device": "x.json"})", "$.model", "device"},
+      {R"({"type": "learned"})", "$.model", "either \"checkpoint\""},
+      {R"({"type": "learned", "checkpoint": "a", "params": "b"})", "$.model", "not both"},
+      {R"({"type": "analytical", "device": 3})", "$.model.device", "string"},
+      {R"({"type": "learned", "params": "m.json", "seed": "one"})", "$.model.seed", "integer"},
+  }));
+  CAPTURE(text);
+  CHECK_THROWS_AS(parse(text), InputError);
+  CHECK_THROWS_WITH(parse(text), Catch::Contains("campaign.json") && Catch::Contains(place) && Catch::Contains(expected));
+}
+
+}  // namespace
+}  // namespace perftune
