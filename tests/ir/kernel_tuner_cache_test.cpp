@@ -1,6 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <fstream>
 
 #include <zlib.h>
@@ -115,11 +114,9 @@ TEST_CASE("an empty cache is rejected") {
   REQUIRE_THROWS_WITH(kernel_tuner_corpus(json, "empty.json"), Catch::Contains("empty.json: $.cache") && Catch::Contains("empty space"));
 }
 
-TEST_CASE("GEMM on the RTX 2080 Ti: 17,956 records, loaded in well under two seconds") {
+TEST_CASE("GEMM on the RTX 2080 Ti: 17,956 records") {
   PERFTUNE_REQUIRE_DATA(path, "kernel_tuner/gemm/RTX_2080_Ti.json.gz");
-  const auto start = std::chrono::steady_clock::now();
   const Corpus corpus = load_source(path);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   REQUIRE(corpus.kernels.size() == 1);
   const MeasuredKernel& k = corpus.kernels[0];
   REQUIRE(k.measurements.size() == 17956);
@@ -128,8 +125,7 @@ TEST_CASE("GEMM on the RTX 2080 Ti: 17,956 records, loaded in well under two sec
   REQUIRE(k.space->dimension() == 15);
   REQUIRE(*k.space->size() == 17956);
   REQUIRE_FALSE(k.default_index.has_value());  // gemm/ has no space.json
-  // A loose bound so a loaded machine does not fail the suite; bench/ measures it properly.
-  CHECK(seconds < 5.0);
+  // Load speed is measured by bench/bench_importers, not here: a timed unit test fails on a busy machine.
 }
 
 TEST_CASE("convolution on the A6000: 4,362 records of which 473 failed, and the space.json default") {
