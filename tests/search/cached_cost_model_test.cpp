@@ -44,17 +44,26 @@ TEST_CASE("cached scores equal the inner model's bit for bit, and the inner mode
   if (batch_size == 300) CHECK(cached.hits() > 0);
 }
 
+// A cached toy model that has scored one batch of `size` configs.
+struct Scored {
+  Scored(bool learns, std::size_t size) : cached(inner, CachedCostModelOptions{.inner_learns = learns}) {
+    cached.predict(kernel, space, batch = random_batch(space, size, 1), scores = std::vector<float>(size));
+    first = scored(inner);
+  }
+  SearchSpace space = testing::tile_space(4);
+  Kernel kernel = testing::toy_kernel();
+  testing::ToyCostModel inner{Config{{2, 4, 8}}};
+  CachedCostModel cached;
+  std::vector<Config> batch;
+  std::vector<float> scores;
+  std::size_t first = 0;  // configs the inner model scored for the first batch
+};
+
 TEST_CASE("an update drops the cached scores of a learning model and keeps those of a fixed one") {
   const bool learns = GENERATE(true, false);
   CAPTURE(learns);
-  const SearchSpace space = testing::tile_space(4);
-  const Kernel kernel = testing::toy_kernel();
-  testing::ToyCostModel inner(Config{{2, 4, 8}});
-  CachedCostModel cached(inner, CachedCostModelOptions{.inner_learns = learns});
-  const auto batch = random_batch(space, 20, 1);
-  std::vector<float> scores(batch.size());
-  cached.predict(kernel, space, batch, scores);
-  const std::size_t first = scored(inner);
+  Scored s(learns, 20);
+  auto& [space, kernel, inner, cached, batch, scores, first] = s;
   const Measurement measured{batch.front(), MeasureResult::from_repeats({1e-3}, 0.0)};
   cached.update(kernel, space, std::span<const Measurement>(&measured, 1));
   CHECK(inner.updates == std::vector<std::size_t>{1});  // the inner model still learns
@@ -63,14 +72,10 @@ TEST_CASE("an update drops the cached scores of a learning model and keeps those
 }
 
 TEST_CASE("scores of another kernel or space are never served from the cache") {
-  const SearchSpace space = testing::tile_space(4), other_space = testing::tile_space(4);
-  const Kernel kernel = testing::toy_kernel(), other_kernel = Kernel::opaque("other", "00000000000000cc");
-  testing::ToyCostModel inner(Config{{2, 4, 8}});
-  CachedCostModel cached(inner, CachedCostModelOptions{.inner_learns = false});
-  const auto batch = random_batch(space, 10, 2);
-  std::vector<float> scores(batch.size());
-  cached.predict(kernel, space, batch, scores);
-  const std::size_t first = scored(inner);
+  Scored s(false, 10);
+  auto& [space, kernel, inner, cached, batch, scores, first] = s;
+  const SearchSpace other_space = testing::tile_space(4);
+  const Kernel other_kernel = Kernel::opaque("other", "00000000000000cc");
   cached.predict(other_kernel, space, batch, scores);
   CHECK(scored(inner) == 2 * first);
   cached.predict(other_kernel, other_space, batch, scores);

@@ -107,49 +107,42 @@ class FirstBatch : public CostModel {
   testing::ToyCostModel& inner_;
 };
 
-TEST_CASE("annealing chains continue next round from where the last round left them") {
+TEST_CASE("annealing chains and the evolution population continue next round from where the last round left them") {
+  const std::string name = GENERATE(as<std::string>{}, "annealing", "evolution");
+  CAPTURE(name);
   const SearchSpace space = testing::tile_space(10);
   const Kernel kernel = testing::toy_kernel();
   testing::ToyCostModel model(Config{{64, 8, 32}});
   History history;
-  AnnealingOptions options;
-  options.chains = 16;
-  options.steps = 20;
-  SimulatedAnnealing annealing(options);
-  for (std::size_t round = 0; round < 3; ++round) {
-    CAPTURE(round);
-    const std::vector<Config> before = annealing.chain_states();
-    FirstBatch recorder(model);  // the first batch scored: the chains' states at the round's start
-    const auto proposed = annealing.propose(SearchContext{kernel, space, &recorder, history, 9, round}, 4);
-    REQUIRE(recorder.first.size() == 16);
-    if (round > 0) CHECK(recorder.first == before);
-    CHECK(annealing.chain_states().size() == 16);
-    for (const Config& config : proposed) history.add(config, MeasureResult::from_repeats({1.0}, 0.0));
-  }
-}
-
-TEST_CASE("evolution continues next round from the last round's population") {
-  const SearchSpace space = testing::tile_space(10);
-  const Kernel kernel = testing::toy_kernel();
-  testing::ToyCostModel model(Config{{64, 8, 32}});
-  History history;
-  EvolutionOptions options;
-  options.population = 64;
-  options.generations = 2;
-  options.measured_share = 0.0;  // the population alone, no measured seeds
-  EvolutionarySearch evolution(options);
-  for (std::size_t round = 0; round < 3; ++round) {
-    CAPTURE(round);
-    std::vector<Config> carried;
+  AnnealingOptions annealing_options;
+  annealing_options.chains = 16;
+  annealing_options.steps = 20;
+  SimulatedAnnealing annealing(annealing_options);
+  EvolutionOptions evolution_options;
+  evolution_options.population = 64;
+  evolution_options.generations = 2;
+  evolution_options.measured_share = 0.0;  // the population alone, no measured seeds
+  EvolutionarySearch evolution(evolution_options);
+  Strategy& strategy = name == "annealing" ? static_cast<Strategy&>(annealing) : evolution;
+  // What the next round must start from: every chain's state; the population's unmeasured members.
+  auto carried = [&] {
+    if (name == "annealing") return annealing.chain_states();
+    std::vector<Config> unmeasured;
     for (const Config& config : evolution.population())
-      if (!history.contains(config)) carried.push_back(config);
-    FirstBatch recorder(model);  // the first batch scored: the round's initial population
-    const auto proposed = evolution.propose(SearchContext{kernel, space, &recorder, history, 4, round}, 4);
-    const std::vector<Config>& first = recorder.first;
-    REQUIRE(first.size() == 64);
+      if (!history.contains(config)) unmeasured.push_back(config);
+    return unmeasured;
+  };
+  const std::size_t batch = name == "annealing" ? 16 : 64;
+  for (std::size_t round = 0; round < 3; ++round) {
+    CAPTURE(round);
+    const std::vector<Config> before = carried();
+    FirstBatch recorder(model);  // the first batch scored: the round's starting states
+    const auto proposed = strategy.propose(SearchContext{kernel, space, &recorder, history, 9, round}, 4);
+    REQUIRE(recorder.first.size() == batch);
     if (round > 0) {
-      REQUIRE(carried.size() > 0);
-      CHECK(std::vector<Config>(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(carried.size())) == carried);
+      REQUIRE_FALSE(before.empty());
+      REQUIRE(before.size() <= batch);
+      CHECK(std::vector<Config>(recorder.first.begin(), recorder.first.begin() + static_cast<std::ptrdiff_t>(before.size())) == before);
     }
     for (const Config& config : proposed) history.add(config, MeasureResult::from_repeats({1.0}, 0.0));
   }
