@@ -14,9 +14,11 @@ nlohmann::json campaign_json(const Experiment& experiment, std::size_t space, st
                              const std::string& output) {
   const ExperimentSpace& s = experiment.spaces[space];
   const ExperimentStrategy& t = experiment.strategies[strategy];
+  // Absolute: the campaign would resolve a relative path against the experiment file's folder again.
   const nlohmann::json model =
       t.pretrain ? nlohmann::json{{"type", "learned"},
-                                  {"checkpoint", pretrained_checkpoint_path(experiment.output, s.name, *t.pretrain)}}
+                                  {"checkpoint", std::filesystem::absolute(pretrained_checkpoint_path(
+                                                     experiment.output, s.name, *t.pretrain)).lexically_normal().string()}}
                  : t.model;
   nlohmann::json json = {{"name", experiment.name + ":" + s.name + ":" + t.name + ":" + std::to_string(seed)},
                          {"source", s.source},

@@ -60,7 +60,8 @@ std::optional<PretrainSpec> parse_pretrain_spec(const JsonView& model,
   if (const auto on = section.find("on")) {
     spec.on = on->as_string();
     if (spec.on != "other_devices")
-      on->fail("\"other_devices\" (train on the same kernel measured on the experiment's other devices)");
+      on->fail("\"other_devices\" (train on the same kernel measured on the experiment's other devices), found \"" +
+               spec.on + "\"");
   }
   return spec;
 }

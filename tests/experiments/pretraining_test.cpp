@@ -104,7 +104,9 @@ TEST_CASE("pre-training sources: the same kernel on other devices, never the hel
 
 TEST_CASE("an experiment pre-trains one model per held-out space on the other devices and reuses it on restart") {
   const std::string dir = scratch_dir("experiment_pretraining");
-  const Experiment experiment = parse_experiment(pretrain_experiment(dir), dir + "/pretrain.json");
+  // A relative experiment path, as on the command line: its output and checkpoints are relative too.
+  const std::string file = fs::relative(dir + "/pretrain.json").string();
+  const Experiment experiment = parse_experiment(pretrain_experiment(dir), file);
   REQUIRE(experiment.strategies[1].pretrain);
   REQUIRE(experiment.strategies[1].pretrain->identity_hash() == experiment.strategies[2].pretrain->identity_hash());
 
@@ -122,7 +124,7 @@ TEST_CASE("an experiment pre-trains one model per held-out space on the other de
     REQUIRE(model["reused"] == false);
     REQUIRE(model["training"]["epochs"].get<int>() >= 1);
     const std::string checkpoint = model["checkpoint"];
-    REQUIRE(checkpoint == pretrained_checkpoint_path(dir + "/out", space, *experiment.strategies[1].pretrain));
+    REQUIRE(fs::equivalent(checkpoint, pretrained_checkpoint_path(dir + "/out", space, *experiment.strategies[1].pretrain)));
     REQUIRE(fs::exists(fs::path(checkpoint).replace_extension(".pt")));
     const nlohmann::json saved = parse_json_file(checkpoint);
     REQUIRE(saved["extra"]["held_out"] == space);
