@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/cpu_tiling.h"
 #include "experiments/experiment.h"
 #include "experiments/experiment_runner.h"
 #include "experiments/model_study.h"
@@ -36,6 +37,7 @@ void run_study(const nlohmann::json& json, const ExperimentCliOptions& options) 
   run_options.output = options.output;
   run_options.plots = !options.no_plots;
   run_options.progress = &std::cerr;
+  run_options.tiling = cpu_default_tiling;
   const auto summary = run_model_study(study, run_options);
   if (options.json) {
     print_json(summary.dump(2));

@@ -69,7 +69,8 @@ bool is_missing_source(const InputError& error, const std::string& eval_file) {
 // the metrics are computed on, predicted the same way (fusion: the sum over the program's kernels).
 class PredictionWriter {
  public:
-  explicit PredictionWriter(const fs::path& path) : path_(path), out_(path.string() + ".tmp", std::ios::trunc) {
+  PredictionWriter(const fs::path& path, KernelTiling tiling)
+      : path_(path), tiling_(std::move(tiling)), out_(path.string() + ".tmp", std::ios::trunc) {
     out_ << "model,task,kernel,device,measured_seconds,predicted_seconds\n" << std::setprecision(9);
   }
 
@@ -84,7 +85,7 @@ class PredictionWriter {
     const bool fusion = is_fusion_space(kernel);
     std::vector<double> predicted;
     if (fusion) {
-      predicted = predict_program_seconds(model, kernel, configs, untiled);
+      predicted = predict_program_seconds(model, kernel, configs, tiling_);
     } else {
       std::vector<float> log_seconds(configs.size());
       model.predict(kernel.kernel, *kernel.space, configs, log_seconds);
@@ -108,17 +109,19 @@ class PredictionWriter {
 
  private:
   fs::path path_;
+  KernelTiling tiling_;
   std::ofstream out_;
   std::map<std::string, std::size_t> points_;
   std::map<std::string, bool> absolute_time_;
 };
 
 nlohmann::ordered_json run_one(const ModelStudyEntry& entry, const StudyConfig& config, const fs::path& output,
-                               std::ostream* progress) {
+                               const ModelStudyOptions& options) {
+  std::ostream* progress = options.progress;
   const LoadedSources sources = load_sources(config);
   const std::string predictions = "predictions/" + entry.name + ".csv";
-  PredictionWriter writer(output / predictions);
-  const StudyResult result = run_evaluation(config, sources, progress, untiled,
+  PredictionWriter writer(output / predictions, options.tiling);
+  const StudyResult result = run_evaluation(config, sources, progress, options.tiling,
                                             [&](const std::string& name, CostModel& model, const MeasuredKernel& kernel) {
                                               writer.add(name, model, kernel);
                                             });
@@ -223,7 +226,7 @@ nlohmann::ordered_json run_model_study(const ModelStudy& study, const ModelStudy
         continue;
       }
       if (options.progress) *options.progress << "[model_study] " << entry.name << ": " << entry.config << std::endl;
-      result = run_one(entry, *config, output, options.progress);
+      result = run_one(entry, *config, output, options);
       result["config_text"] = config_text;
       write_atomically(study_file, result.dump(1) + "\n");
     }

@@ -23,6 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "surrogate/fusion_evaluation.h"
+
 namespace perftune {
 
 struct ModelStudyEntry {
@@ -49,6 +51,8 @@ struct ModelStudyOptions {
   std::string output;  // overrides study.output when non-empty
   bool plots = true;
   std::ostream* progress = nullptr;
+  // How a fusion task's kernels are tiled when their predictions are summed (as in perftune eval).
+  KernelTiling tiling = untiled;
 };
 
 // Runs every study and writes the output folder; returns summary.json's content. A study whose

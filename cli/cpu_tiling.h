@@ -1,0 +1,17 @@
+#pragma once
+// The tiles the CPU fusion studies score a program's kernels with, shared by `perftune eval` and
+// the model-study mode of `perftune experiment`.
+#include <memory>
+#include <utility>
+
+#include "ir/config.h"
+#include "ir/kernel.h"
+#include "ir/search_space.h"
+
+namespace perftune::cli {
+
+// The CPU backend's tiles for a kernel inside a fused program, with its tile space; untiled when
+// the code generator cannot tile the kernel. A surrogate/fusion_evaluation.h KernelTiling.
+std::pair<std::shared_ptr<const SearchSpace>, Config> cpu_default_tiling(const Kernel& kernel);
+
+}  // namespace perftune::cli
