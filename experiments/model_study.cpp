@@ -75,13 +75,7 @@ class PredictionWriter {
   }
 
   void add(const std::string& name, CostModel& model, const MeasuredKernel& kernel) {
-    std::vector<Config> configs;
-    std::vector<double> measured;
-    for (const Measurement& m : kernel.measurements)
-      if (m.result.ok() && m.result.seconds > 0) {
-        configs.push_back(m.config);
-        measured.push_back(m.result.seconds);
-      }
+    const auto [configs, measured] = ok_configs(kernel);
     const bool fusion = is_fusion_space(kernel);
     std::vector<double> predicted;
     if (fusion) {

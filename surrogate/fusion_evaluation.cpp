@@ -58,13 +58,7 @@ std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKern
 }
 
 std::optional<ModelScores> score_fusion(CostModel& model, const MeasuredKernel& program, const KernelTiling& tiling) {
-  std::vector<Config> configs;
-  std::vector<double> measured;
-  for (const Measurement& m : program.measurements)
-    if (m.result.ok() && m.result.seconds > 0) {
-      configs.push_back(m.config);
-      measured.push_back(m.result.seconds);
-    }
+  const auto [configs, measured] = ok_configs(program);
   if (configs.size() < 2) return std::nullopt;
   const std::vector<double> predicted = predict_program_seconds(model, program, configs, tiling);
   return ModelScores{kendall_tau(predicted, measured), top_k_slowdown(predicted, measured, 1),

@@ -9,15 +9,6 @@
 
 namespace perftune {
 
-namespace {
-
-constexpr double kNotApplicable = std::numeric_limits<double>::quiet_NaN();
-
-struct OkConfigs {
-  std::vector<Config> configs;
-  std::vector<double> seconds;
-};
-
 OkConfigs ok_configs(const MeasuredKernel& kernel) {
   OkConfigs ok;
   for (const Measurement& m : kernel.measurements)
@@ -27,6 +18,10 @@ OkConfigs ok_configs(const MeasuredKernel& kernel) {
     }
   return ok;
 }
+
+namespace {
+
+constexpr double kNotApplicable = std::numeric_limits<double>::quiet_NaN();
 
 nlohmann::ordered_json number_or_null(double value) {
   return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);

@@ -34,6 +34,13 @@ struct EvaluationTable {
 };
 
 // A cost model's predictions for every successful config of the kernel; nullopt if it has fewer than 2.
+// A kernel's successful measurements (ok, positive time), the only ones any metric scores.
+struct OkConfigs {
+  std::vector<Config> configs;
+  std::vector<double> seconds;
+};
+OkConfigs ok_configs(const MeasuredKernel& kernel);
+
 std::optional<ModelScores> score_cost_model(CostModel& model, const MeasuredKernel& kernel);
 // The source's default config (XLA's own pick in TPU data, the space's default in Kernel Tuner
 // spaces; scored as "default"): top-K slowdown is the default's slowdown for K = 1 (tau, K > 1, MAPE n/a);
