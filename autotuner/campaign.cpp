@@ -74,7 +74,7 @@ Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
     if (retries < 0) v->fail("a non-negative integer");
     campaign.timeout_retries = static_cast<std::size_t>(retries);
   }
-  campaign.confirm_best = root.get_bool("confirm_best", false);
+  if (root.has("confirm_best")) campaign.confirm_best = root.get_bool("confirm_best", true);
   if (const auto v = root.find("search_time_share")) {
     const double share = v->as_number();
     if (!(share > 0 && share <= 1)) v->fail("a share of the wall time in (0, 1] (1: no limit)");

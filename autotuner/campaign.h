@@ -9,7 +9,7 @@
 //    "backend": {...}, "model": {...}, "strategy": {...}   (see the *_factory.h headers),
 //    "budget": {"measurements": N, "hardware_seconds": S},   (either or both)
 //    "top_k": K, "epsilon": 0.05, "early_stopping": N, "seed": 1,
-//    "timeout_retries": 2, "confirm_best": false, "search_time_share": 0.1,
+//    "timeout_retries": 2, "confirm_best": true, "search_time_share": 0.1,
 //    "output": DIR, "default": {knob: value, ...}}
 // Relative paths resolve against the campaign file's folder; a "${PERFTUNE_DATA}" prefix
 // resolves to data_dir().
@@ -53,7 +53,10 @@ struct Campaign {
   // Retries of a timed-out measurement; unset: 2, or 0 for a plain replay (a recording answers
   // the same every time, a retry would only be charged again).
   std::optional<std::size_t> timeout_retries;
-  bool confirm_best = false;          // measure a would-be new best again (TunerOptions::confirm_best)
+  // Measure a suspicious would-be new best again (TunerOptions::confirm_best). Unset: on for a live
+  // or fault-injected backend, whose one fast time may be a glitch; off for a plain replay, which
+  // answers the same every time.
+  std::optional<bool> confirm_best;
   // TunerOptions::search_time_share, in (0, 1]; 1: no limit. Unset: kDefaultSearchTimeShare on a
   // live backend, no limit on a replay (its hardware time is not wall time, and a replay must
   // propose the same configs on any machine).

@@ -137,6 +137,7 @@ TEST_CASE("a campaign runs end to end, writes its log and summary, and resumes f
   CHECK(nlohmann::ordered_json::parse(std::ifstream(dir + "/run/summary.json")) == summary);
   CHECK(summary["load_seconds"].get<double>() >= 0.0);
   CHECK(summary["search_time_share"].is_null());  // a replay is never time-limited
+  CHECK(summary["confirm_best"] == false);         // a plain replay answers the same every time
   CHECK(summary["search_share"].get<double>() >= 0.0);
   CHECK(summary["search_share"].get<double>() <= 1.0);
   CHECK(summary["outside_backend"]["propose_seconds"].get<double>() <= summary["search_seconds"].get<double>());

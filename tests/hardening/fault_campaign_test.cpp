@@ -19,7 +19,7 @@ nlohmann::json rehearsal_campaign() {
                            "seed": 2, "hang_seconds": 0.001}},
     "strategy": {"type": "measured_annealing"},
     "budget": {"measurements": 50},
-    "top_k": 5, "seed": 4, "timeout_retries": 1, "confirm_best": true,
+    "top_k": 5, "seed": 4, "timeout_retries": 1,
     "output": "run"
   })");
 }
@@ -56,6 +56,7 @@ TEST_CASE("a rehearsal campaign on faulty replay hardware completes and reports 
   const Campaign campaign = parse_campaign(rehearsal_campaign(), dir + "/rehearsal.json");
   CHECK(campaign.backend.faults->share == 0.3);
   CHECK(campaign.timeout_retries == 1u);
+  CHECK_FALSE(campaign.confirm_best.has_value());  // unset: on, because the backend injects faults
   const nlohmann::ordered_json summary = run_campaign(campaign);
   CHECK(summary.at("measurements") == 50);
   CHECK_THAT(summary.at("device").get<std::string>(), Catch::Contains("+faults(share=0.3,seed=2"));
@@ -64,6 +65,7 @@ TEST_CASE("a rehearsal campaign on faulty replay hardware completes and reports 
   CHECK(injected > 0);
   CHECK(summary.at("failed").get<std::size_t>() > 0);
   CHECK(summary.at("quarantined") == summary.at("failed"));
+  CHECK(summary.at("confirm_best") == true);
   CHECK(summary.at("confirmations").get<std::size_t>() > 0);
   std::size_t by_status = 0;
   for (const auto& [status, count] : summary.at("failed_by_status").items()) by_status += count.get<std::size_t>();
