@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -60,9 +61,10 @@ FusionConfig fusion_of(const Program& program, const std::vector<KnobInfo>& role
   return fusion;
 }
 
-// predict_program_seconds() before the cache: partition() per config, a prediction per new key.
-std::vector<double> eval_sum_before(CostModel& model, const Program& program, const SearchSpace& space,
-                                    const std::vector<Config>& configs) {
+// Program sums before the cache: partition() per config, `seconds_of` once per new kernel key
+// within the call (both predict_program_seconds() and the analytical model's fusion scorer did so).
+std::vector<double> sums_before(const Program& program, const SearchSpace& space, const std::vector<Config>& configs,
+                                const std::function<double(const Kernel&)>& seconds_of) {
   const auto roles = knob_roles(space);
   std::unordered_map<std::string, double> seconds;
   std::vector<double> out;
@@ -70,12 +72,7 @@ std::vector<double> eval_sum_before(CostModel& model, const Program& program, co
     double total = 0.0;
     for (const FusedKernel& fused : partition(program, fusion_of(program, roles, config)).kernels) {
       auto it = seconds.find(fused.kernel.key());
-      if (it == seconds.end()) {
-        const auto [tile_space, tile] = cli::cpu_default_tiling(fused.kernel);
-        float log_seconds = 0.0f;
-        model.predict(fused.kernel, *tile_space, std::span<const Config>(&tile, 1), std::span<float>(&log_seconds, 1));
-        it = seconds.emplace(fused.kernel.key(), std::exp(static_cast<double>(log_seconds))).first;
-      }
+      if (it == seconds.end()) it = seconds.emplace(fused.kernel.key(), seconds_of(fused.kernel)).first;
       total += it->second;
     }
     out.push_back(total);
@@ -83,23 +80,12 @@ std::vector<double> eval_sum_before(CostModel& model, const Program& program, co
   return out;
 }
 
-// The analytical model's fusion-space score before the cache: partition() per config, an automatic
-// tile estimate per new key, within one call.
-std::vector<double> fusion_space_before(const AnalyticalModel& model, const Program& program, const SearchSpace& space,
-                                        const std::vector<Config>& configs) {
-  const auto roles = knob_roles(space);
-  std::unordered_map<std::string, double> seconds;
-  std::vector<double> out;
-  for (const Config& config : configs) {
-    double total = 0.0;
-    for (const FusedKernel& fused : partition(program, fusion_of(program, roles, config)).kernels) {
-      auto it = seconds.find(fused.kernel.key());
-      if (it == seconds.end()) it = seconds.emplace(fused.kernel.key(), model.estimate_auto(fused.kernel).seconds).first;
-      total += it->second;
-    }
-    out.push_back(total);
-  }
-  return out;
+// predict_program_seconds()'s term: the model's prediction under the CPU backend's tiles.
+double tiled_prediction(CostModel& model, const Kernel& kernel) {
+  const auto [tile_space, tile] = cli::cpu_default_tiling(kernel);
+  float log_seconds = 0.0f;
+  model.predict(kernel, *tile_space, std::span<const Config>(&tile, 1), std::span<float>(&log_seconds, 1));
+  return std::exp(static_cast<double>(log_seconds));
 }
 
 bool same(const std::vector<double>& a, const std::vector<double>& b, double relative) {
@@ -144,14 +130,18 @@ int main(int argc, char** argv) {
     AnalyticalModel model(spec);
     std::vector<double> eval_before, eval_now;
     const double eval_before_us =
-        best_us_per_config(repeats, count, [&] { eval_before = eval_sum_before(model, program, space, configs); });
+        best_us_per_config(repeats, count, [&] {
+          eval_before = sums_before(program, space, configs, [&](const Kernel& k) { return tiled_prediction(model, k); });
+        });
     const double eval_now_us = best_us_per_config(repeats, count, [&] {
       eval_now = predict_program_seconds(model, measured, configs, cli::cpu_default_tiling);
     });
 
     std::vector<double> space_before;
     const double space_before_us =
-        best_us_per_config(repeats, count, [&] { space_before = fusion_space_before(model, program, space, configs); });
+        best_us_per_config(repeats, count, [&] {
+          space_before = sums_before(program, space, configs, [&](const Kernel& k) { return model.estimate_auto(k).seconds; });
+        });
     std::vector<float> log_seconds(configs.size());
     double cold_us = INFINITY;
     for (int r = 0; r < repeats; ++r) {

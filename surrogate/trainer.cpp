@@ -175,7 +175,7 @@ std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>
     best_selection = (std::isnan(initial.tau) ? 0.0 : initial.selection(options.select_top1_weight)) + initial_extra;
     result.best_validation_tau = initial.tau;
     result.best_validation_top1 = initial.top1;
-    result.best_selection_score = initial_extra;
+    if (selection) result.best_selection_score = initial_extra;
   }
   std::vector<torch::Tensor> best = snapshot(s.model);
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
@@ -212,7 +212,7 @@ std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>
         best_selection = selected;
         result.best_validation_tau = score.tau;
         result.best_validation_top1 = score.top1;
-        result.best_selection_score = extra;
+        if (selection) result.best_selection_score = extra;
       }
       result.best_epoch = epoch;
       best = snapshot(s.model);

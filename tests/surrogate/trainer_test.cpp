@@ -106,4 +106,6 @@ TEST_CASE("a caller's selection score joins model selection") {
   REQUIRE(calls == 6);
   REQUIRE(report.best_epoch == 3);
   REQUIRE(report.best_selection_score == 10.0);
+  train_gnn(testing::pointers(train), {}, small_params(), options, nullptr, &report);
+  REQUIRE(std::isnan(report.best_selection_score));  // none without a caller's score
 }
