@@ -1,7 +1,12 @@
 // perftune eval EVAL.json [--json] [--per-kernel]: train (or load) the learned model and score it
-// with the baselines on held-out kernels: Kendall's tau, top-1/5/10 slowdown, MAPE.
+// with the baselines on held-out kernels: Kendall's tau, top-1/5/10 slowdown, MAPE; with several
+// folds (leave-one-out splits) also per fold and the mean over folds.
+#include <cmath>
+#include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <sstream>
 
 #include "cli/command.h"
 #include "cli/cpu_tiling.h"
@@ -10,6 +15,57 @@
 
 namespace perftune::cli {
 namespace {
+
+// With several folds (one held-out program or kernel each): per fold and task, each model's tau
+// and top-1 slowdown averaged over the fold's rows, then the mean over folds, so that each
+// held-out program counts once whatever its number of kernels.
+std::string format_folds(const StudyResult& result) {
+  std::ostringstream out;
+  out << "per fold (tau / top-1 slowdown, mean over the fold's held-out rows):\n";
+  out << std::left << std::setw(28) << "fold" << std::setw(8) << "task";
+  for (const std::string& model : result.table.models) out << " | " << std::setw(18) << model;
+  out << "\n";
+  std::map<std::string, std::map<std::string, std::pair<ModelScores, std::size_t>>> sums;  // task -> model -> (sum, folds)
+  const std::vector<std::string> tasks = result.table.tasks();
+  const auto cell = [](double tau, double top1) {
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(3);
+    if (std::isnan(tau)) text << "n/a";
+    else text << tau;
+    text << " / " << std::setprecision(2);
+    if (std::isnan(top1)) text << "n/a";
+    else text << 100 * top1 << "%";
+    return text.str();
+  };
+  for (const FoldReport& fold : result.folds) {
+    const EvaluationTable table = result.fold_table(fold);
+    for (const std::string& task : table.tasks()) {
+      const auto averages = table.averages(task);
+      out << std::setw(28) << fold.fold << std::setw(8) << task;
+      for (const std::string& model : table.models) {
+        const ModelScores& s = averages.at(model);
+        out << " | " << std::setw(18) << cell(s.kendall_tau, s.top1_slowdown);
+        if (std::isnan(s.kendall_tau) || std::isnan(s.top1_slowdown)) continue;
+        auto& [sum, count] = sums[task][model];
+        sum.kendall_tau += s.kendall_tau;
+        sum.top1_slowdown += s.top1_slowdown;
+        ++count;
+      }
+      out << "\n";
+    }
+  }
+  for (const std::string& task : tasks) {
+    const auto& models = sums[task];
+    out << std::setw(28) << "mean over folds" << std::setw(8) << task;
+    for (const std::string& model : result.table.models) {
+      const auto it = models.find(model);
+      const double n = it == models.end() ? 0.0 : static_cast<double>(it->second.second);
+      out << " | " << std::setw(18) << (n > 0 ? cell(it->second.first.kendall_tau / n, it->second.first.top1_slowdown / n) : "n/a");
+    }
+    out << "\n";
+  }
+  return out.str();
+}
 
 struct EvalCommandOptions {
   std::string config;
@@ -41,10 +97,13 @@ const bool registered = register_command({"eval", "Evaluate the learned model ag
         json["folds"] = nlohmann::ordered_json::array();
         for (const FoldReport& fold : result.folds)
           json["folds"].push_back({{"fold", fold.fold}, {"train_kernels", fold.train_kernels}, {"test_kernels", fold.test_kernels},
-                                   {"from_checkpoint", fold.from_checkpoint}, {"training", fold.training.to_json()}});
+                                   {"from_checkpoint", fold.from_checkpoint}, {"training", fold.training.to_json()},
+                                   {"tasks", to_json(result.fold_table(fold))["tasks"]}});
         print_json(json.dump(2));
       } else {
-        std::cout << format_table(result.table, options->per_kernel) << "evaluated in " << result.seconds << " s\n";
+        std::cout << format_table(result.table, options->per_kernel);
+        if (result.folds.size() > 1) std::cout << format_folds(result);
+        std::cout << "evaluated in " << result.seconds << " s\n";
       }
     });
   }});

@@ -119,6 +119,10 @@ std::vector<int> fusion_groups(const Program& program, const FusionConfig& confi
   return groups;
 }
 
+std::optional<std::vector<int>> fusion_group_order(const Program& program, const std::vector<int>& groups) {
+  return group_order(program, groups, count_groups(groups));
+}
+
 std::optional<std::string> fusion_cycle(const Program& program, const std::vector<int>& groups) {
   if (group_order(program, groups, count_groups(groups))) return std::nullopt;
   return "the fused groups of program '" + program.name() +
@@ -132,6 +136,41 @@ bool is_legal(const Program& program, const FusionConfig& config) {
   } catch (const FusionError&) {
     return false;
   }
+}
+
+FusedKernel fused_kernel(const Program& program, const std::vector<int>& groups, std::vector<OpId> members) {
+  FusedKernel fused;
+  fused.members = std::move(members);
+  const int g = groups[fused.members.front()];
+  Program body;
+  std::map<OpId, OpId> local;  // program op -> kernel body op
+  for (OpId id : fused.members) {
+    std::vector<OpId> operands;
+    for (OpId producer : program.operands(id)) {
+      if (groups[producer] != g && !local.count(producer)) {
+        Op parameter;
+        parameter.name = program.op(producer).name;
+        parameter.opcode = "parameter";
+        parameter.shape = program.op(producer).shape;
+        parameter.parameter_number = static_cast<std::int64_t>(fused.inputs.size());
+        local[producer] = body.add_op(std::move(parameter));
+        fused.inputs.push_back(producer);
+      }
+      operands.push_back(local.at(producer));
+    }
+    local[id] = body.add_op(program.op(id), operands);
+  }
+  for (OpId id : fused.members) {
+    const auto users = program.users(id);
+    const bool escapes = users.empty() ||
+                         std::any_of(users.begin(), users.end(), [&](OpId u) { return groups[u] != g; });
+    if (escapes) fused.outputs.push_back(id);
+  }
+  const std::string& last = program.op(fused.members.back()).name;
+  body.set_name(fused.members.size() > 1 ? "fusion." + last : last);
+  const std::string kernel_name = body.name();
+  fused.kernel = Kernel(kernel_name, std::move(body));
+  return fused;
 }
 
 FusionPlan partition(const Program& program, const FusionConfig& config) {
@@ -148,36 +187,7 @@ FusionPlan partition(const Program& program, const FusionConfig& config) {
   FusionPlan plan;
   plan.kernel_of_op.assign(program.size(), -1);
   for (int g : *order) {
-    FusedKernel fused;
-    fused.members = members[g];
-    Program body;
-    std::map<OpId, OpId> local;  // program op -> kernel body op
-    for (OpId id : fused.members) {
-      std::vector<OpId> operands;
-      for (OpId producer : program.operands(id)) {
-        if (groups[producer] != g && !local.count(producer)) {
-          Op parameter;
-          parameter.name = program.op(producer).name;
-          parameter.opcode = "parameter";
-          parameter.shape = program.op(producer).shape;
-          parameter.parameter_number = static_cast<std::int64_t>(fused.inputs.size());
-          local[producer] = body.add_op(std::move(parameter));
-          fused.inputs.push_back(producer);
-        }
-        operands.push_back(local.at(producer));
-      }
-      local[id] = body.add_op(program.op(id), operands);
-    }
-    for (OpId id : fused.members) {
-      const auto users = program.users(id);
-      const bool escapes = users.empty() ||
-                           std::any_of(users.begin(), users.end(), [&](OpId u) { return groups[u] != g; });
-      if (escapes) fused.outputs.push_back(id);
-    }
-    const std::string& last = program.op(fused.members.back()).name;
-    body.set_name(fused.members.size() > 1 ? "fusion." + last : last);
-    const std::string kernel_name = body.name();
-    fused.kernel = Kernel(kernel_name, std::move(body));
+    FusedKernel fused = fused_kernel(program, groups, std::move(members[g]));
     for (OpId id : fused.members) plan.kernel_of_op[id] = static_cast<int>(plan.kernels.size());
     plan.kernels.push_back(std::move(fused));
   }

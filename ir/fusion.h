@@ -49,7 +49,14 @@ std::vector<std::size_t> fusible_edges(const Program& program);
 std::vector<int> fusion_groups(const Program& program, const FusionConfig& config);
 // Empty when the grouped graph is acyclic; else a description of the cycle.
 std::optional<std::string> fusion_cycle(const Program& program, const std::vector<int>& groups);
+// The groups in the order partition() emits their kernels (data dependences respected, ties by
+// group id); nullopt on a cycle. Lets a caller that memoizes kernels sum them in partition's order.
+std::optional<std::vector<int>> fusion_group_order(const Program& program, const std::vector<int>& groups);
 bool is_legal(const Program& program, const FusionConfig& config);
+
+// The kernel of one group of `groups` (fusion_groups()) as partition() builds it; `members` are the
+// group's ops in the program's topological order (not empty).
+FusedKernel fused_kernel(const Program& program, const std::vector<int>& groups, std::vector<OpId> members);
 
 // Partitions the program into kernels. Throws FusionError if the config has the wrong length,
 // fuses a parameter edge, or its kernels would form a cycle.

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "ir/fusion.h"
+#include "surrogate/fused_kernel_cache.h"
 
 namespace perftune {
 
@@ -670,51 +671,60 @@ void accumulate(TileEstimate& total, const TileEstimate& part) {
 
 }  // namespace
 
-namespace {
-
-// A program under fusion decisions: the sum of its kernels, each with its automatic tile. Kernel
-// estimates are cached by content key, since most configs share most kernels.
+// A program under fusion decisions: the sum of its kernels, each with its automatic tile. A fused
+// kernel's estimate depends on the kernel, not on the config around it, so kernels are built once
+// (FusedKernelCache) and estimated once, across predict() calls for the same program.
 class FusionScorer {
  public:
-  FusionScorer(const AnalyticalModel& model, const Kernel& program_kernel) : model_(model), program_(program_kernel.body()) {}
+  FusionScorer(const AnalyticalModel& model, const Program& program) : model_(model), kernels_(program) {}
 
   TileEstimate score(const TileChoice& choice) {
-    FusionConfig fusion = FusionConfig::none(program_);
+    FusionConfig fusion = FusionConfig::none(kernels_.program());
     for (std::size_t edge : choice.fused_edges)
       if (edge < fusion.fused.size()) fusion.fused[edge] = true;
     TileEstimate total;
     total.iterations = 0;
-    FusionPlan plan;
+    std::vector<std::size_t> parts;
     try {
-      plan = partition(program_, fusion);
+      parts = kernels_.kernels(fusion);
     } catch (const FusionError&) {
       total.feasible = false;  // an illegal fusion (a cycle) cannot be built
       total.seconds = kInfeasibleSeconds;
       return total;
     }
-    for (const FusedKernel& part : plan.kernels) {
-      auto it = cache_.find(part.kernel.key());
-      if (it == cache_.end()) it = cache_.emplace(part.kernel.key(), model_.estimate_auto(part.kernel)).first;
-      accumulate(total, it->second);
+    for (std::size_t i : parts) {
+      if (estimates_.size() <= i) estimates_.resize(kernels_.size());
+      if (!estimates_[i]) estimates_[i] = model_.estimate_auto(kernels_.kernel(i));
+      accumulate(total, *estimates_[i]);
     }
     return total;
   }
 
+  std::size_t kernels() const { return kernels_.size(); }
+
  private:
   const AnalyticalModel& model_;
-  const Program& program_;
-  std::unordered_map<std::string, TileEstimate> cache_;
+  FusedKernelCache kernels_;
+  std::vector<std::optional<TileEstimate>> estimates_;  // per kernel of kernels_
 };
 
-}  // namespace
+FusionScorer& AnalyticalModel::fusion_scorer(const Kernel& program) const {
+  auto it = fusion_scorers_.find(program.key());
+  // Memory stays bounded on long searches: a scorer that has built kFusionCacheKernels kernels, or
+  // a model that has seen kFusionCachePrograms programs, starts over.
+  if (it != fusion_scorers_.end() && it->second->kernels() >= kFusionCacheKernels) {
+    fusion_scorers_.erase(it);
+    it = fusion_scorers_.end();
+  }
+  if (it == fusion_scorers_.end()) {
+    if (fusion_scorers_.size() >= kFusionCachePrograms) fusion_scorers_.clear();
+    it = fusion_scorers_.emplace(program.key(), std::make_unique<FusionScorer>(*this, program.body())).first;
+  }
+  return *it->second;
+}
 
 TileEstimate AnalyticalModel::estimate(const Kernel& kernel, const SearchSpace& space, const Config& config) const {
-  const KnobPlan plan(space);
-  if (plan.fused) {
-    FusionScorer scorer(*this, kernel);
-    return scorer.score(read_tiles(plan.roles, config, 0));
-  }
-  return evaluate_config(KernelAnalysis(kernel, spec_), plan, config);
+  return estimates(kernel, space, std::span<const Config>(&config, 1)).front();
 }
 
 std::vector<TileEstimate> AnalyticalModel::estimates(const Kernel& kernel, const SearchSpace& space,
@@ -723,7 +733,8 @@ std::vector<TileEstimate> AnalyticalModel::estimates(const Kernel& kernel, const
   out.reserve(configs.size());
   const KnobPlan plan(space);
   if (plan.fused) {
-    FusionScorer scorer(*this, kernel);
+    const std::lock_guard<std::mutex> lock(fusion_mutex_);
+    FusionScorer& scorer = fusion_scorer(kernel);
     for (const Config& config : configs) out.push_back(scorer.score(read_tiles(plan.roles, config, 0)));
     return out;
   }

@@ -44,7 +44,9 @@
 //     4096/128]; a rank-1 f32[4096] counts 1024-element tiles (bounds 1 or 4).
 //   Checked on all 12 tiled kernels of the file; 3 reshape kernels have empty bounds.
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -85,6 +87,13 @@ struct TileRequest {
 
 class KernelAnalysis;  // per-kernel precomputation (iteration shape, dimension links)
 struct KnobPlan;       // a space's knobs read through the convention
+class FusionScorer;    // a program's fused kernels and their estimates, kept across calls
+
+// Bounds of the fusion scorers' memory: a Kernel of a few ops is a few KB, so 4096 kernels of a
+// program stay in the tens of MB however long a search runs; 16 programs cover every bundled
+// program and a TPU module at once.
+inline constexpr std::size_t kFusionCacheKernels = 4096;
+inline constexpr std::size_t kFusionCachePrograms = 16;
 
 class AnalyticalModel : public CostModel {
  public:
@@ -101,6 +110,8 @@ class AnalyticalModel : public CostModel {
   TileEstimate estimate(const Kernel& kernel, const SearchSpace& space, const Config& config) const;
   // estimate() for many configs of one space, the kernel analysed once (what predict() does, with
   // the breakdown kept: the learned model's hybrid features read it, surrogate/analytical_features.h).
+  // A fusion space's kernels are built and estimated once per program and kept for later calls
+  // (bounded by kFusionCacheKernels and kFusionCachePrograms); thread-safe.
   std::vector<TileEstimate> estimates(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs) const;
   // One unfused kernel tiled with `tile` elements per dim of its iteration shape (0 = whole dim),
   // and `reduction_tile` elements of its contraction (0 = whole).
@@ -117,8 +128,13 @@ class AnalyticalModel : public CostModel {
   TileEstimate evaluate(const KernelAnalysis& analysis, const TileRequest& request) const;
   TileEstimate evaluate_auto(const KernelAnalysis& analysis) const;
   TileEstimate evaluate_config(const KernelAnalysis& analysis, const KnobPlan& plan, const Config& config) const;
+  // The scorer of a whole-program kernel (by content key), made on first use; fusion_mutex_ held.
+  FusionScorer& fusion_scorer(const Kernel& program) const;
 
   DeviceSpec spec_;
+  // Estimates are pure functions of (spec, kernel), so caching them keeps estimate() const.
+  mutable std::mutex fusion_mutex_;
+  mutable std::map<std::string, std::unique_ptr<FusionScorer>> fusion_scorers_;
 };
 
 // The shipped spec for a record's device string, under `configs_dir` (the project's

@@ -59,8 +59,9 @@ SplitSpec SplitSpec::from_json(const JsonView& json) {
   json.expect_keys({"by", "test", "validation", "test_fraction", "validation_fraction", "seed", "comment"});
   SplitSpec spec;
   spec.by = json.at("by").as_string();
-  if (spec.by != "device" && spec.by != "kernel" && spec.by != "program" && spec.by != "leave_one_out")
-    json.at("by").fail("\"device\", \"kernel\", \"program\" or \"leave_one_out\" (never by config)");
+  if (spec.by != "device" && spec.by != "kernel" && spec.by != "program" && spec.by != "leave_one_out" &&
+      spec.by != "leave_one_program_out")
+    json.at("by").fail("\"device\", \"kernel\", \"program\", \"leave_one_out\" or \"leave_one_program_out\" (never by config)");
   if (auto v = json.find("test")) spec.test = v->as_string_list();
   if (auto v = json.find("validation")) spec.validation = v->as_string_list();
   if (spec.by == "device" && spec.test.empty()) json.fail("\"test\": the devices to hold out");
@@ -76,6 +77,76 @@ SplitSpec SplitSpec::from_json(const JsonView& json) {
   return spec;
 }
 
+namespace {
+
+// Kernels grouped so that a group is never split: by kernel key, or by program (see data_split.h).
+struct Groups {
+  std::vector<std::string> names;  // first-seen order, so a seed picks the same groups on every machine
+  std::map<std::string, std::vector<const MeasuredKernel*>> members;
+  // Per kernel that whole programs contain, every such program (its group is the first).
+  std::map<const MeasuredKernel*, std::vector<std::string>> also_in;
+
+  // True if `kernel` belongs to a group of `held` (its own, or a program that contains it).
+  bool touches(const MeasuredKernel* kernel, const std::set<std::string>& held) const {
+    const auto owners = also_in.find(kernel);
+    return owners != also_in.end() &&
+           std::any_of(owners->second.begin(), owners->second.end(), [&](const std::string& p) { return held.count(p) > 0; });
+  }
+};
+
+Groups group_kernels(const std::vector<SourcedKernel>& kernels, bool by_program) {
+  Groups groups;
+  // Whole programs (fusion measurements) and, per kernel, the programs that contain it.
+  std::vector<const MeasuredKernel*> programs;
+  if (by_program)
+    for (const SourcedKernel& k : kernels)
+      if (is_fusion_space(*k.kernel)) programs.push_back(k.kernel);
+  for (const SourcedKernel& k : kernels) {
+    std::string group = k.kernel->kernel.key();
+    if (by_program) {
+      group = program_of(*k.kernel);
+      if (!is_fusion_space(*k.kernel)) {
+        std::vector<std::string> owners;
+        for (const MeasuredKernel* program : programs)
+          if (is_part_of(k.kernel->kernel, program->kernel.body())) owners.push_back(program_of(*program));
+        if (!owners.empty()) {
+          group = owners.front();
+          groups.also_in[k.kernel] = owners;
+        }
+      }
+    }
+    if (!groups.members.count(group)) groups.names.push_back(group);
+    groups.members[group].push_back(k.kernel);
+  }
+  return groups;
+}
+
+// One fold over the groups in `order` (the order training samples them by): `test` groups (and
+// every kernel a test program contains) tested, `validation` groups validate, the rest train.
+Fold split_groups(const Groups& groups, const std::vector<std::string>& order, const std::string& name,
+                  const std::set<std::string>& test, const std::set<std::string>& validation) {
+  Fold fold{name, {}, {}, {}};
+  for (const std::string& group : order)
+    for (const MeasuredKernel* kernel : groups.members.at(group)) {
+      auto& side = test.count(group) || groups.touches(kernel, test) ? fold.test
+                   : validation.count(group)                          ? fold.validation
+                                                                      : fold.train;
+      side.push_back(kernel);
+    }
+  return fold;
+}
+
+// `names` in a seeded random order (Fisher-Yates).
+std::vector<std::string> shuffled(std::vector<std::string> names, std::uint64_t seed) {
+  Rng rng(seed);
+  for (std::size_t i = names.size(); i > 1; --i) std::swap(names[i - 1], names[uniform_index(rng, i)]);
+  return names;
+}
+
+std::size_t share(double fraction, std::size_t count) { return static_cast<std::size_t>(fraction * count + 0.5); }
+
+}  // namespace
+
 std::vector<Fold> make_folds(const std::vector<SourcedKernel>& kernels, const SplitSpec& spec, const std::string& file) {
   std::vector<Fold> folds;
   if (spec.by == "device") {
@@ -86,61 +157,30 @@ std::vector<Fold> make_folds(const std::vector<SourcedKernel>& kernels, const Sp
       else fold.train.push_back(k.kernel);
     }
     folds.push_back(std::move(fold));
+  } else if (spec.by == "leave_one_out") {
+    const Groups groups = group_kernels(kernels, /*by_program=*/false);
+    for (const std::string& held : groups.names)
+      folds.push_back(split_groups(groups, groups.names, groups.members.at(held).front()->kernel.name(), {held}, {}));
+  } else if (spec.by == "leave_one_program_out") {
+    const Groups groups = group_kernels(kernels, /*by_program=*/true);
+    for (const std::string& held : groups.names) {
+      // Validation programs are drawn from the other programs only, with the seed and the fold.
+      std::vector<std::string> others = groups.names;
+      std::erase(others, held);
+      const std::vector<std::string> order = shuffled(others, spec.seed + folds.size());
+      // At least one program is left to train on.
+      const auto validation_count = order.empty() ? 0 : std::min(order.size() - 1, share(spec.validation_fraction, order.size()));
+      folds.push_back(split_groups(groups, groups.names, held, {held},
+                                   {order.begin(), order.begin() + static_cast<std::ptrdiff_t>(validation_count)}));
+    }
   } else {
-    // Groups in first-seen order, so a seed picks the same groups on every machine.
-    std::vector<std::string> group_names;
-    std::map<std::string, std::vector<const MeasuredKernel*>> groups;
-    // Whole programs (fusion measurements) and, per kernel, the programs that contain it.
-    std::vector<const MeasuredKernel*> programs;
-    if (spec.by == "program")
-      for (const SourcedKernel& k : kernels)
-        if (is_fusion_space(*k.kernel)) programs.push_back(k.kernel);
-    std::map<const MeasuredKernel*, std::vector<std::string>> also_in;
-    for (const SourcedKernel& k : kernels) {
-      std::string group = k.kernel->kernel.key();
-      if (spec.by == "program") {
-        group = program_of(*k.kernel);
-        if (!is_fusion_space(*k.kernel)) {
-          std::vector<std::string> owners;
-          for (const MeasuredKernel* program : programs)
-            if (is_part_of(k.kernel->kernel, program->kernel.body())) owners.push_back(program_of(*program));
-          if (!owners.empty()) {
-            group = owners.front();
-            also_in[k.kernel] = owners;
-          }
-        }
-      }
-      if (!groups.count(group)) group_names.push_back(group);
-      groups[group].push_back(k.kernel);
-    }
-    if (spec.by == "leave_one_out") {
-      for (const std::string& held : group_names) {
-        Fold fold{groups[held].front()->kernel.name(), {}, {}, groups[held]};
-        for (const std::string& other : group_names)
-          if (other != held) fold.train.insert(fold.train.end(), groups[other].begin(), groups[other].end());
-        folds.push_back(std::move(fold));
-      }
-    } else {
-      Rng rng(spec.seed);
-      std::vector<std::string> order = group_names;
-      for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[uniform_index(rng, i)]);
-      const auto test_count = std::max<std::size_t>(1, static_cast<std::size_t>(spec.test_fraction * order.size() + 0.5));
-      const auto validation_count = static_cast<std::size_t>(spec.validation_fraction * (order.size() - std::min(order.size(), test_count)) + 0.5);
-      Fold fold{"test", {}, {}, {}};
-      const std::set<std::string> test_groups(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(std::min(test_count, order.size())));
-      for (std::size_t i = 0; i < order.size(); ++i) {
-        for (const MeasuredKernel* kernel : groups[order[i]]) {
-          // A kernel that a test program also contains is tested, never trained on.
-          const auto owners = also_in.find(kernel);
-          const bool in_test_program = owners != also_in.end() &&
-              std::any_of(owners->second.begin(), owners->second.end(), [&](const std::string& p) { return test_groups.count(p) > 0; });
-          auto& side = i < test_count || in_test_program ? fold.test
-                       : i < test_count + validation_count ? fold.validation : fold.train;
-          side.push_back(kernel);
-        }
-      }
-      folds.push_back(std::move(fold));
-    }
+    const Groups groups = group_kernels(kernels, spec.by == "program");
+    const std::vector<std::string> order = shuffled(groups.names, spec.seed);
+    const std::size_t test_count = std::min(order.size(), std::max<std::size_t>(1, share(spec.test_fraction, order.size())));
+    const std::size_t validation_count = share(spec.validation_fraction, order.size() - test_count);
+    const auto at = [&](std::size_t i) { return order.begin() + static_cast<std::ptrdiff_t>(std::min(i, order.size())); };
+    folds.push_back(split_groups(groups, order, "test", {order.begin(), at(test_count)},
+                                 {at(test_count), at(test_count + validation_count)}));
   }
   for (const Fold& fold : folds) {
     if (fold.test.empty()) throw InputError(file, "$.split", "a split whose test side is not empty (no kernel matched)");

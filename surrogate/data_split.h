@@ -9,6 +9,11 @@
 //                       all its ops (same name, opcode and shape); a kernel of a test program is
 //                       tested. Kernels outside every program group by program_of().
 //   by "leave_one_out"  one fold per kernel key: train on all others, test on it
+//   by "leave_one_program_out"
+//                       one fold per program group (as by "program"): test on the program and
+//                       every kernel it contains, train on the rest; validation_fraction of the
+//                       other programs (seeded per fold, at least one program left to train on)
+//                       validate instead of training
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,7 +27,7 @@ struct SplitSpec {
   std::string by = "kernel";
   std::vector<std::string> test, validation;  // device names (by "device")
   double test_fraction = 0.2;                 // by "kernel" / "program"
-  double validation_fraction = 0.0;           // of the remaining groups; 0 = held-out configs instead
+  double validation_fraction = 0.0;           // of the groups left after the test ones; 0 = held-out configs instead
   std::uint64_t seed = 1;
 
   // Unknown keys, an unknown mode, a device mode without test devices are InputErrors.
@@ -36,7 +41,7 @@ struct SourcedKernel {
 };
 
 struct Fold {
-  std::string name;  // the held-out kernel for leave_one_out, else "test"
+  std::string name;  // the held-out kernel (leave_one_out) or program (leave_one_program_out), else "test"
   std::vector<const MeasuredKernel*> train, validation, test;
 };
 

@@ -1,10 +1,12 @@
 #include "surrogate/fusion_evaluation.h"
 
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 
 #include "ir/fusion.h"
 #include "ir/knob_roles.h"
+#include "surrogate/fused_kernel_cache.h"
 #include "surrogate/ranking_metrics.h"
 
 namespace perftune {
@@ -32,25 +34,33 @@ bool is_fusion_space(const MeasuredKernel& kernel) {
 
 std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKernel& program,
                                             std::span<const Config> configs, const KernelTiling& tiling) {
-  const Program& body = program.kernel.body();
+  FusedKernelCache kernels(program.kernel.body());
   const auto roles = knob_roles(*program.space);
-  std::unordered_map<std::string, double> kernel_seconds;  // many configs share kernels
+  // Per kernel of the cache, its predicted seconds (NaN until asked); kernels of equal content
+  // (a repeated layer) share one prediction through their key.
+  std::vector<double> seconds;
+  std::unordered_map<std::string, double> seconds_of_key;
   std::vector<double> out;
   out.reserve(configs.size());
   for (const Config& config : configs) {
-    FusionConfig fusion = FusionConfig::none(body);
+    FusionConfig fusion = FusionConfig::none(kernels.program());
     for (std::size_t e : read_tiles(roles, config, 0).fused_edges)
       if (e < fusion.fused.size()) fusion.fused[e] = true;
     double total = 0.0;
-    for (const FusedKernel& fused : partition(body, fusion).kernels) {
-      auto it = kernel_seconds.find(fused.kernel.key());
-      if (it == kernel_seconds.end()) {
-        const auto [space, tile] = tiling(fused.kernel);
-        float log_seconds = 0.0f;
-        model.predict(fused.kernel, *space, std::span<const Config>(&tile, 1), std::span<float>(&log_seconds, 1));
-        it = kernel_seconds.emplace(fused.kernel.key(), std::exp(static_cast<double>(log_seconds))).first;
+    for (std::size_t i : kernels.kernels(fusion)) {
+      if (seconds.size() <= i) seconds.resize(kernels.size(), std::numeric_limits<double>::quiet_NaN());
+      if (std::isnan(seconds[i])) {
+        const Kernel& kernel = kernels.kernel(i);
+        auto it = seconds_of_key.find(kernel.key());
+        if (it == seconds_of_key.end()) {
+          const auto [space, tile] = tiling(kernel);
+          float log_seconds = 0.0f;
+          model.predict(kernel, *space, std::span<const Config>(&tile, 1), std::span<float>(&log_seconds, 1));
+          it = seconds_of_key.emplace(kernel.key(), std::exp(static_cast<double>(log_seconds))).first;
+        }
+        seconds[i] = it->second;
       }
-      total += it->second;
+      total += seconds[i];
     }
     out.push_back(total);
   }

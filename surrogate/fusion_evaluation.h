@@ -25,8 +25,9 @@ std::pair<std::shared_ptr<const SearchSpace>, Config> untiled(const Kernel& kern
 bool is_fusion_space(const MeasuredKernel& kernel);
 
 // Predicted runtime of the program under each config: partition (ir/fusion.h), then the sum of
-// exp(predicted log seconds) of its kernels, each predicted once per distinct kernel key.
-// Throws FusionError for a config that does not partition.
+// exp(predicted log seconds) of its kernels in partition()'s order, each kernel built once
+// (FusedKernelCache) and predicted once per distinct kernel key. Throws FusionError for a config
+// that does not partition.
 std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKernel& program,
                                             std::span<const Config> configs, const KernelTiling& tiling);
 

@@ -33,7 +33,8 @@ const std::vector<std::string>& known_model_names() {
 StudyConfig StudyConfig::load(const std::string& path) {
   const nlohmann::json json = parse_json_file(path);
   const JsonView view(json, path);
-  view.expect_keys({"comment", "sources", "split", "model", "train", "models", "checkpoint", "analytical_device"});
+  view.expect_keys({"comment", "sources", "split", "model", "train", "models", "checkpoint", "analytical_device",
+                    "fusion_selection_weight"});
   StudyConfig config;
   config.file = path;
   const JsonView sources = view.at("sources");
@@ -68,6 +69,7 @@ StudyConfig StudyConfig::load(const std::string& path) {
     config.analytical_device = resolve(device->as_string(), path, /*data=*/false);
     if (!config.analytical_device) device->fail("an existing device spec (configs/hardware/*.json)");
   }
+  if (auto weight = view.find("fusion_selection_weight")) config.fusion_selection_weight = weight->as_non_negative_number();
   config.hardware_dir = resolve("configs/hardware", path, /*data=*/false).value_or("configs/hardware");
   return config;
 }

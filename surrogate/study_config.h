@@ -7,7 +7,11 @@
 //    "models": ["learned", "analytical", "default", "random"],   (eval only)
 //    "analytical_device": "configs/hardware/tpu_v3.json"  (optional; default: the spec
 //                                                          device_spec_path() names for each kernel's device)
-//    "checkpoint": "runs/gemm.json"}                  (train: written; eval: loaded instead of training)
+//    "checkpoint": "runs/gemm.json",                  (train: written; eval: loaded instead of training)
+//    "fusion_selection_weight": 1.0}                  (eval; optional, default 0: model selection adds this
+//                                                      weight times the fusion task's mean tau over the
+//                                                      fold's validation programs, else its training
+//                                                      programs; never the held-out ones)
 // Relative paths are tried against the working directory, the config's folder, the project root
 // (two folders above a configs/<kind>/ file) and, for sources, the shared data folder.
 #include <optional>
@@ -30,6 +34,7 @@ struct StudyConfig {
   std::optional<std::string> analytical_device;  // resolved DeviceSpec path for "analytical"
   std::string hardware_dir;                      // configs/hardware, for the per-device default spec
   std::vector<std::string> models = {"learned", "default", "random"};
+  double fusion_selection_weight = 0.0;
 
   // Throws InputError naming the file and JSON path: unknown keys, a source that does not
   // exist anywhere, an unknown model name, a malformed split or hyper-parameter.

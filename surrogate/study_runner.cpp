@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -48,6 +49,29 @@ GnnParams resolved_params(const StudyConfig& config, const std::vector<const Mea
   }
   if (path) params.analytical_device = load_device_spec(*path);
   return params;
+}
+
+// The fusion task's score for model selection (StudyConfig::fusion_selection_weight): the weight
+// times the mean tau of the summed predictions over the fold's validation programs, or its
+// training programs when it has none; empty without a weight or a program.
+SelectionScore fusion_selection(const StudyConfig& config, const Fold& fold, const KernelTiling& tiling) {
+  if (config.fusion_selection_weight <= 0) return {};
+  std::vector<const MeasuredKernel*> programs;
+  for (const auto* side : {&fold.validation, &fold.train})
+    if (programs.empty())
+      for (const MeasuredKernel* k : *side)
+        if (is_fusion_space(*k)) programs.push_back(k);
+  if (programs.empty()) return {};
+  return [programs, weight = config.fusion_selection_weight, tiling](CostModel& model) {
+    double sum = 0.0;
+    std::size_t counted = 0;
+    for (const MeasuredKernel* program : programs)
+      if (const auto scores = score_fusion(model, *program, tiling); scores && std::isfinite(scores->kendall_tau)) {
+        sum += scores->kendall_tau;
+        ++counted;
+      }
+    return counted ? weight * sum / static_cast<double>(counted) : 0.0;
+  };
 }
 
 }  // namespace
@@ -100,7 +124,7 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
   result.table.models = config.models;
   const bool wants_learned = std::find(config.models.begin(), config.models.end(), "learned") != config.models.end();
   for (const Fold& fold : folds) {
-    FoldReport report{fold.name, fold.train.size(), fold.test.size(), {}, false};
+    FoldReport report{fold.name, fold.train.size(), fold.test.size(), result.table.rows.size(), 0, {}, false};
     std::unique_ptr<GnnCostModel> learned;
     if (wants_learned) {
       if (config.checkpoint) {
@@ -110,11 +134,14 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
         if (progress && folds.size() > 1) *progress << "fold " << fold.name << ": training on " << fold.train.size() << " kernels\n";
         const auto train = kernel_measurements(fold.train);
         learned = train_gnn(train, kernel_measurements(fold.validation), resolved_params(config, train), config.train,
-                            folds.size() > 1 ? nullptr : progress, &report.training);
-        if (progress && folds.size() > 1)
+                            folds.size() > 1 ? nullptr : progress, &report.training, fusion_selection(config, fold, tiling));
+        if (progress && folds.size() > 1) {
           *progress << "  " << report.training.epochs << " epochs (kept " << report.training.best_epoch
-                    << "), best validation tau " << report.training.best_validation_tau
-                    << ", " << report.training.seconds << " s\n";
+                    << "), best validation tau " << report.training.best_validation_tau;
+          if (std::isfinite(report.training.best_selection_score))
+            *progress << ", fusion selection score " << report.training.best_selection_score;
+          *progress << ", " << report.training.seconds << " s\n";
+        }
       }
     }
     for (const MeasuredKernel* kernel : fold.test) {
@@ -135,10 +162,19 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
       }
       result.table.rows.push_back(std::move(row));
     }
+    report.rows = result.table.rows.size() - report.first_row;
     result.folds.push_back(report);
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+EvaluationTable StudyResult::fold_table(const FoldReport& fold) const {
+  EvaluationTable out;
+  out.models = table.models;
+  const auto first = table.rows.begin() + static_cast<std::ptrdiff_t>(fold.first_row);
+  out.rows.assign(first, first + static_cast<std::ptrdiff_t>(fold.rows));
+  return out;
 }
 
 }  // namespace perftune

@@ -33,6 +33,7 @@ std::unique_ptr<GnnCostModel> train_from_config(const StudyConfig& config, const
 struct FoldReport {
   std::string fold;
   std::size_t train_kernels = 0, test_kernels = 0;
+  std::size_t first_row = 0, rows = 0;  // the fold's rows of StudyResult::table.rows
   TrainReport training;  // zeros when the model came from a checkpoint
   bool from_checkpoint = false;
 };
@@ -41,6 +42,9 @@ struct StudyResult {
   EvaluationTable table;
   std::vector<FoldReport> folds;
   double seconds = 0.0;
+
+  // The table of one fold's rows (its held-out program's kernels and fusion configs).
+  EvaluationTable fold_table(const FoldReport& fold) const;
 };
 
 // Shown every (model, held-out kernel) pair a cost model scored ("learned", "analytical"), with

@@ -87,6 +87,14 @@ std::vector<torch::Tensor> snapshot(GnnModel& model) {
   return saved;
 }
 
+// The caller's selection score of the model as it stands (0 without one). Cached embeddings were
+// dropped by the last training step, so predict() sees the current weights.
+double extra_selection(GnnCostModel& model, const SelectionScore& selection) {
+  if (!selection) return 0.0;
+  const double score = selection(model);
+  return std::isnan(score) ? 0.0 : score;
+}
+
 void restore(GnnModel& model, const std::vector<torch::Tensor>& saved) {
   torch::NoGradGuard no_grad;
   std::size_t i = 0;
@@ -102,6 +110,7 @@ nlohmann::ordered_json TrainReport::to_json() const {
           {"best_validation_tau", std::isfinite(best_validation_tau) ? nlohmann::ordered_json(best_validation_tau) : nullptr},
           {"best_validation_top1_slowdown",
            std::isfinite(best_validation_top1) ? nlohmann::ordered_json(best_validation_top1) : nullptr},
+          {"best_selection_score", std::isfinite(best_selection_score) ? nlohmann::ordered_json(best_selection_score) : nullptr},
           {"final_train_loss", final_train_loss},
           {"seconds", seconds},
           {"samples", samples},
@@ -110,7 +119,8 @@ nlohmann::ordered_json TrainReport::to_json() const {
 
 std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>& train,
                                         const std::vector<const MeasuredKernel*>& validation, const GnnParams& params,
-                                        const TrainOptions& options, std::ostream* progress, TrainReport* report) {
+                                        const TrainOptions& options, std::ostream* progress, TrainReport* report,
+                                        const SelectionScore& selection) {
   const auto start = Clock::now();
   Rng split_rng(options.seed ^ 0x5eedULL);
   std::vector<TrainKernel> train_kernels;
@@ -157,13 +167,15 @@ std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>
   // Epoch 0 is the untrained model: a hybrid's is the analytical model itself (its correction
   // starts at zero), which training must beat on validation to replace.
   const ValidationScore initial = validation_score(s, validation_kernels);
+  const double initial_extra = extra_selection(*model, selection);
   double best_selection = -std::numeric_limits<double>::infinity();
   result.best_validation_tau = -std::numeric_limits<double>::infinity();
   result.best_validation_top1 = std::numeric_limits<double>::quiet_NaN();
-  if (!std::isnan(initial.tau)) {
-    best_selection = initial.selection(options.select_top1_weight);
+  if (!std::isnan(initial.tau) || selection) {
+    best_selection = (std::isnan(initial.tau) ? 0.0 : initial.selection(options.select_top1_weight)) + initial_extra;
     result.best_validation_tau = initial.tau;
     result.best_validation_top1 = initial.top1;
+    if (selection) result.best_selection_score = initial_extra;
   }
   std::vector<torch::Tensor> best = snapshot(s.model);
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
@@ -181,20 +193,26 @@ std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>
     result.epochs = epoch;
     result.final_train_loss = loss_sum / options.steps_per_epoch;
     const ValidationScore score = validation_score(s, validation_kernels);
+    const double extra = extra_selection(*model, selection);
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     if (progress) {
       char line[200];
-      std::snprintf(line, sizeof line, "epoch %3d/%d  train loss %.4f  validation tau %.4f  top-1 %.2f%%  time %.1f s\n",
-                    epoch, options.epochs, result.final_train_loss, score.tau, 100.0 * score.top1, elapsed);
+      std::snprintf(line, sizeof line, "epoch %3d/%d  train loss %.4f  validation tau %.4f  top-1 %.2f%%",
+                    epoch, options.epochs, result.final_train_loss, score.tau, 100.0 * score.top1);
+      *progress << line;
+      if (selection) *progress << "  selection score " << extra;
+      std::snprintf(line, sizeof line, "  time %.1f s\n", elapsed);
       *progress << line << std::flush;
     }
-    // Without validation data (NaN tau) the last epoch is kept.
-    const double selection = score.selection(options.select_top1_weight);
-    if (std::isnan(score.tau) || selection > best_selection) {
-      if (!std::isnan(score.tau)) {
-        best_selection = selection;
+    // Without validation data (NaN tau) nor a selection score the last epoch is kept.
+    const bool scored = !std::isnan(score.tau) || selection;
+    const double selected = (std::isnan(score.tau) ? 0.0 : score.selection(options.select_top1_weight)) + extra;
+    if (!scored || selected > best_selection) {
+      if (scored) {
+        best_selection = selected;
         result.best_validation_tau = score.tau;
         result.best_validation_top1 = score.top1;
+        if (selection) result.best_selection_score = extra;
       }
       result.best_epoch = epoch;
       best = snapshot(s.model);

@@ -6,6 +6,7 @@
 
 #include "ir/fusion.h"
 #include "ir/knob_roles.h"
+#include "ir/program_json.h"
 #include "ir/source.h"
 #include "surrogate/ranking_metrics.h"
 #include "op_builders.h"
@@ -211,6 +212,44 @@ TEST_CASE("a fused edge saves its intermediate's round trip to memory") {
   const std::vector<Config> configs{Config{{0}}, Config{{1}}};
   model.predict(program, space, configs, predicted);
   CHECK(predicted[1] < predicted[0]);
+}
+
+TEST_CASE("cached fusion scores equal the sum over partition()'s kernels") {
+  // The fusion scorer builds each fused kernel once and keeps its estimate across predict() calls;
+  // scores must be those of partition() per config, bit for bit (same kernels, same order).
+  const auto file = GENERATE("mlp_block_small", "transformer_block_small");
+  CAPTURE(file);
+  const Program program = load_program_file(source_path(std::string("configs/programs/") + file + ".json"));
+  const Kernel whole(program.name(), program);
+  const std::vector<std::size_t> edges = fusible_edges(program);
+  std::vector<Knob> knobs;
+  for (std::size_t e : edges) knobs.push_back({fuse_knob(e), {0, 1}});
+  const SearchSpace space(knobs);
+  std::mt19937_64 rng(3);
+  std::vector<Config> configs;
+  std::vector<float> expected;
+  AnalyticalModel reference(cpu_like());
+  while (configs.size() < 30) {
+    FusionConfig fusion = FusionConfig::none(program);
+    Config config;
+    for (std::size_t e : edges) {
+      fusion.fused[e] = rng() % 2 == 1;
+      config.values.push_back(fusion.fused[e] ? 1 : 0);
+    }
+    if (!is_legal(program, fusion)) continue;
+    double seconds = 0.0;
+    for (const FusedKernel& fused : partition(program, fusion).kernels) seconds += reference.estimate_auto(fused.kernel).seconds;
+    configs.push_back(config);
+    expected.push_back(static_cast<float>(std::log(seconds)));
+  }
+  AnalyticalModel model(cpu_like());
+  for (int call = 0; call < 2; ++call) {  // the second call finds every kernel cached
+    CAPTURE(call);
+    std::vector<float> predicted(configs.size());
+    model.predict(whole, space, configs, predicted);
+    REQUIRE(predicted == expected);
+  }
+  REQUIRE(std::log(model.estimate(whole, space, configs[7]).seconds) == Approx(expected[7]).epsilon(1e-6));
 }
 
 TEST_CASE("attributes that name missing dimensions do not break the model") {

@@ -1,7 +1,9 @@
 #include <cmath>
+#include <random>
 
 #include <catch2/catch.hpp>
 
+#include "ir/fusion.h"
 #include "ir/knob_roles.h"
 #include "ir/program_json.h"
 #include "surrogate/fusion_evaluation.h"
@@ -43,6 +45,40 @@ TEST_CASE("program runtime is predicted as the sum of its kernels' predictions")
   REQUIRE(scores);
   REQUIRE(scores->mape == Approx(0.0).margin(1e-5));
   REQUIRE(scores->top1_slowdown == Approx(0.0).margin(1e-9));
+}
+
+TEST_CASE("summed predictions equal those over partition()'s kernels, each kernel built once") {
+  // predict_program_seconds() keeps each fused kernel across configs (FusedKernelCache); the sums
+  // must be partition()'s, term by term in its order.
+  const Program program = load_program_file(source_path("configs/programs/transformer_block_small.json"));
+  MeasuredKernel measured = testing::fusion_measurements(program);
+  std::vector<Config> configs;
+  for (const auto& m : measured.measurements) configs.push_back(m.config);
+  std::mt19937_64 rng(9);
+  const auto edges = fusible_edges(program);
+  std::vector<FusionConfig> fusions;
+  while (fusions.size() < 20) {
+    FusionConfig fusion = FusionConfig::none(program);
+    for (std::size_t e : edges) fusion.fused[e] = rng() % 3 == 0;
+    if (!is_legal(program, fusion)) continue;
+    Config config;
+    for (std::size_t e : edges) config.values.push_back(fusion.fused[e] ? 1 : 0);
+    configs.push_back(config);
+    fusions.push_back(fusion);
+  }
+  OpCountModel model;
+  const auto predicted = predict_program_seconds(model, measured, configs, untiled);
+  for (std::size_t i = 0; i < fusions.size(); ++i) {
+    CAPTURE(i);
+    double expected = 0.0;
+    for (const FusedKernel& fused : partition(program, fusions[i]).kernels) {
+      const auto [space, tile] = untiled(fused.kernel);
+      float log_seconds = 0.0f;
+      model.predict(fused.kernel, *space, std::span<const Config>(&tile, 1), std::span<float>(&log_seconds, 1));
+      expected += std::exp(static_cast<double>(log_seconds));
+    }
+    REQUIRE(predicted[measured.measurements.size() + i] == expected);
+  }
 }
 
 TEST_CASE("untiled gives one full-extent tile per output dimension") {

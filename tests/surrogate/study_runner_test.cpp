@@ -1,4 +1,6 @@
+#include <cmath>
 #include <fstream>
+#include <set>
 
 #include <catch2/catch.hpp>
 
@@ -39,6 +41,32 @@ std::string write_config(const std::string& dir, const std::string& split) {
   std::ofstream(path) << R"({"sources": ["corpus.jsonl"], "split": )" << split
                       << R"(, "model": {"hidden": 16, "opcode_embedding": 8, "layers": 2, "min_opcode_count": 1},
                            "train": {"epochs": 4, "steps_per_epoch": 10, "configs_per_kernel": 12}})";
+  return path;
+}
+
+// A CPU-corpus-like record log: mlp_block_small and a 3-op chain, each measured under fusion
+// configs, and every kernel of its unfused partition under two tile configs.
+std::string write_program_log(const std::string& dir) {
+  const std::string path = dir + "/cpu.jsonl";
+  RecordLog log(path);
+  Program chain = testing::small_kernel("chain", 128, 64, 32).body();
+  chain.set_name("chain");
+  for (const Program& program : {load_program_file(source_path("configs/programs/mlp_block_small.json")), chain}) {
+    const MeasuredKernel whole = testing::fusion_measurements(program);
+    log.define_kernel(whole.kernel, *whole.space);
+    for (const Measurement& m : whole.measurements)
+      log.append(Record{"cpu", whole.kernel.key(), whole.kernel.name(), whole.space->knob_names(), m.config, m.result, 0.0});
+    // Every kernel of the unfused partition, under two tile configs.
+    for (const FusedKernel& fused : partition(program, FusionConfig::none(program)).kernels) {
+      const auto dims = fused.kernel.body().op(fused.kernel.body().root()).shape.dims;
+      if (dims.empty()) continue;
+      const SearchSpace space({{tile_out_knob(0), {std::max<std::int64_t>(1, dims[0] / 2), dims[0]}}});
+      log.define_kernel(fused.kernel, space);
+      for (std::int64_t t : space.knobs()[0].values)
+        log.append(Record{"cpu", fused.kernel.key(), fused.kernel.name(), space.knob_names(), Config{{t}},
+                          MeasureResult::from_repeats({1e-6 * double(dims[0] + 64 / t)}, 0.0), 0.0});
+    }
+  }
   return path;
 }
 
@@ -93,7 +121,9 @@ TEST_CASE("a bad study config names the file and the place") {
                             Row{R"({"sources": ["eval.json"], "split": {"by": "config"}})", "$.split.by"},
                             Row{R"({"sources": ["eval.json"], "split": {"by": "device"}})", "$.split"},
                             Row{R"({"sources": ["eval.json"], "split": {"by": "kernel"}, "models": ["oracle"]})", "$.models[0]"},
-                            Row{R"({"sources": ["eval.json"], "split": {"by": "kernel"}, "train": {"epochs": 0}})", "$.train.epochs"});
+                            Row{R"({"sources": ["eval.json"], "split": {"by": "kernel"}, "train": {"epochs": 0}})", "$.train.epochs"},
+                            Row{R"({"sources": ["eval.json"], "split": {"by": "kernel"}, "fusion_selection_weight": -1})",
+                                "$.fusion_selection_weight"});
   CAPTURE(row.text);
   std::ofstream(dir + "/eval.json") << row.text;
   REQUIRE_THROWS_WITH(StudyConfig::load(dir + "/eval.json"), Catch::Contains("eval.json") && Catch::Contains(row.where));
@@ -115,28 +145,7 @@ TEST_CASE("random expected top-k slowdown matches enumeration on a small case") 
 
 TEST_CASE("a program split keeps a held-out program's kernels out of training and scores its fusion configs") {
   const std::string dir = scratch_dir("study_programs");
-  const std::string path = dir + "/cpu.jsonl";
-  {
-    RecordLog log(path);
-    Program chain = testing::small_kernel("chain", 128, 64, 32).body();
-    chain.set_name("chain");
-    for (const Program& program : {load_program_file(source_path("configs/programs/mlp_block_small.json")), chain}) {
-      const MeasuredKernel whole = testing::fusion_measurements(program);
-      log.define_kernel(whole.kernel, *whole.space);
-      for (const Measurement& m : whole.measurements)
-        log.append(Record{"cpu", whole.kernel.key(), whole.kernel.name(), whole.space->knob_names(), m.config, m.result, 0.0});
-      // Every kernel of the unfused partition, under two tile configs.
-      for (const FusedKernel& fused : partition(program, FusionConfig::none(program)).kernels) {
-        const auto dims = fused.kernel.body().op(fused.kernel.body().root()).shape.dims;
-        if (dims.empty()) continue;
-        const SearchSpace space({{tile_out_knob(0), {std::max<std::int64_t>(1, dims[0] / 2), dims[0]}}});
-        log.define_kernel(fused.kernel, space);
-        for (std::int64_t t : space.knobs()[0].values)
-          log.append(Record{"cpu", fused.kernel.key(), fused.kernel.name(), space.knob_names(), Config{{t}},
-                            MeasureResult::from_repeats({1e-6 * double(dims[0] + 64 / t)}, 0.0), 0.0});
-      }
-    }
-  }
+  write_program_log(dir);
   std::ofstream(dir + "/eval.json") << R"({"sources": ["cpu.jsonl"], "split": {"by": "program", "test_fraction": 0.5, "seed": 2},
       "model": {"hidden": 16, "opcode_embedding": 8, "min_opcode_count": 1}, "train": {"epochs": 2, "steps_per_epoch": 5}})";
   const StudyConfig config = StudyConfig::load(dir + "/eval.json");
@@ -171,4 +180,30 @@ TEST_CASE("evaluation scores the analytical model where a device spec applies") 
     REQUIRE(row.models.count("analytical") == 1);
     REQUIRE(std::isfinite(row.models.at("analytical").kendall_tau));
   }
+}
+
+TEST_CASE("leaving one program out trains a model per program and selects epochs on the other programs' fusion") {
+  const std::string dir = scratch_dir("study_leave_one_program_out");
+  write_program_log(dir);
+  std::ofstream(dir + "/eval.json") << R"({"sources": ["cpu.jsonl"], "split": {"by": "leave_one_program_out"},
+      "model": {"hidden": 16, "opcode_embedding": 8, "min_opcode_count": 1}, "train": {"epochs": 2, "steps_per_epoch": 5},
+      "fusion_selection_weight": 1, "models": ["learned", "random"]})";
+  const StudyConfig config = StudyConfig::load(dir + "/eval.json");
+  const StudyResult result = run_evaluation(config, load_sources(config), nullptr);
+  REQUIRE(result.folds.size() == 2);
+  std::set<std::string> held;
+  for (const FoldReport& fold : result.folds) {
+    CAPTURE(fold.fold);
+    held.insert(fold.fold);
+    // The selection score is the other program's fusion tau: a finite number in [-1, 1].
+    REQUIRE(std::isfinite(fold.training.best_selection_score));
+    REQUIRE(std::abs(fold.training.best_selection_score) <= 1.0);
+    const EvaluationTable table = result.fold_table(fold);
+    REQUIRE(table.rows.size() == fold.rows);
+    std::vector<std::string> programs;
+    for (const KernelRow& row : table.rows)
+      if (row.task == "fusion") programs.push_back(row.kernel);
+    REQUIRE(programs == std::vector<std::string>{fold.fold});
+  }
+  REQUIRE(held == std::set<std::string>{"mlp_block_small", "chain"});
 }

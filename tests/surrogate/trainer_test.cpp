@@ -1,3 +1,4 @@
+#include <cmath>
 #include <sstream>
 
 #include <catch2/catch.hpp>
@@ -83,4 +84,28 @@ TEST_CASE("training without usable measurements is refused") {
   std::vector<MeasuredKernel> kernels{testing::measured_kernel("all_failed", 64, 64, 64, 36)};
   REQUIRE_THROWS_WITH(train_gnn(testing::pointers(kernels), {}, small_params(), quick_options(), nullptr),
                       Catch::Contains("two successful measurements"));
+}
+
+TEST_CASE("a caller's selection score joins model selection") {
+  // A score that favours the third epoch by far: training must keep it, whatever validation tau says.
+  const auto train = testing::synthetic_corpus(3, 21);
+  TrainOptions options = quick_options();
+  options.epochs = 5;
+  options.steps_per_epoch = 3;
+  options.patience = 10;
+  int calls = 0;
+  const SelectionScore favour_third = [&calls](CostModel& model) {
+    std::vector<float> out(1);
+    const auto probe = testing::synthetic_corpus(1, 5);
+    model.predict(probe[0].kernel, *probe[0].space, std::span<const Config>(&probe[0].measurements[0].config, 1), out);
+    REQUIRE(std::isfinite(out[0]));  // the model in training predicts
+    return calls++ == 3 ? 10.0 : 0.0;  // call 0 scores the untrained model
+  };
+  TrainReport report;
+  train_gnn(testing::pointers(train), {}, small_params(), options, nullptr, &report, favour_third);
+  REQUIRE(calls == 6);
+  REQUIRE(report.best_epoch == 3);
+  REQUIRE(report.best_selection_score == 10.0);
+  train_gnn(testing::pointers(train), {}, small_params(), options, nullptr, &report);
+  REQUIRE(std::isnan(report.best_selection_score));  // none without a caller's score
 }
