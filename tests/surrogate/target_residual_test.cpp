@@ -146,7 +146,8 @@ TEST_CASE("exploration lowers the bound most where the target's measurements say
   std::vector<Measurement> batch;
   for (std::int64_t a = 0; a < 6; a += 2)
     for (std::int64_t b = 0; b < 6; b += 2) batch.push_back(measured(Config{{a, b}}));
-  const std::vector<Config> probes = {Config{{2, 2}}, Config{{3, 3}}, Config{{15, 15}}};  // measured, near, far
+  // Inside the measured corner, just outside it, far from it.
+  const std::vector<Config> probes = {Config{{3, 3}}, Config{{8, 8}}, Config{{15, 15}}};
   auto bound = [&](double kappa) {
     TargetResidualModel model(std::make_unique<FunctionModel>([](const Config&) { return 0.0; }),
                               TargetResidualOptions{.exploration = kappa});
