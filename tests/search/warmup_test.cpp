@@ -1,5 +1,6 @@
 // The warm-up of model-based strategies (search/warmup.h): random, model-free proposals until the
-// history holds `warmup` measurements, the model's favourites afterwards.
+// history holds `warmup` measurements, the model's favourites afterwards. (Without a warm-up the
+// first round follows the model: model_strategies_test.cpp.)
 #include "search/warmup.h"
 
 #include <memory>
@@ -60,19 +61,6 @@ TEST_CASE("during the warm-up a model-based strategy proposes random unmeasured 
   CHECK_FALSE(model.batch_sizes.empty());
   REQUIRE_FALSE(steered.empty());
   CHECK(steered.front() == target);
-}
-
-TEST_CASE("no warm-up: the first round already follows the model") {
-  const std::string name = GENERATE(as<std::string>{}, "annealing", "evolution");
-  CAPTURE(name);
-  const SearchSpace space = testing::tile_space(10);
-  const Config target{{16, 16, 16}};
-  testing::ToyCostModel model(target);
-  const Kernel kernel = testing::toy_kernel();
-  History history;
-  const auto proposed = with_warmup(name, 0)->propose(SearchContext{kernel, space, &model, history, 3, 0}, 4);
-  REQUIRE_FALSE(proposed.empty());
-  CHECK(proposed.front() == target);
 }
 
 }  // namespace
