@@ -6,6 +6,7 @@
 #include "ir/input_error.h"
 #include "surrogate/analytical_model.h"
 #include "surrogate/learned_model.h"
+#include "surrogate/target_residual.h"
 
 namespace perftune {
 
@@ -23,13 +24,20 @@ std::unique_ptr<CostModel> make_model(const ModelSpec& spec, const std::string& 
     return std::make_unique<AnalyticalModel>(load_device_spec(device));
   }
   if (spec.type == "learned") {
+    std::unique_ptr<CostModel> learned;
     if (!spec.checkpoint.empty()) {
       if (!std::filesystem::exists(spec.checkpoint))
         throw InputError(spec.file, spec.path + ".checkpoint",
                          "a checkpoint written by perftune train, but " + spec.checkpoint + " does not exist");
-      return load_learned_model(spec.checkpoint);
+      learned = load_learned_model(spec.checkpoint);
+    } else {
+      learned = make_online_learned_model(spec.params, spec.seed);
     }
-    return make_online_learned_model(spec.params, spec.seed);
+    if (!spec.residual) return learned;
+    TargetResidualOptions options;
+    options.fine_tune_prior = spec.residual_fine_tune_prior;
+    options.exploration = spec.residual_exploration;
+    return std::make_unique<TargetResidualModel>(std::move(learned), options);
   }
   throw InputError(spec.file, spec.path + ".type", "one of \"none\", \"analytical\", \"learned\"");
 }

@@ -7,6 +7,10 @@
 //   {"type": "learned", "checkpoint": PATH}   GNN trained by `perftune train` (pre-trained)
 //   {"type": "learned", "params": PATH}       GNN trained online from scratch by the tuner's updates
 //                                             (AutoTVM-style); PATH is a configs/models/*.json
+//   a learned model may add "residual": {"fine_tune_prior": false, "exploration": 0}: the tuner's
+//   measurements fit a Gaussian-process correction of it (surrogate/target_residual.h), searched by
+//   its mean minus `exploration` standard deviations; the model itself stays as trained unless
+//   fine_tune_prior
 // Parsing is kept apart from building the model (autotuner/model_factory.h) so that it compiles
 // and links without libtorch: the fuzz targets (fuzz/) are built with clang, which cannot compile
 // libtorch 1.13's headers against GCC 12's libstdc++.
@@ -27,6 +31,9 @@ struct ModelSpec {
   std::string hardware_dir;  // analytical without "device": where the shipped specs are
   std::string params;        // learned online only: hyper-parameters file
   std::uint64_t seed = 1;    // learned online only: initial weights
+  bool residual = false;     // learned only: wrapped in a TargetResidualModel
+  bool residual_fine_tune_prior = false;  // TargetResidualOptions::fine_tune_prior
+  double residual_exploration = 0.0;      // TargetResidualOptions::exploration
 };
 
 // `resolve` turns a path written in the campaign into a usable one. Throws InputError naming the

@@ -24,6 +24,15 @@ double get_probability(const JsonView& view, std::string_view key, double fallba
   return value;
 }
 
+// "warmup": random proposals for the first N measurements (0 allowed: none).
+std::size_t get_warmup(const JsonView& view) {
+  const auto member = view.find("warmup");
+  if (!member) return 0;
+  const std::int64_t value = member->as_int();
+  if (value < 0) member->fail("a count of measurements >= 0, found " + std::to_string(value));
+  return static_cast<std::size_t>(value);
+}
+
 MutationWeights parse_mutation(const JsonView& parent) {
   MutationWeights weights;
   const auto view = parent.find("mutation");
@@ -52,7 +61,7 @@ StrategySpec parse_strategy_spec(const JsonView& view) {
     spec.options = options;
   } else if (spec.type == "annealing") {
     view.expect_keys({"type", "chains", "steps", "early_stop", "start_temperature", "end_temperature", "restart_after",
-                      "mutation"});
+                      "mutation", "warmup"});
     AnnealingOptions options;
     options.chains = get_count(view, "chains", options.chains);
     options.steps = get_count(view, "steps", options.steps);
@@ -60,15 +69,17 @@ StrategySpec parse_strategy_spec(const JsonView& view) {
     options.start_temperature = get_non_negative(view, "start_temperature", options.start_temperature);
     options.end_temperature = get_non_negative(view, "end_temperature", options.end_temperature);
     options.restart_after = get_count(view, "restart_after", options.restart_after);
+    options.warmup = get_warmup(view);
     options.mutation = parse_mutation(view);
     spec.options = options;
   } else if (spec.type == "evolution") {
-    view.expect_keys({"type", "population", "generations", "mutation_probability", "measured_share", "mutation"});
+    view.expect_keys({"type", "population", "generations", "mutation_probability", "measured_share", "mutation", "warmup"});
     EvolutionOptions options;
     options.population = get_count(view, "population", options.population);
     options.generations = get_count(view, "generations", options.generations);
     options.mutation_probability = get_probability(view, "mutation_probability", options.mutation_probability);
     options.measured_share = get_probability(view, "measured_share", options.measured_share);
+    options.warmup = get_warmup(view);
     options.mutation = parse_mutation(view);
     spec.options = options;
   } else if (spec.type == "measured_annealing") {

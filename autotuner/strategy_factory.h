@@ -4,8 +4,9 @@
 //   {"type": "random"}
 //   {"type": "exhaustive", "max_configs": 1000000}
 //   {"type": "annealing", "chains", "steps", "early_stop", "start_temperature", "end_temperature",
-//    "restart_after", "mutation": {"random_value", "neighbour_step", "several_knobs"}}
-//   {"type": "evolution", "population", "generations", "mutation_probability", "measured_share", "mutation"}
+//    "restart_after", "mutation": {"random_value", "neighbour_step", "several_knobs"}, "warmup"}
+//   {"type": "evolution", "population", "generations", "mutation_probability", "measured_share", "mutation",
+//    "warmup"}                       warmup: random proposals for the first N measurements (search/warmup.h)
 //   {"type": "measured_annealing", "chains", "start_temperature", "min_temperature", "cooling", "mutation"}
 //   {"type": "measured_evolution", "parents", "mutation_probability", "mutation"}
 #include <memory>

@@ -15,11 +15,12 @@ nlohmann::json campaign_json(const Experiment& experiment, std::size_t space, st
   const ExperimentSpace& s = experiment.spaces[space];
   const ExperimentStrategy& t = experiment.strategies[strategy];
   // Absolute: the campaign would resolve a relative path against the experiment file's folder again.
-  const nlohmann::json model =
+  nlohmann::json model =
       t.pretrain ? nlohmann::json{{"type", "learned"},
                                   {"checkpoint", std::filesystem::absolute(pretrained_checkpoint_path(
                                                      experiment.output, s.name, *t.pretrain)).lexically_normal().string()}}
                  : t.model;
+  if (t.pretrain && t.model.contains("residual")) model["residual"] = t.model["residual"];
   nlohmann::json json = {{"name", experiment.name + ":" + s.name + ":" + t.name + ":" + std::to_string(seed)},
                          {"source", s.source},
                          {"backend", experiment.backend},

@@ -47,7 +47,7 @@ std::string PretrainSpec::identity_hash() const {
 std::optional<PretrainSpec> parse_pretrain_spec(const JsonView& model,
                                                 const std::function<std::string(const std::string&)>& resolve) {
   if (!model.is_object() || !model.has("pretrain")) return std::nullopt;
-  model.expect_keys({"type", "pretrain"});
+  model.expect_keys({"type", "pretrain", "residual"});  // "residual" is the campaign model's (model_spec.h)
   if (model.at("type").as_string() != "learned")
     model.at("type").fail("\"learned\" (only a learned model is pre-trained)");
   const JsonView section = model.at("pretrain");

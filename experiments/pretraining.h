@@ -7,7 +7,9 @@
 // with gemm/*) measured on another device than S. S itself never enters its own model's training.
 // One checkpoint per (space, pretrain section), shared by every seed and strategy using it, at
 //   OUTPUT/models/SPACE.HASH.json (+ .pt)   HASH: of the resolved hyper-parameters and options
-// written atomically and reused, not retrained, when the experiment restarts.
+// written atomically and reused, not retrained, when the experiment restarts. The section may also
+// hold a campaign model's "residual" (autotuner/model_spec.h): each run then corrects the loaded
+// model with its own measurements; the checkpoint does not depend on it.
 #include <cstddef>
 #include <functional>
 #include <optional>

@@ -12,6 +12,7 @@
 #include "search/random_search.h"
 #include "search/random_streams.h"
 #include "search/top_candidates.h"
+#include "search/warmup.h"
 
 namespace perftune {
 
@@ -30,6 +31,7 @@ double score_scale(const CostModel& model, const std::vector<float>& scores) {
 
 std::vector<Config> EvolutionarySearch::propose(const SearchContext& context, std::size_t n) {
   if (!context.model) throw std::invalid_argument("evolutionary search needs a cost model");
+  if (auto random = warmup_proposals(context, n, options_.warmup)) return std::move(*random);
   const SearchSpace& space = context.space;
   const std::size_t size = std::max<std::size_t>(2, options_.population);
 

@@ -7,6 +7,7 @@
 // predicted speed, and makes children by weighted mutation (probability mutation_probability) or
 // crossover; populations are de-duplicated. The best unmeasured configs seen are proposed. At
 // context.deadline no further generation is bred (the initial population is always scored).
+// With options.warmup, the first measurements are random (search/warmup.h).
 #include <cstddef>
 
 #include "search/mutation.h"
@@ -19,6 +20,7 @@ struct EvolutionOptions {
   std::size_t generations = 4;        // Ansor's evolutionary_search_num_iters default
   double mutation_probability = 0.85; // Ansor's evolutionary_search_mutation_prob default
   double measured_share = 0.2;        // Ansor's sample_init_use_measured_ratio: best measured seed the population
+  std::size_t warmup = 0;             // random proposals until this many measurements (search/warmup.h)
   MutationWeights mutation;
 };
 

@@ -8,11 +8,13 @@
 
 #include "search/random_streams.h"
 #include "search/top_candidates.h"
+#include "search/warmup.h"
 
 namespace perftune {
 
 std::vector<Config> SimulatedAnnealing::propose(const SearchContext& context, std::size_t n) {
   if (!context.model) throw std::invalid_argument("simulated annealing needs a cost model");
+  if (auto random = warmup_proposals(context, n, options_.warmup)) return std::move(*random);
   const SearchSpace& space = context.space;
   const std::size_t chains = std::max<std::size_t>(1, options_.chains);
   std::vector<Rng> rngs;

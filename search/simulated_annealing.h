@@ -6,6 +6,7 @@
 // accepted nothing for `restart_after` steps restarts from a random config. The best unmeasured
 // configs seen on the way are proposed. A round's steps end early at context.deadline (after the
 // first step), and the cooling schedule then runs on the share of the time allowance used.
+// With options.warmup, the first measurements are random (search/warmup.h).
 #include <cstddef>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct AnnealingOptions {
   double start_temperature = 1.0;   // AutoTVM's temp=(1, 0), in units of the chains' score spread
   double end_temperature = 0.0;
   std::size_t restart_after = 100;  // steps without an accepted move before a chain restarts (ours)
+  std::size_t warmup = 0;           // random proposals until this many measurements (search/warmup.h)
   MutationWeights mutation;
 };
 

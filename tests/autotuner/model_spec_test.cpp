@@ -26,6 +26,20 @@ TEST_CASE("a model spec resolves its paths against the campaign") {
   CHECK(parse(R"({"type": "none"})").type == "none");
 }
 
+TEST_CASE("a learned model may be corrected by a residual on the target's measurements") {
+  const ModelSpec plain = parse(R"({"type": "learned", "checkpoint": "m.json"})");
+  CHECK_FALSE(plain.residual);
+  const ModelSpec frozen = parse(R"({"type": "learned", "checkpoint": "m.json", "residual": {}})");
+  CHECK(frozen.residual);
+  CHECK_FALSE(frozen.residual_fine_tune_prior);
+  const ModelSpec tuned =
+      parse(R"({"type": "learned", "params": "p.json", "residual": {"fine_tune_prior": true, "exploration": 1.5}})");
+  CHECK(tuned.residual);
+  CHECK(tuned.residual_fine_tune_prior);
+  CHECK(tuned.residual_exploration == 1.5);
+  CHECK(frozen.residual_exploration == 0.0);
+}
+
 TEST_CASE("a bad model spec names its JSON path and what was expected") {
   const auto [text, place, expected] = GENERATE(table<std::string, std::string, std::string>({
       {R"({"type": "gnn"})", "$.model.type", "\"none\", \"analytical\", \"learned\""},
@@ -35,6 +49,13 @@ TEST_CASE("a bad model spec names its JSON path and what was expected") {
       {R"({"type": "learned", "checkpoint": "a", "params": "b"})", "$.model", "not both"},
       {R"({"type": "analytical", "device": 3})", "$.model.device", "string"},
       {R"({"type": "learned", "params": "m.json", "seed": "one"})", "$.model.seed", "integer"},
+      {R"({"type": "learned", "params": "m.json", "residual": true})", "$.model.residual", "an object"},
+      {R"({"type": "learned", "params": "m.json", "residual": {"fine_tune": true}})", "$.model.residual", "fine_tune"},
+      {R"({"type": "learned", "params": "m.json", "residual": {"fine_tune_prior": 1}})",
+       "$.model.residual.fine_tune_prior", "true or false"},
+      {R"({"type": "analytical", "residual": {}})", "$.model", "residual"},
+      {R"({"type": "learned", "params": "m.json", "residual": {"exploration": -1}})", "$.model.residual.exploration",
+       "non-negative"},
   }));
   CAPTURE(text);
   CHECK_THROWS_AS(parse(text), InputError);

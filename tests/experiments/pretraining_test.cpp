@@ -154,6 +154,30 @@ TEST_CASE("an experiment pre-trains one model per held-out space on the other de
   REQUIRE(again["strategies"] == summary["strategies"]);  // same models, same seeds: the same runs
 }
 
+TEST_CASE("a pretrain section's residual reaches every run's model, and the checkpoint does not depend on it") {
+  const std::string dir = scratch_dir("experiment_pretraining_residual");
+  nlohmann::json json = pretrain_experiment(dir);
+  const Experiment plain = parse_experiment(json, dir + "/pretrain.json");
+  json["strategies"][1]["model"]["residual"] = {{"fine_tune_prior", true}};
+  const Experiment experiment = parse_experiment(json, dir + "/pretrain.json");
+  REQUIRE(experiment.strategies[1].pretrain->identity_hash() == plain.strategies[1].pretrain->identity_hash());
+  const Campaign with = experiment_campaign(experiment, 0, 1, 1, dir + "/run");
+  CHECK(with.model.type == "learned");
+  CHECK(with.model.residual);
+  CHECK(with.model.residual_fine_tune_prior);
+  CHECK(fs::path(with.model.checkpoint).filename() == fs::path(pretrained_checkpoint_path("out", "toy/a", *plain.strategies[1].pretrain)).filename());
+  CHECK_FALSE(experiment_campaign(experiment, 0, 2, 1, dir + "/run").model.residual);
+
+  json["strategies"][1]["model"]["residual"] = {{"fine_tune", true}};
+  try {
+    parse_experiment(json, dir + "/pretrain.json");
+    FAIL("accepted");
+  } catch (const InputError& error) {
+    CAPTURE(error.what());
+    REQUIRE(error.place() == "$.strategies[1].model.residual.fine_tune");
+  }
+}
+
 TEST_CASE("a pre-trained model on disk that another set of spaces trained is not silently reused") {
   const std::string dir = scratch_dir("experiment_pretraining_changed");
   nlohmann::json json = pretrain_experiment(dir);

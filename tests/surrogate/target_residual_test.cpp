@@ -1,0 +1,200 @@
+// The prior corrected by the target's measurements (surrogate/target_residual.h), on a 16 x 16
+// product space whose true log runtime is a smooth bowl: a prior that is right up to a constant
+// keeps its weight, one that ranks backwards is switched off and the residual learns the target,
+// failures count as slow, and the prior learns only when asked to.
+#include "surrogate/target_residual.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <memory>
+
+#include <catch2/catch.hpp>
+
+#include "ir/random.h"
+#include "surrogate/ranking_metrics.h"
+
+namespace perftune {
+namespace {
+
+SearchSpace grid_space() {
+  std::vector<std::int64_t> values;
+  for (std::int64_t v = 0; v < 16; ++v) values.push_back(v);
+  return SearchSpace({{"a", values}, {"b", values}});
+}
+
+// log seconds: 1 ms at (10, 4), rising smoothly away from it.
+double true_log_seconds(const Config& c) {
+  const double a = static_cast<double>(c.values[0]) - 10, b = static_cast<double>(c.values[1]) - 4;
+  return std::log(1e-3) + 0.01 * (a * a + b * b);
+}
+
+class FunctionModel : public CostModel {
+ public:
+  explicit FunctionModel(std::function<double(const Config&)> f) : f_(std::move(f)) {}
+  std::string name() const override { return "function"; }
+  void predict(const Kernel&, const SearchSpace&, std::span<const Config> configs, std::span<float> out) override {
+    for (std::size_t i = 0; i < configs.size(); ++i) out[i] = static_cast<float>(f_(configs[i]));
+  }
+  void update(const Kernel&, const SearchSpace&, std::span<const Measurement> measurements) override {
+    updates += measurements.size();
+  }
+  std::size_t updates = 0;
+
+ private:
+  std::function<double(const Config&)> f_;
+};
+
+Measurement measured(const Config& config) {
+  return Measurement{config, MeasureResult::from_repeats({std::exp(true_log_seconds(config))}, 0.0)};
+}
+
+std::vector<Measurement> random_measurements(const SearchSpace& space, std::size_t n, std::uint64_t seed) {
+  Rng rng(seed);
+  std::vector<Measurement> out;
+  std::vector<Config> seen;
+  while (out.size() < n) {
+    Config c = space.sample(rng);
+    if (std::find(seen.begin(), seen.end(), c) != seen.end()) continue;
+    seen.push_back(c);
+    out.push_back(measured(c));
+  }
+  return out;
+}
+
+std::vector<double> predictions(CostModel& model, const Kernel& kernel, const SearchSpace& space,
+                                const std::vector<Config>& configs) {
+  std::vector<float> out(configs.size());
+  model.predict(kernel, space, configs, out);
+  return {out.begin(), out.end()};
+}
+
+const Kernel kKernel = Kernel::opaque("bowl", "00000000000000b0");
+
+TEST_CASE("before two successful measurements the prior's prediction passes through") {
+  const SearchSpace space = grid_space();
+  const std::vector<Config> all = space.enumerate();
+  auto prior = [](const Config& c) { return 0.1 * static_cast<double>(c.values[0]); };
+  TargetResidualModel model(std::make_unique<FunctionModel>(prior));
+  const std::vector<double> before = predictions(model, kKernel, space, all);
+  for (std::size_t i = 0; i < all.size(); ++i) REQUIRE(before[i] == Approx(prior(all[i])));
+  const std::vector<Measurement> one_ok_one_failed = {
+      measured(Config{{3, 3}}), Measurement{Config{{5, 5}}, MeasureResult::failure(MeasureStatus::kRuntimeError, "crash")}};
+  model.update(kKernel, space, one_ok_one_failed);
+  CHECK_FALSE(model.fit(kKernel));
+  CHECK(predictions(model, kKernel, space, all) == before);
+}
+
+TEST_CASE("a prior right up to a constant keeps its weight and the offset is learned") {
+  const std::uint64_t seed = GENERATE(1u, 2u, 3u);
+  CAPTURE(seed);
+  const SearchSpace space = grid_space();
+  TargetResidualModel model(std::make_unique<FunctionModel>([](const Config& c) { return true_log_seconds(c) + 3.0; }));
+  model.update(kKernel, space, random_measurements(space, 10, seed));
+  const auto fit = model.fit(kKernel);
+  REQUIRE(fit);
+  CHECK(fit->points == 10);
+  CHECK(fit->prior_weight == Approx(1.0).margin(0.1));
+  const std::vector<Config> all = space.enumerate();
+  const std::vector<double> predicted = predictions(model, kKernel, space, all);
+  double worst = 0.0;
+  for (std::size_t i = 0; i < all.size(); ++i) worst = std::max(worst, std::abs(predicted[i] - true_log_seconds(all[i])));
+  CHECK(worst < 0.05);  // the bowl spans 2.3 in log seconds
+}
+
+TEST_CASE("a prior that ranks the target backwards is switched off and the residual learns the target") {
+  const std::uint64_t seed = GENERATE(1u, 2u, 3u);
+  CAPTURE(seed);
+  const SearchSpace space = grid_space();
+  const std::vector<Config> all = space.enumerate();
+  std::vector<double> truth;
+  for (const Config& c : all) truth.push_back(true_log_seconds(c));
+  TargetResidualModel model(std::make_unique<FunctionModel>([](const Config& c) { return -true_log_seconds(c); }));
+  CHECK(kendall_tau(predictions(model, kKernel, space, all), truth) < -0.99);
+  model.update(kKernel, space, random_measurements(space, 30, seed));
+  const auto fit = model.fit(kKernel);
+  REQUIRE(fit);
+  CHECK(fit->prior_weight == 0.0);
+  const std::vector<double> predicted = predictions(model, kKernel, space, all);
+  CHECK(kendall_tau(predicted, truth) > 0.8);
+  // Its favourite is within two steps of the optimum (10, 4).
+  const Config& best = all[static_cast<std::size_t>(std::min_element(predicted.begin(), predicted.end()) - predicted.begin())];
+  CAPTURE(best.to_string());
+  CHECK(std::abs(best.values[0] - 10) + std::abs(best.values[1] - 4) <= 2);
+}
+
+TEST_CASE("failed measurements count as slow, so search is steered away from where they are") {
+  const SearchSpace space = grid_space();
+  // A flat prior and a target where everything with a >= 12 fails.
+  TargetResidualModel model(std::make_unique<FunctionModel>([](const Config&) { return 0.0; }));
+  std::vector<Measurement> batch;
+  for (std::int64_t a = 0; a < 16; a += 3)
+    for (std::int64_t b = 0; b < 16; b += 3) {
+      const Config c{{a, b}};
+      batch.push_back(a >= 12 ? Measurement{c, MeasureResult::failure(MeasureStatus::kCompileError, "too big")} : measured(c));
+    }
+  model.update(kKernel, space, batch);
+  REQUIRE(model.fit(kKernel));
+  const std::vector<double> near_failures = predictions(model, kKernel, space, {Config{{13, 4}}, Config{{14, 10}}});
+  const std::vector<double> near_best = predictions(model, kKernel, space, {Config{{10, 4}}});
+  for (double p : near_failures) CHECK(p > near_best[0] + 0.5);
+}
+
+TEST_CASE("exploration lowers the bound most where the target's measurements say least") {
+  const SearchSpace space = grid_space();
+  // A flat prior, and measurements in the corner a, b < 6 only.
+  std::vector<Measurement> batch;
+  for (std::int64_t a = 0; a < 6; a += 2)
+    for (std::int64_t b = 0; b < 6; b += 2) batch.push_back(measured(Config{{a, b}}));
+  // Inside the measured corner, just outside it, far from it.
+  const std::vector<Config> probes = {Config{{3, 3}}, Config{{8, 8}}, Config{{15, 15}}};
+  auto bound = [&](double kappa) {
+    TargetResidualModel model(std::make_unique<FunctionModel>([](const Config&) { return 0.0; }),
+                              TargetResidualOptions{.exploration = kappa});
+    model.update(kKernel, space, batch);
+    REQUIRE(model.fit(kKernel));
+    REQUIRE(model.fit(kKernel)->signal_variance > 0);
+    return predictions(model, kKernel, space, probes);
+  };
+  const std::vector<double> mean = bound(0.0), one = bound(1.0), two = bound(2.0);
+  std::vector<double> bonus(probes.size());
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    CAPTURE(i);
+    bonus[i] = mean[i] - one[i];
+    CHECK(bonus[i] >= 0);
+    CHECK(mean[i] - two[i] == Approx(2 * bonus[i]).margin(1e-4));  // the same fit, kappa standard deviations
+  }
+  CHECK(bonus[0] < bonus[1]);
+  CHECK(bonus[1] < bonus[2]);
+}
+
+TEST_CASE("the prior learns from the target only when asked to") {
+  const bool fine_tune = GENERATE(false, true);
+  CAPTURE(fine_tune);
+  const SearchSpace space = grid_space();
+  auto prior = std::make_unique<FunctionModel>([](const Config& c) { return true_log_seconds(c); });
+  FunctionModel& seen = *prior;
+  TargetResidualModel model(std::move(prior), TargetResidualOptions{.fine_tune_prior = fine_tune});
+  model.update(kKernel, space, random_measurements(space, 5, 7));
+  CHECK(seen.updates == (fine_tune ? 5u : 0u));
+}
+
+TEST_CASE("only the most recent points are kept") {
+  const SearchSpace space = grid_space();
+  TargetResidualModel model(std::make_unique<FunctionModel>([](const Config&) { return 0.0; }),
+                            TargetResidualOptions{.max_points = 8});
+  model.update(kKernel, space, random_measurements(space, 20, 3));
+  REQUIRE(model.fit(kKernel));
+  CHECK(model.fit(kKernel)->points == 8);
+}
+
+TEST_CASE("knob coordinates: the domain index scaled to [0, 1], single-valued knobs left out") {
+  const SearchSpace space({{"x", {16, 32, 64}}, {"fixed", {15}}, {"flag", {0, 1}}});
+  const std::vector<double> z = knob_index_coords(space, Config{{32, 15, 1}});
+  REQUIRE(z.size() == 2);
+  CHECK(z[0] == Approx(0.5));
+  CHECK(z[1] == Approx(1.0));
+}
+
+}  // namespace
+}  // namespace perftune
