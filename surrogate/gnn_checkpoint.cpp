@@ -16,14 +16,22 @@ namespace {
 
 constexpr const char* kCheckpointFormat = "perftune-gnn-checkpoint";
 
+// A one-member model writes its weights as torch::save(model) always did, so checkpoints from
+// before ensembles load unchanged; an ensemble writes one archive holding a sub-archive per member.
+std::string member_key(std::size_t member) { return "member" + std::to_string(member); }
+
 std::string weights_path_for(const std::string& checkpoint) {
   return std::filesystem::path(checkpoint).replace_extension(".pt").string();
 }
 
-std::map<std::string, std::vector<std::int64_t>> tensor_shapes(const GnnModel& model) {
+// Parameter and buffer shapes by name; an ensemble's names are prefixed with the member's archive key.
+std::map<std::string, std::vector<std::int64_t>> tensor_shapes(const std::vector<EnsembleMember>& members) {
   std::map<std::string, std::vector<std::int64_t>> shapes;
-  for (const auto& item : model->named_parameters()) shapes[item.key()] = item.value().sizes().vec();
-  for (const auto& item : model->named_buffers()) shapes[item.key()] = item.value().sizes().vec();
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    const std::string prefix = members.size() == 1 ? "" : member_key(m) + ".";
+    for (const auto& item : members[m].model->named_parameters()) shapes[prefix + item.key()] = item.value().sizes().vec();
+    for (const auto& item : members[m].model->named_buffers()) shapes[prefix + item.key()] = item.value().sizes().vec();
+  }
   return shapes;
 }
 
@@ -35,7 +43,18 @@ void GnnCostModel::save(const std::string& checkpoint, const nlohmann::ordered_j
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   const std::string weights = weights_path_for(checkpoint);
   try {
-    torch::save(state_->model, weights);
+    const auto& members = state_->members;
+    if (members.size() == 1) {
+      torch::save(members.front().model, weights);
+    } else {
+      torch::serialize::OutputArchive archive;
+      for (std::size_t m = 0; m < members.size(); ++m) {
+        torch::serialize::OutputArchive member;
+        members[m].model->save(member);
+        archive.write(member_key(m), member);
+      }
+      archive.save_to(weights);
+    }
   } catch (const c10::Error& error) {
     throw std::runtime_error(weights + ": cannot write the weights: " + error.what_without_backtrace());
   }
@@ -69,15 +88,27 @@ std::unique_ptr<GnnCostModel> GnnCostModel::load(const std::string& checkpoint) 
       (std::filesystem::path(checkpoint).parent_path() / view.at("weights").as_string()).string();
   if (!std::filesystem::exists(weights)) throw InputError(weights, "", "the weights file named by " + checkpoint);
   State& s = model->state();
-  const auto expected = tensor_shapes(s.model);
+  const auto expected = tensor_shapes(s.members);
   try {
-    torch::load(s.model, weights);
+    if (s.members.size() == 1) {
+      torch::load(s.members.front().model, weights);
+    } else {
+      torch::serialize::InputArchive archive;
+      archive.load_from(weights);
+      for (std::size_t m = 0; m < s.members.size(); ++m) {
+        torch::serialize::InputArchive member;
+        if (!archive.try_read(member_key(m), member))
+          throw InputError(weights, member_key(m), "the weights of ensemble member " + std::to_string(m) + " of the " +
+                                                       std::to_string(s.members.size()) + " that " + checkpoint + " describes");
+        s.members[m].model->load(member);
+      }
+    }
   } catch (const c10::Error& error) {
     // A missing or renamed parameter: libtorch names the tensor it could not find.
     throw InputError(weights, "parameters", "every parameter of the model described by " + checkpoint + " (" +
                                                 error.what_without_backtrace() + ")");
   }
-  for (const auto& [name, shape] : tensor_shapes(s.model))
+  for (const auto& [name, shape] : tensor_shapes(s.members))
     if (expected.at(name) != shape)
       throw InputError(weights, "parameter " + name, "the shape the hyper-parameters in " + checkpoint + " give");
   s.trained = true;

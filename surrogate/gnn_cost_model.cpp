@@ -7,6 +7,7 @@
 
 #include "surrogate/config_features.h"
 #include "surrogate/gnn_state.h"
+#include "surrogate/model_evaluation.h"
 #include "surrogate/rank_losses.h"
 
 namespace perftune {
@@ -18,13 +19,20 @@ constexpr std::size_t kLateChunk = 16384;
 constexpr std::size_t kEarlyChunk = 128;
 }  // namespace
 
+std::uint64_t member_seed(std::uint64_t seed, std::size_t member) {
+  return member == 0 ? seed : seed ^ (0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(member));
+}
+
 GnnCostModel::State::State(GnnParams params_in, FeatureVocabulary vocabulary_in, TrainOptions options_in)
-    : params(std::move(params_in)), vocabulary(std::move(vocabulary_in)), options(options_in), rng(options_in.seed) {
+    : params(std::move(params_in)), vocabulary(std::move(vocabulary_in)), options(options_in), rng(options_in.seed ^ 0x57a7ULL) {
   if (params.analytical_feature && !params.analytical_device)
     throw std::invalid_argument("the hybrid model (analytical_feature) needs the device spec of its analytical estimates");
   if (params.analytical_feature) analytical = std::make_unique<AnalyticalModel>(*params.analytical_device);
-  torch::manual_seed(options.seed);
-  model = GnnModel(params);
+  for (std::size_t m = 0; m < static_cast<std::size_t>(std::max(1, options.ensemble)); ++m) {
+    const std::uint64_t seed = member_seed(options.seed, m);
+    torch::manual_seed(seed);
+    members.push_back(EnsembleMember{GnnModel(params), nullptr, Rng(seed), {}});
+  }
 }
 
 torch::Tensor GnnCostModel::State::config_features(const Kernel& kernel, const KernelGraphFeatures& features,
@@ -51,62 +59,79 @@ const GraphTensors& GnnCostModel::State::graph(const Kernel& kernel) {
 }
 
 void GnnCostModel::State::invalidate(bool features) {
-  embeddings.clear();
+  for (EnsembleMember& member : members) member.embeddings.clear();
   if (features) {
     cache.clear();
     graphs.clear();
   }
 }
 
-torch::Tensor GnnCostModel::State::forward(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs,
-                                           bool training) {
+GnnCostModel::State::Inputs GnnCostModel::State::inputs(const Kernel& kernel, const SearchSpace& space,
+                                                         std::span<const Config> configs) {
   const auto features = cache.get(kernel);
   const ConfigFeaturizer featurizer(*features, space, vocabulary);
-  const GraphTensors& g = graph(kernel);
-  const auto total = static_cast<std::int64_t>(configs.size());
-  const auto config_tensor = config_features(kernel, *features, space, configs);
-  torch::Tensor fused;
-  if (!model->late_join() && featurizer.has_fuse_knobs()) {
-    fused = torch::empty({total, g.nodes});
-    featurizer.node_fused_flags(configs, std::span<float>(fused.data_ptr<float>(), configs.size() * features->node_count));
+  Inputs in{&graph(kernel), config_features(kernel, *features, space, configs), {}};
+  if (params.join != "late" && featurizer.has_fuse_knobs()) {
+    in.fused = torch::empty({static_cast<std::int64_t>(configs.size()), in.graph->nodes});
+    featurizer.node_fused_flags(configs, std::span<float>(in.fused.data_ptr<float>(), configs.size() * features->node_count));
   }
-  if (training) {
-    model->train();
-    return model->forward(g, config_tensor, fused);
-  }
+  return in;
+}
+
+torch::Tensor GnnCostModel::State::evaluate(const Inputs& in, const std::string& key, std::size_t member) {
   torch::NoGradGuard no_grad;
-  model->eval();
-  if (model->late_join()) {
-    auto it = embeddings.find(kernel.key());
-    if (it == embeddings.end()) it = embeddings.emplace(kernel.key(), model->embed_graph(g)).first;
-    if (configs.size() <= kLateChunk) return model->predict_late(it->second, config_tensor);
+  EnsembleMember& m = members.at(member);
+  m.model->eval();
+  const std::int64_t total = in.configs.size(0);
+  if (m.model->late_join()) {
+    auto it = m.embeddings.find(key);
+    if (it == m.embeddings.end()) it = m.embeddings.emplace(key, m.model->embed_graph(*in.graph)).first;
+    if (total <= static_cast<std::int64_t>(kLateChunk)) return m.model->predict_late(it->second, in.configs);
     std::vector<torch::Tensor> parts;
     for (std::int64_t start = 0; start < total; start += kLateChunk)
-      parts.push_back(model->predict_late(it->second, config_tensor.narrow(0, start, std::min<std::int64_t>(kLateChunk, total - start))));
+      parts.push_back(m.model->predict_late(it->second, in.configs.narrow(0, start, std::min<std::int64_t>(kLateChunk, total - start))));
     return torch::cat(parts);
   }
   std::vector<torch::Tensor> parts;
   for (std::int64_t start = 0; start < total; start += kEarlyChunk) {
     const auto n = std::min<std::int64_t>(kEarlyChunk, total - start);
-    parts.push_back(model->predict_early(g, config_tensor.narrow(0, start, n), fused.defined() ? fused.narrow(0, start, n) : fused));
+    parts.push_back(m.model->predict_early(*in.graph, in.configs.narrow(0, start, n), in.fused.defined() ? in.fused.narrow(0, start, n) : in.fused));
   }
   return parts.size() == 1 ? parts.front() : torch::cat(parts);
 }
 
-double GnnCostModel::State::train_step(const std::vector<Group>& groups) {
-  if (!optimizer) optimizer = std::make_unique<torch::optim::Adam>(model->parameters(), torch::optim::AdamOptions(options.learning_rate));
-  optimizer->zero_grad();
+torch::Tensor GnnCostModel::State::forward(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs,
+                                           bool training, std::size_t member) {
+  const Inputs in = inputs(kernel, space, configs);
+  if (!training) return evaluate(in, kernel.key(), member);
+  GnnModel& model = members.at(member).model;
+  model->train();
+  return model->forward(*in.graph, in.configs, in.fused);
+}
+
+torch::Tensor GnnCostModel::State::predict(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs) {
+  const Inputs in = inputs(kernel, space, configs);
+  torch::Tensor sum = evaluate(in, kernel.key(), 0);
+  for (std::size_t m = 1; m < members.size(); ++m) sum = sum + evaluate(in, kernel.key(), m);
+  return members.size() == 1 ? sum : sum / static_cast<double>(members.size());
+}
+
+double GnnCostModel::State::train_step(const std::vector<Group>& groups, std::size_t member) {
+  EnsembleMember& m = members.at(member);
+  if (!m.optimizer)
+    m.optimizer = std::make_unique<torch::optim::Adam>(m.model->parameters(), torch::optim::AdamOptions(options.learning_rate));
+  m.optimizer->zero_grad();
   auto total = torch::zeros({1});
   for (const Group& group : groups) {
     if (group.configs.size() < 2) continue;
-    auto pred = forward(*group.kernel, *group.space, group.configs, /*training=*/true);
+    auto pred = forward(*group.kernel, *group.space, group.configs, /*training=*/true, member);
     auto target = torch::tensor(group.log_seconds);
     total = total + combined_loss(pred, target, options.loss);
   }
   total.backward();
-  optimizer->step();
+  m.optimizer->step();
   trained = true;
-  invalidate(false);
+  m.embeddings.clear();
   return total.item<double>();
 }
 
@@ -123,8 +148,9 @@ void GnnCostModel::State::fit_input_statistics(const std::vector<Group>& groups)
   }
   if (nodes.empty() || configs.empty()) return;
   const auto node_width = static_cast<std::int64_t>(kNodeFeatureWidth), config_width = static_cast<std::int64_t>(kConfigFeatureWidth);
-  model->set_input_statistics(torch::from_blob(nodes.data(), {static_cast<std::int64_t>(nodes.size()) / node_width, node_width}),
-                             torch::from_blob(configs.data(), {static_cast<std::int64_t>(configs.size()) / config_width, config_width}));
+  const auto node_rows = torch::from_blob(nodes.data(), {static_cast<std::int64_t>(nodes.size()) / node_width, node_width});
+  const auto config_rows = torch::from_blob(configs.data(), {static_cast<std::int64_t>(configs.size()) / config_width, config_width});
+  for (EnsembleMember& member : members) member.model->set_input_statistics(node_rows, config_rows);
   invalidate(false);
 }
 
@@ -142,18 +168,19 @@ void GnnCostModel::State::fit_output_offset(const std::vector<Group>& groups) {
   }
   if (count == 0) return;
   torch::NoGradGuard no_grad;
-  model->output_offset.fill_(sum / static_cast<double>(count));
+  for (EnsembleMember& member : members) member.model->output_offset.fill_(sum / static_cast<double>(count));
   invalidate(false);
 }
 
-void GnnCostModel::State::calibrate(const std::vector<Group>& groups) {
+void GnnCostModel::State::calibrate(const std::vector<Group>& groups, std::size_t member) {
   torch::NoGradGuard no_grad;
+  GnnModel& model = members.at(member).model;
   model->calibration.copy_(torch::tensor({1.0f, 0.0f}));
-  invalidate(false);
+  members.at(member).embeddings.clear();
   std::vector<torch::Tensor> predicted, measured;
   for (const Group& group : groups) {
     if (group.configs.empty()) continue;
-    predicted.push_back(forward(*group.kernel, *group.space, group.configs, /*training=*/false));
+    predicted.push_back(forward(*group.kernel, *group.space, group.configs, /*training=*/false, member));
     measured.push_back(torch::tensor(group.log_seconds));
   }
   if (predicted.empty()) return;
@@ -164,14 +191,12 @@ void GnnCostModel::State::calibrate(const std::vector<Group>& groups) {
   if (!(slope > 0)) return;
   const double shift = y.mean().item<double>() - slope * x.mean().item<double>();
   model->calibration.copy_(torch::tensor({static_cast<float>(slope), static_cast<float>(shift)}));
-  invalidate(false);
+  members.at(member).embeddings.clear();
 }
 
 GnnCostModel::State::Group sample_group(const Kernel& kernel, const SearchSpace& space,
                                         std::span<const Measurement> measurements, std::size_t count, Rng& rng) {
-  std::vector<std::size_t> ok;
-  for (std::size_t i = 0; i < measurements.size(); ++i)
-    if (measurements[i].result.ok() && measurements[i].result.seconds > 0) ok.push_back(i);
+  std::vector<std::size_t> ok = ok_indices(measurements);
   // Partial Fisher-Yates: the first `count` entries become a uniform sample without replacement.
   const std::size_t take = std::min(count, ok.size());
   for (std::size_t i = 0; i < take; ++i) std::swap(ok[i], ok[i + uniform_index(rng, ok.size() - i)]);
@@ -199,7 +224,23 @@ void GnnCostModel::predict(const Kernel& kernel, const SearchSpace& space, std::
                                 std::to_string(log_seconds.size()) + " outputs");
   if (configs.empty()) return;
   std::lock_guard lock(state_->mutex);
-  const auto out = state_->forward(kernel, space, configs, /*training=*/false).contiguous();
+  const auto out = state_->predict(kernel, space, configs).contiguous();
+  std::copy_n(out.data_ptr<float>(), configs.size(), log_seconds.begin());
+}
+
+std::size_t GnnCostModel::ensemble_size() const { return state_->members.size(); }
+
+void GnnCostModel::predict_member(std::size_t member, const Kernel& kernel, const SearchSpace& space,
+                                  std::span<const Config> configs, std::span<float> log_seconds) {
+  if (log_seconds.size() != configs.size())
+    throw std::invalid_argument("predict_member: " + std::to_string(configs.size()) + " configs but " +
+                                std::to_string(log_seconds.size()) + " outputs");
+  if (member >= state_->members.size())
+    throw std::out_of_range("predict_member: member " + std::to_string(member) + " of an ensemble of " +
+                            std::to_string(state_->members.size()));
+  if (configs.empty()) return;
+  std::lock_guard lock(state_->mutex);
+  const auto out = state_->forward(kernel, space, configs, /*training=*/false, member).contiguous();
   std::copy_n(out.data_ptr<float>(), configs.size(), log_seconds.begin());
 }
 
@@ -212,12 +253,9 @@ void GnnCostModel::update(const Kernel& kernel, const SearchSpace& space, std::s
     s.replay.push_back({kernel, std::make_shared<SearchSpace>(space), {}});
     entry = s.replay.end() - 1;
   }
-  std::size_t added = 0;
-  for (const Measurement& m : measurements)
-    if (m.result.ok() && m.result.seconds > 0) {
-      entry->measurements.push_back(m);
-      ++added;
-    }
+  const std::vector<std::size_t> ok = ok_indices(measurements);
+  for (std::size_t i : ok) entry->measurements.push_back(measurements[i]);
+  const std::size_t added = ok.size();
   auto& kept = entry->measurements;
   if (kept.size() > static_cast<std::size_t>(s.options.replay_configs))
     kept.erase(kept.begin(), kept.end() - s.options.replay_configs);
@@ -233,16 +271,20 @@ void GnnCostModel::update(const Kernel& kernel, const SearchSpace& space, std::s
     s.fit_output_offset(all);
     s.fit_input_statistics(all);
   }
-  for (int step = 0; step < s.options.update_steps; ++step) {
-    std::vector<State::Group> groups;
-    groups.push_back(sample_group(current.kernel, *current.space, current.measurements,
-                                  static_cast<std::size_t>(s.options.configs_per_kernel), s.rng));
-    for (int k = 1; k < s.options.kernels_per_step && s.replay.size() > 1; ++k) {
-      const ReplayEntry& other = s.replay[uniform_index(s.rng, s.replay.size() - 1)];
-      groups.push_back(sample_group(other.kernel, *other.space, other.measurements,
-                                    static_cast<std::size_t>(s.options.configs_per_kernel), s.rng));
+  // Every member fine-tunes, each on its own batches.
+  for (std::size_t member = 0; member < s.members.size(); ++member) {
+    Rng& rng = s.members[member].rng;
+    for (int step = 0; step < s.options.update_steps; ++step) {
+      std::vector<State::Group> groups;
+      groups.push_back(sample_group(current.kernel, *current.space, current.measurements,
+                                    static_cast<std::size_t>(s.options.configs_per_kernel), rng));
+      for (int k = 1; k < s.options.kernels_per_step && s.replay.size() > 1; ++k) {
+        const ReplayEntry& other = s.replay[uniform_index(rng, s.replay.size() - 1)];
+        groups.push_back(sample_group(other.kernel, *other.space, other.measurements,
+                                      static_cast<std::size_t>(s.options.configs_per_kernel), rng));
+      }
+      s.train_step(groups, member);
     }
-    s.train_step(groups);
   }
 }
 
@@ -250,14 +292,13 @@ double GnnCostModel::loss(const Kernel& kernel, const SearchSpace& space, std::s
   std::lock_guard lock(state_->mutex);
   std::vector<Config> configs;
   std::vector<float> targets;
-  for (const Measurement& m : measurements)
-    if (m.result.ok() && m.result.seconds > 0) {
-      configs.push_back(m.config);
-      targets.push_back(static_cast<float>(std::log(m.result.seconds)));
-    }
+  for (std::size_t i : ok_indices(measurements)) {
+    configs.push_back(measurements[i].config);
+    targets.push_back(static_cast<float>(std::log(measurements[i].result.seconds)));
+  }
   if (configs.empty()) return 0.0;
   torch::NoGradGuard no_grad;
-  const auto pred = state_->forward(kernel, space, configs, /*training=*/false);
+  const auto pred = state_->predict(kernel, space, configs);
   return combined_loss(pred, torch::tensor(targets), state_->options.loss).item<double>();
 }
 

@@ -23,6 +23,19 @@ struct ReplayEntry {
   std::vector<Measurement> measurements;
 };
 
+// One network of an ensemble (TrainOptions::ensemble) with what belongs to its weights alone.
+struct EnsembleMember {
+  GnnModel model{nullptr};
+  std::unique_ptr<torch::optim::Adam> optimizer;  // created on the member's first training step
+  Rng rng;                                        // its sampler: members see different batches
+  std::unordered_map<std::string, torch::Tensor> embeddings;  // late join, eval mode, by kernel key
+};
+
+// Member m's seed: `seed` itself for member 0 (a one-member ensemble is the single model it always
+// was), else seed mixed with m by the golden-ratio constant (splitmix64's increment), so nearby
+// seeds' members never coincide.
+std::uint64_t member_seed(std::uint64_t seed, std::size_t member);
+
 struct GnnCostModel::State {
   State(GnnParams params_in, FeatureVocabulary vocabulary_in, TrainOptions options_in);
 
@@ -30,41 +43,54 @@ struct GnnCostModel::State {
   FeatureVocabulary vocabulary;
   TrainOptions options;
   FeatureCache cache{vocabulary};
-  GnnModel model{nullptr};
+  std::vector<EnsembleMember> members;  // options.ensemble networks, each initialized with member_seed
   std::unique_ptr<AnalyticalModel> analytical;  // the hybrid feature's estimates (params.analytical_device)
-  std::unique_ptr<torch::optim::Adam> optimizer;  // created on the first training step
-  Rng rng;
+  Rng rng;  // samples shared by all members (input statistics)
   std::deque<ReplayEntry> replay;
   bool trained = false;  // false until a training step or a checkpoint load set the weights
   std::recursive_mutex mutex;
-  std::unordered_map<std::string, GraphTensors> graphs;       // by kernel key
-  std::unordered_map<std::string, torch::Tensor> embeddings;  // late join, eval mode, by kernel key
+  std::unordered_map<std::string, GraphTensors> graphs;  // by kernel key
 
   const GraphTensors& graph(const Kernel& kernel);
   // Config features [configs, kConfigFeatureWidth], the hybrid block filled when the model has one.
   torch::Tensor config_features(const Kernel& kernel, const KernelGraphFeatures& features, const SearchSpace& space,
                                 std::span<const Config> configs);
-  // Predicted log seconds [configs] with gradients when `training` (train mode), else without.
-  torch::Tensor forward(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs, bool training);
-  // One Adam step on the summed loss of the groups; returns the loss. Each group is a kernel and
-  // some of its successful measurements.
+  // Member `member`'s predicted log seconds [configs], with gradients when `training` (train mode),
+  // else without.
+  torch::Tensor forward(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs, bool training,
+                        std::size_t member);
+  // The ensemble's prediction: the mean over members of their log seconds [configs] (eval mode;
+  // features computed once for all members).
+  torch::Tensor predict(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs);
+  // One Adam step of member `member` on the summed loss of the groups; returns the loss. Each group
+  // is a kernel and some of its successful measurements.
   struct Group {
     const Kernel* kernel;
     const SearchSpace* space;
     std::vector<Config> configs;
     std::vector<float> log_seconds;
   };
-  double train_step(const std::vector<Group>& groups);
-  // Standardizes the network's inputs with statistics of these groups' kernels and configs.
+  double train_step(const std::vector<Group>& groups, std::size_t member);
+  // Standardizes every member's inputs with statistics of these groups' kernels and configs.
   void fit_input_statistics(const std::vector<Group>& groups);
-  // Sets the output offset to the groups' mean measured log seconds (hybrid: the mean of measured
-  // minus analytical log seconds), so the first steps rank instead of shifting.
+  // Sets every member's output offset to the groups' mean measured log seconds (hybrid: the mean of
+  // measured minus analytical log seconds), so the first steps rank instead of shifting.
   void fit_output_offset(const std::vector<Group>& groups);
-  // Refits the output calibration by least squares of measured on predicted log seconds over the
-  // groups (kept only if the slope is positive, so the order never flips).
-  void calibrate(const std::vector<Group>& groups);
-  // Drops cached features and embeddings (after a vocabulary change or a weight update).
+  // Refits member `member`'s output calibration by least squares of measured on predicted log
+  // seconds over the groups (kept only if the slope is positive, so the order never flips).
+  void calibrate(const std::vector<Group>& groups, std::size_t member);
+  // Drops cached embeddings (after a weight update) and, with `features`, cached features (after a
+  // vocabulary change).
   void invalidate(bool features);
+
+ private:
+  struct Inputs {
+    const GraphTensors* graph;
+    torch::Tensor configs;  // [configs, kConfigFeatureWidth]
+    torch::Tensor fused;    // early join with fuse knobs: [configs, nodes]; else undefined
+  };
+  Inputs inputs(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs);
+  torch::Tensor evaluate(const Inputs& in, const std::string& key, std::size_t member);
 };
 
 // `count` successful measurements of `measurements`, drawn without replacement (all if fewer).

@@ -9,13 +9,19 @@
 
 namespace perftune {
 
+std::vector<std::size_t> ok_indices(std::span<const Measurement> measurements) {
+  std::vector<std::size_t> ok;
+  for (std::size_t i = 0; i < measurements.size(); ++i)
+    if (measurements[i].result.ok() && measurements[i].result.seconds > 0) ok.push_back(i);
+  return ok;
+}
+
 OkConfigs ok_configs(const MeasuredKernel& kernel) {
   OkConfigs ok;
-  for (const Measurement& m : kernel.measurements)
-    if (m.result.ok() && m.result.seconds > 0) {
-      ok.configs.push_back(m.config);
-      ok.seconds.push_back(m.result.seconds);
-    }
+  for (std::size_t i : ok_indices(kernel.measurements)) {
+    ok.configs.push_back(kernel.measurements[i].config);
+    ok.seconds.push_back(kernel.measurements[i].result.seconds);
+  }
   return ok;
 }
 

@@ -4,6 +4,7 @@
 // Only successful measurements are scored. NaN means "does not apply" (printed as n/a, null in JSON).
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,14 +34,17 @@ struct EvaluationTable {
   std::vector<std::string> tasks() const;  // tasks present, "tile" first
 };
 
-// A cost model's predictions for every successful config of the kernel; nullopt if it has fewer than 2.
-// A kernel's successful measurements (ok, positive time), the only ones any metric scores.
+// The positions of the successful measurements (ok, positive time): the only ones training uses
+// and any metric scores.
+std::vector<std::size_t> ok_indices(std::span<const Measurement> measurements);
+// A kernel's successful measurements, in recorded order.
 struct OkConfigs {
   std::vector<Config> configs;
   std::vector<double> seconds;
 };
 OkConfigs ok_configs(const MeasuredKernel& kernel);
 
+// A cost model's predictions for every successful config of the kernel; nullopt if it has fewer than 2.
 std::optional<ModelScores> score_cost_model(CostModel& model, const MeasuredKernel& kernel);
 // The source's default config (XLA's own pick in TPU data, the space's default in Kernel Tuner
 // spaces; scored as "default"): top-K slowdown is the default's slowdown for K = 1 (tau, K > 1, MAPE n/a);

@@ -4,8 +4,12 @@
 
 namespace perftune {
 
+namespace {
+constexpr int kMaxEnsemble = 32;
+}  // namespace
+
 nlohmann::ordered_json TrainOptions::to_json() const {
-  return {{"loss",
+  nlohmann::ordered_json json{{"loss",
            {{"list_mle", loss.list_mle}, {"mse", loss.mse}, {"pairwise_hinge", loss.pairwise_hinge},
             {"pairwise_logistic", loss.pairwise_logistic}, {"pairwise_lambda", loss.pairwise_lambda},
             {"hinge_margin", loss.hinge_margin}}},
@@ -23,12 +27,15 @@ nlohmann::ordered_json TrainOptions::to_json() const {
           {"update_steps", update_steps},
           {"replay_kernels", replay_kernels},
           {"replay_configs", replay_configs}};
+  if (validation != "configs") json["validation"] = validation;
+  if (ensemble != 1) json["ensemble"] = ensemble;
+  return json;
 }
 
 TrainOptions TrainOptions::from_json(const JsonView& json) {
   json.expect_keys({"loss", "learning_rate", "epochs", "steps_per_epoch", "kernels_per_step", "configs_per_kernel",
-                    "patience", "select_top1_weight", "validation_configs", "validation_fraction", "seed", "time_limit_seconds",
-                    "update_steps", "replay_kernels", "replay_configs", "comment"});
+                    "patience", "select_top1_weight", "validation_configs", "validation", "validation_fraction", "ensemble", "seed",
+                    "time_limit_seconds", "update_steps", "replay_kernels", "replay_configs", "comment"});
   TrainOptions o;
   if (auto loss = json.find("loss")) {
     loss->expect_keys({"list_mle", "mse", "pairwise_hinge", "pairwise_logistic", "pairwise_lambda", "hinge_margin"});
@@ -46,17 +53,25 @@ TrainOptions TrainOptions::from_json(const JsonView& json) {
   read_positive_ints(json, {{"epochs", &o.epochs}, {"steps_per_epoch", &o.steps_per_epoch},
                             {"kernels_per_step", &o.kernels_per_step}, {"configs_per_kernel", &o.configs_per_kernel},
                             {"patience", &o.patience}, {"validation_configs", &o.validation_configs},
-                            {"update_steps", &o.update_steps}, {"replay_kernels", &o.replay_kernels},
+                            {"ensemble", &o.ensemble}, {"update_steps", &o.update_steps}, {"replay_kernels", &o.replay_kernels},
                             {"replay_configs", &o.replay_configs}});
   if (o.configs_per_kernel < 2) json.at("configs_per_kernel").fail("at least 2 (ranking needs pairs)");
   if (auto v = json.find("learning_rate")) {
     o.learning_rate = v->as_non_negative_number();
     if (o.learning_rate <= 0) v->fail("a positive number");
   }
+  if (auto v = json.find("validation")) {
+    o.validation = v->as_string();
+    if (o.validation != "configs" && o.validation != "kernels") v->fail("\"configs\" or \"kernels\"");
+  }
   if (auto v = json.find("validation_fraction")) {
     o.validation_fraction = v->as_non_negative_number();
     if (o.validation_fraction >= 1) v->fail("a fraction in [0, 1)");
   }
+  // A bound against a typo, not a tuned value: members train one after another, so 32 already means 32x the time.
+  if (o.ensemble > kMaxEnsemble) json.at("ensemble").fail("at most " + std::to_string(kMaxEnsemble) + " members");
+  if (o.validation == "kernels" && o.validation_fraction <= 0)
+    json.fail("\"validation_fraction\" > 0 with \"validation\": \"kernels\" (the share of training kernels to hold out)");
   if (auto v = json.find("select_top1_weight")) o.select_top1_weight = v->as_non_negative_number();
   if (auto v = json.find("seed")) o.seed = static_cast<std::uint64_t>(v->as_int());
   if (auto v = json.find("time_limit_seconds")) o.time_limit_seconds = v->as_non_negative_number();

@@ -1,5 +1,6 @@
 #include "surrogate/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <stdexcept>
 
 #include "surrogate/gnn_state.h"
+#include "surrogate/model_evaluation.h"
 #include "surrogate/ranking_metrics.h"
 
 namespace perftune {
@@ -30,12 +32,12 @@ struct ValidationKernel {
   std::vector<double> seconds;
 };
 
-std::vector<std::size_t> ok_indices(const MeasuredKernel& kernel) {
-  std::vector<std::size_t> ok;
-  for (std::size_t i = 0; i < kernel.measurements.size(); ++i)
-    if (kernel.measurements[i].result.ok() && kernel.measurements[i].result.seconds > 0) ok.push_back(i);
-  return ok;
-}
+// What one member trains and validates on (pointers into the shared pools).
+struct MemberData {
+  std::vector<const TrainKernel*> train;
+  std::vector<const ValidationKernel*> validation;
+  std::vector<std::string> held_out_kernels;  // validation "kernels" only
+};
 
 void shuffle(std::vector<std::size_t>& items, Rng& rng) {
   for (std::size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[uniform_index(rng, i)]);
@@ -54,6 +56,93 @@ ValidationKernel validation_kernel(const MeasuredKernel& kernel, std::vector<std
   return v;
 }
 
+TrainKernel train_kernel(const MeasuredKernel& kernel, const std::vector<std::size_t>& ok) {
+  TrainKernel t{&kernel, {}};
+  for (std::size_t i : ok) t.measurements.push_back(kernel.measurements[i]);
+  return t;
+}
+
+// The training data, split for early stopping as the options say. The pools are shared by all
+// members; `members` says which entries each one trains and validates on.
+struct TrainingData {
+  std::vector<TrainKernel> train;
+  std::vector<ValidationKernel> validation;
+  std::vector<MemberData> members;
+  bool config_holdout = false;
+};
+
+TrainingData split_training_data(const std::vector<const MeasuredKernel*>& train,
+                                 const std::vector<const MeasuredKernel*>& validation, const TrainOptions& options) {
+  Rng split_rng(options.seed ^ 0x5eedULL);
+  TrainingData data;
+  const std::size_t member_count = static_cast<std::size_t>(std::max(1, options.ensemble));
+  std::vector<std::pair<const MeasuredKernel*, std::vector<std::size_t>>> usable;
+  for (const MeasuredKernel* measured : train) {
+    if (!measured->space) continue;
+    std::vector<std::size_t> ok = ok_indices(measured->measurements);
+    if (ok.size() >= 2) usable.emplace_back(measured, std::move(ok));
+  }
+  if (usable.empty()) throw std::invalid_argument("training needs a kernel with at least two successful measurements");
+  // Reserved up front: members hold pointers into the pools.
+  data.train.reserve(usable.size());
+  data.validation.reserve(usable.size() + validation.size());
+  const bool by_kernels = validation.empty() && options.validation == "kernels" && options.validation_fraction > 0;
+  data.config_holdout = validation.empty() && !by_kernels;
+
+  if (!by_kernels) {
+    for (auto& [measured, ok] : usable) {
+      // Early stopping needs data the steps never see; kernels with fewer than 5 configs are too
+      // small to spare any.
+      if (data.config_holdout && ok.size() >= 5 && options.validation_fraction > 0) {
+        shuffle(ok, split_rng);
+        const auto count = std::max<std::size_t>(1, static_cast<std::size_t>(options.validation_fraction * ok.size()));
+        const std::vector<std::size_t> held(ok.end() - static_cast<std::ptrdiff_t>(count), ok.end());
+        ok.resize(ok.size() - count);
+        data.validation.push_back(validation_kernel(*measured, held, options.validation_configs, split_rng));
+      }
+      data.train.push_back(train_kernel(*measured, ok));
+    }
+    for (const MeasuredKernel* measured : validation)
+      if (measured->space)
+        data.validation.push_back(validation_kernel(*measured, ok_indices(measured->measurements), options.validation_configs, split_rng));
+    MemberData all;
+    for (const TrainKernel& t : data.train) all.train.push_back(&t);
+    for (const ValidationKernel& v : data.validation) all.validation.push_back(&v);
+    data.members.assign(member_count, all);
+    return data;
+  }
+
+  // Inner leave-kernels-out: a seeded order of the kernels; member m holds out the window of
+  // `held` kernels starting at m * held (wrapping), so with enough members every kernel is held
+  // out by one of them and trained on by the others.
+  const std::size_t n = usable.size();
+  if (n < 2)
+    throw std::invalid_argument("validation by kernels needs at least two training kernels with two successful measurements");
+  for (auto& [measured, ok] : usable) {
+    data.train.push_back(train_kernel(*measured, ok));
+    data.validation.push_back(validation_kernel(*measured, ok, options.validation_configs, split_rng));
+  }
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  shuffle(order, split_rng);
+  const std::size_t held = std::clamp<std::size_t>(static_cast<std::size_t>(std::lround(options.validation_fraction * n)), 1, n - 1);
+  for (std::size_t m = 0; m < member_count; ++m) {
+    std::vector<bool> is_held(n, false);
+    for (std::size_t j = 0; j < held; ++j) is_held[order[(m * held + j) % n]] = true;
+    MemberData member;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (is_held[i]) {
+        member.validation.push_back(&data.validation[i]);
+        member.held_out_kernels.push_back(data.train[i].measured->kernel.name());
+      } else {
+        member.train.push_back(&data.train[i]);
+      }
+    }
+    data.members.push_back(std::move(member));
+  }
+  return data;
+}
+
 struct ValidationScore {
   double tau = std::numeric_limits<double>::quiet_NaN();
   double top1 = std::numeric_limits<double>::quiet_NaN();  // mean top-1 slowdown
@@ -61,15 +150,17 @@ struct ValidationScore {
   double selection(double top1_weight) const { return top1_weight > 0 ? tau - top1_weight * top1 : tau; }
 };
 
-ValidationScore validation_score(GnnCostModel::State& state, const std::vector<ValidationKernel>& kernels) {
+ValidationScore validation_score(GnnCostModel::State& state, const std::vector<const ValidationKernel*>& kernels,
+                                 std::size_t member) {
   double tau_sum = 0.0, top1_sum = 0.0;
   std::size_t counted = 0;
-  for (const ValidationKernel& v : kernels) {
-    if (v.configs.size() < 2) continue;
-    const auto pred = state.forward(v.measured->kernel, *v.measured->space, v.configs, /*training=*/false).contiguous();
+  for (const ValidationKernel* v : kernels) {
+    if (v->configs.size() < 2) continue;
+    const auto pred =
+        state.forward(v->measured->kernel, *v->measured->space, v->configs, /*training=*/false, member).contiguous();
     const std::vector<double> predicted(pred.data_ptr<float>(), pred.data_ptr<float>() + pred.numel());
-    tau_sum += kendall_tau(predicted, v.seconds);
-    top1_sum += top_k_slowdown(predicted, v.seconds, 1);
+    tau_sum += kendall_tau(predicted, v->seconds);
+    top1_sum += top_k_slowdown(predicted, v->seconds, 1);
     ++counted;
   }
   ValidationScore score;
@@ -102,74 +193,30 @@ void restore(GnnModel& model, const std::vector<torch::Tensor>& saved) {
   for (auto& b : model->buffers()) b.copy_(saved[i++]);
 }
 
-}  // namespace
-
-nlohmann::ordered_json TrainReport::to_json() const {
-  return {{"epochs", epochs},
-          {"best_epoch", best_epoch},
-          {"best_validation_tau", std::isfinite(best_validation_tau) ? nlohmann::ordered_json(best_validation_tau) : nullptr},
-          {"best_validation_top1_slowdown",
-           std::isfinite(best_validation_top1) ? nlohmann::ordered_json(best_validation_top1) : nullptr},
-          {"best_selection_score", std::isfinite(best_selection_score) ? nlohmann::ordered_json(best_selection_score) : nullptr},
-          {"final_train_loss", final_train_loss},
-          {"seconds", seconds},
-          {"samples", samples},
-          {"config_holdout", config_holdout}};
+nlohmann::ordered_json finite_or_null(double value) {
+  return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
 }
 
-std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>& train,
-                                        const std::vector<const MeasuredKernel*>& validation, const GnnParams& params,
-                                        const TrainOptions& options, std::ostream* progress, TrainReport* report,
-                                        const SelectionScore& selection) {
+// Trains member `member` on its data with early stopping; the kept epoch's weights are restored.
+// `selection` scores the whole model as it stands: the members trained before this one, this one,
+// and the untrained ones after it (for a hybrid, the analytical model).
+MemberReport train_member(GnnCostModel& cost_model, std::size_t member, const MemberData& data, const TrainOptions& options,
+                          std::ostream* progress, TrainReport& total, const SelectionScore& selection) {
+  GnnCostModel::State& s = cost_model.state();
   const auto start = Clock::now();
-  Rng split_rng(options.seed ^ 0x5eedULL);
-  std::vector<TrainKernel> train_kernels;
-  std::vector<ValidationKernel> validation_kernels;
-  const bool config_holdout = validation.empty();
-  for (const MeasuredKernel* measured : train) {
-    if (!measured->space) continue;
-    std::vector<std::size_t> ok = ok_indices(*measured);
-    if (ok.size() < 2) continue;
-    std::vector<std::size_t> held;
-    // Early stopping needs data the steps never see; kernels with fewer than 5 configs are too
-    // small to spare any.
-    if (config_holdout && ok.size() >= 5 && options.validation_fraction > 0) {
-      shuffle(ok, split_rng);
-      const auto count = std::max<std::size_t>(1, static_cast<std::size_t>(options.validation_fraction * ok.size()));
-      held.assign(ok.end() - static_cast<std::ptrdiff_t>(count), ok.end());
-      ok.resize(ok.size() - count);
-      validation_kernels.push_back(validation_kernel(*measured, held, options.validation_configs, split_rng));
-    }
-    TrainKernel t{measured, {}};
-    for (std::size_t i : ok) t.measurements.push_back(measured->measurements[i]);
-    train_kernels.push_back(std::move(t));
-  }
-  if (train_kernels.empty()) throw std::invalid_argument("training needs a kernel with at least two successful measurements");
-  for (const MeasuredKernel* measured : validation)
-    if (measured->space) validation_kernels.push_back(validation_kernel(*measured, ok_indices(*measured), options.validation_configs, split_rng));
-
-  auto model = std::make_unique<GnnCostModel>(params, FeatureVocabulary::build(train, params.min_opcode_count), options);
-  GnnCostModel::State& s = model->state();
-  std::vector<const Kernel*> kernels;
-  for (const TrainKernel& t : train_kernels) kernels.push_back(&t.measured->kernel);
-  for (const ValidationKernel& v : validation_kernels) kernels.push_back(&v.measured->kernel);
-  s.cache.warm(kernels);
-
-  std::vector<GnnCostModel::State::Group> statistics_sample;
-  for (const TrainKernel& t : train_kernels)
-    statistics_sample.push_back(sample_group(t.measured->kernel, *t.measured->space, t.measurements,
-                                             kStatisticsConfigs / train_kernels.size() + 1, s.rng));
-  s.fit_output_offset(statistics_sample);
-  s.fit_input_statistics(statistics_sample);
-
-  TrainReport result;
-  result.config_holdout = config_holdout;
+  MemberReport result;
+  result.seed = member_seed(options.seed, member);
+  result.validation_kernels = data.held_out_kernels;
+  GnnModel& model = s.members.at(member).model;
+  Rng& rng = s.members.at(member).rng;
+  std::string prefix;
+  if (s.members.size() > 1) prefix = "member " + std::to_string(member + 1) + "/" + std::to_string(s.members.size()) + "  ";
   // Epoch 0 is the untrained model: a hybrid's is the analytical model itself (its correction
   // starts at zero), which training must beat on validation to replace.
-  const ValidationScore initial = validation_score(s, validation_kernels);
-  const double initial_extra = extra_selection(*model, selection);
+  const ValidationScore initial = validation_score(s, data.validation, member);
+  const double initial_extra = extra_selection(cost_model, selection);
   double best_selection = -std::numeric_limits<double>::infinity();
-  result.best_validation_tau = -std::numeric_limits<double>::infinity();
+  result.best_validation_tau = std::numeric_limits<double>::quiet_NaN();
   result.best_validation_top1 = std::numeric_limits<double>::quiet_NaN();
   if (!std::isnan(initial.tau) || selection) {
     best_selection = (std::isnan(initial.tau) ? 0.0 : initial.selection(options.select_top1_weight)) + initial_extra;
@@ -177,28 +224,28 @@ std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>
     result.best_validation_top1 = initial.top1;
     if (selection) result.best_selection_score = initial_extra;
   }
-  std::vector<torch::Tensor> best = snapshot(s.model);
+  std::vector<torch::Tensor> best = snapshot(model);
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     double loss_sum = 0.0;
     for (int step = 0; step < options.steps_per_epoch; ++step) {
       std::vector<GnnCostModel::State::Group> groups;
       for (int k = 0; k < options.kernels_per_step; ++k) {
-        const TrainKernel& t = train_kernels[uniform_index(s.rng, train_kernels.size())];
+        const TrainKernel& t = *data.train[uniform_index(rng, data.train.size())];
         groups.push_back(sample_group(t.measured->kernel, *t.measured->space, t.measurements,
-                                      static_cast<std::size_t>(options.configs_per_kernel), s.rng));
-        result.samples += groups.back().configs.size();
+                                      static_cast<std::size_t>(options.configs_per_kernel), rng));
+        total.samples += groups.back().configs.size();
       }
-      loss_sum += s.train_step(groups);
+      loss_sum += s.train_step(groups, member);
     }
     result.epochs = epoch;
-    result.final_train_loss = loss_sum / options.steps_per_epoch;
-    const ValidationScore score = validation_score(s, validation_kernels);
-    const double extra = extra_selection(*model, selection);
+    total.final_train_loss = loss_sum / options.steps_per_epoch;
+    const ValidationScore score = validation_score(s, data.validation, member);
+    const double extra = extra_selection(cost_model, selection);
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     if (progress) {
-      char line[200];
-      std::snprintf(line, sizeof line, "epoch %3d/%d  train loss %.4f  validation tau %.4f  top-1 %.2f%%",
-                    epoch, options.epochs, result.final_train_loss, score.tau, 100.0 * score.top1);
+      char line[240];
+      std::snprintf(line, sizeof line, "%sepoch %3d/%d  train loss %.4f  validation tau %.4f  top-1 %.2f%%",
+                    prefix.c_str(), epoch, options.epochs, total.final_train_loss, score.tau, 100.0 * score.top1);
       *progress << line;
       if (selection) *progress << "  selection score " << extra;
       std::snprintf(line, sizeof line, "  time %.1f s\n", elapsed);
@@ -215,18 +262,99 @@ std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>
         if (selection) result.best_selection_score = extra;
       }
       result.best_epoch = epoch;
-      best = snapshot(s.model);
+      best = snapshot(model);
     } else if (epoch - result.best_epoch >= options.patience) {
       break;
     }
-    if (options.time_limit_seconds > 0 && elapsed >= options.time_limit_seconds) {
-      if (progress) *progress << "time limit of " << options.time_limit_seconds << " s reached\n";
+    if (options.time_limit_seconds > 0 && elapsed >= options.time_limit_seconds && epoch < options.epochs) {
+      result.time_limit_hit = true;
+      if (progress) *progress << prefix << "time limit of " << options.time_limit_seconds << " s reached\n";
       break;
     }
   }
-  restore(s.model, best);
+  restore(model, best);
+  s.members.at(member).embeddings.clear();
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return result;
+}
+
+}  // namespace
+
+nlohmann::ordered_json MemberReport::to_json() const {
+  nlohmann::ordered_json json{{"seed", seed},
+                              {"epochs", epochs},
+                              {"best_epoch", best_epoch},
+                              {"best_validation_tau", finite_or_null(best_validation_tau)},
+                              {"best_validation_top1_slowdown", finite_or_null(best_validation_top1)},
+                              {"best_selection_score", finite_or_null(best_selection_score)},
+                              {"seconds", seconds},
+                              {"time_limit_hit", time_limit_hit}};
+  if (!validation_kernels.empty()) json["validation_kernels"] = validation_kernels;
+  return json;
+}
+
+nlohmann::ordered_json TrainReport::to_json() const {
+  nlohmann::ordered_json json{{"epochs", epochs},
+                              {"best_epoch", best_epoch},
+                              {"best_validation_tau", finite_or_null(best_validation_tau)},
+                              {"best_validation_top1_slowdown", finite_or_null(best_validation_top1)},
+                              {"best_selection_score", finite_or_null(best_selection_score)},
+                              {"final_train_loss", final_train_loss},
+                              {"seconds", seconds},
+                              {"samples", samples},
+                              {"config_holdout", config_holdout}};
+  json["members"] = nlohmann::ordered_json::array();
+  for (const MemberReport& member : members) json["members"].push_back(member.to_json());
+  return json;
+}
+
+std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>& train,
+                                        const std::vector<const MeasuredKernel*>& validation, const GnnParams& params,
+                                        const TrainOptions& options, std::ostream* progress, TrainReport* report,
+                                        const SelectionScore& selection) {
+  const auto start = Clock::now();
+  const TrainingData data = split_training_data(train, validation, options);
+
+  auto model = std::make_unique<GnnCostModel>(params, FeatureVocabulary::build(train, params.min_opcode_count), options);
+  GnnCostModel::State& s = model->state();
+  std::vector<const Kernel*> kernels;
+  for (const TrainKernel& t : data.train) kernels.push_back(&t.measured->kernel);
+  for (const ValidationKernel& v : data.validation) kernels.push_back(&v.measured->kernel);
+  s.cache.warm(kernels);
+
+  // Input standardization, output offset and calibration come from every training kernel, shared
+  // by all members (features and a constant shift: neither changes a kernel's ranking).
+  std::vector<GnnCostModel::State::Group> statistics_sample;
+  for (const TrainKernel& t : data.train)
+    statistics_sample.push_back(sample_group(t.measured->kernel, *t.measured->space, t.measurements,
+                                             kStatisticsConfigs / data.train.size() + 1, s.rng));
+  s.fit_output_offset(statistics_sample);
+  s.fit_input_statistics(statistics_sample);
+
+  TrainReport result;
+  result.config_holdout = data.config_holdout;
+  double tau_sum = 0.0, top1_sum = 0.0, selection_sum = 0.0;
+  std::size_t validated = 0, selected = 0;
+  for (std::size_t m = 0; m < s.members.size(); ++m) {
+    result.members.push_back(train_member(*model, m, data.members[m], options, progress, result, selection));
+    s.calibrate(statistics_sample, m);
+    const MemberReport& member = result.members.back();
+    result.epochs = std::max(result.epochs, member.epochs);
+    result.best_epoch = std::max(result.best_epoch, member.best_epoch);
+    if (std::isfinite(member.best_validation_tau)) {
+      tau_sum += member.best_validation_tau;
+      top1_sum += member.best_validation_top1;
+      ++validated;
+    }
+    if (std::isfinite(member.best_selection_score)) {
+      selection_sum += member.best_selection_score;
+      ++selected;
+    }
+  }
+  result.best_validation_tau = validated ? tau_sum / static_cast<double>(validated) : std::numeric_limits<double>::quiet_NaN();
+  result.best_validation_top1 = validated ? top1_sum / static_cast<double>(validated) : std::numeric_limits<double>::quiet_NaN();
+  if (selected) result.best_selection_score = selection_sum / static_cast<double>(selected);
   s.invalidate(false);
-  s.calibrate(statistics_sample);
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (report) *report = result;
   return model;

@@ -1,11 +1,16 @@
 #pragma once
 // Trains a GnnCostModel on measured kernels: grouped batches (configs of one kernel together),
 // the configured loss, Adam, early stopping on validation Kendall's tau (optionally traded against
-// validation top-1 slowdown, TrainOptions::select_top1_weight), and a progress line per epoch. A fixed seed gives the same model (torch::manual_seed + a seeded sampler).
+// validation top-1 slowdown, TrainOptions::select_top1_weight), and a progress line per epoch.
+// An ensemble (TrainOptions::ensemble) trains its members one after another, each with its own
+// seed, batches, validation-selected epoch and (validation "kernels") held-out kernels. A fixed
+// seed gives the same model (torch::manual_seed + seeded samplers; no wall-clock stopping unless
+// time_limit_seconds is hit).
 #include <functional>
 #include <iosfwd>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ir/corpus.h"
@@ -13,16 +18,35 @@
 
 namespace perftune {
 
-struct TrainReport {
-  int epochs = 0;              // epochs run
-  int best_epoch = 0;          // the epoch whose weights were kept (1-based; 0: the untrained model)
-  double best_validation_tau = 0.0;
+// One ensemble member's training.
+struct MemberReport {
+  std::uint64_t seed = 0;
+  int epochs = 0;      // epochs run
+  int best_epoch = 0;  // the epoch whose weights were kept (1-based; 0: the untrained network, for a
+                       // hybrid the analytical model itself)
+  double best_validation_tau = 0.0;   // NaN without validation data
   double best_validation_top1 = 0.0;  // mean top-1 slowdown of the kept weights on validation
   double best_selection_score = std::numeric_limits<double>::quiet_NaN();  // train_gnn's `selection` of the kept weights
-  double final_train_loss = 0.0;
   double seconds = 0.0;
-  std::size_t samples = 0;     // configs forwarded in training steps
+  bool time_limit_hit = false;        // stopped by time_limit_seconds, not by epochs or patience
+  std::vector<std::string> validation_kernels;  // validation "kernels": the training kernels it held out
+
+  nlohmann::ordered_json to_json() const;
+};
+
+struct TrainReport {
+  int epochs = 0;              // the most epochs any member ran
+  // The latest epoch any member kept: 0 only if every member kept its untrained weights (for a
+  // hybrid: the model IS the analytical model). Per member: `members`.
+  int best_epoch = 0;
+  double best_validation_tau = 0.0;   // mean over members of their kept weights' validation tau
+  double best_validation_top1 = 0.0;  // mean over members of their kept weights' validation top-1 slowdown
+  double best_selection_score = std::numeric_limits<double>::quiet_NaN();  // mean over members; NaN without `selection`
+  double final_train_loss = 0.0;      // the last member's last epoch
+  double seconds = 0.0;
+  std::size_t samples = 0;     // configs forwarded in training steps (all members)
   bool config_holdout = false;  // validation used held-out configs of the training kernels
+  std::vector<MemberReport> members;
 
   nlohmann::ordered_json to_json() const;
 };
@@ -33,11 +57,13 @@ struct TrainReport {
 using SelectionScore = std::function<double(CostModel& model)>;
 
 // Builds the vocabulary from `train` and trains a new model on it. `validation` kernels decide
-// early stopping; when empty, a fixed share (options.validation_fraction) of each training
-// kernel's configs is held out instead (for early stopping only; reported figures come from a
-// separate test split). Throws std::invalid_argument if no training kernel has two successful
-// measurements. Writes one progress line per epoch to `progress` when non-null. `selection`, when
-// set, joins model selection (see SelectionScore; reported as TrainReport::best_selection_score).
+// early stopping; when empty, options.validation says what is held out of `train` instead
+// (a share of each kernel's configs, or whole kernels; for early stopping only: reported figures
+// come from a separate test split). Throws std::invalid_argument if no training kernel has two
+// successful measurements, or validation "kernels" finds fewer than two such kernels. Writes one
+// progress line per epoch to `progress` when non-null.
+// `selection`, when set, joins model selection (see SelectionScore; reported as
+// TrainReport::best_selection_score, the mean over members).
 std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>& train,
                                         const std::vector<const MeasuredKernel*>& validation, const GnnParams& params,
                                         const TrainOptions& options, std::ostream* progress,

@@ -22,11 +22,13 @@ std::vector<Config> all_configs(const MeasuredKernel& k) {
   return configs;
 }
 
-std::unique_ptr<GnnCostModel> briefly_trained(const std::vector<MeasuredKernel>& corpus, const std::string& join) {
+std::unique_ptr<GnnCostModel> briefly_trained(const std::vector<MeasuredKernel>& corpus, const std::string& join,
+                                              int ensemble = 1) {
   TrainOptions options;
   options.epochs = 2;
   options.steps_per_epoch = 5;
   options.configs_per_kernel = 8;
+  options.ensemble = ensemble;
   return train_gnn(testing::pointers(corpus), {}, tiny_params(join), options, nullptr);
 }
 
@@ -34,19 +36,46 @@ std::unique_ptr<GnnCostModel> briefly_trained(const std::vector<MeasuredKernel>&
 
 TEST_CASE("a checkpoint round trip predicts identically") {
   const std::string join = GENERATE("late", "early");
-  CAPTURE(join);
+  const int ensemble = GENERATE(1, 3);
+  CAPTURE(join, ensemble);
   const auto corpus = testing::synthetic_corpus(3, 2);
-  auto model = briefly_trained(corpus, join);
-  const std::string path = scratch_dir("gnn_checkpoint_" + join) + "/model.json";
+  auto model = briefly_trained(corpus, join, ensemble);
+  const std::string name = "gnn_checkpoint_" + join + std::to_string(ensemble);
+  const std::string path = scratch_dir(name) + "/model.json";
   model->save(path, {{"note", "test"}});
-  REQUIRE(std::filesystem::exists(scratch_dir("unused") + "/../gnn_checkpoint_" + join + "/model.pt"));
-  auto loaded = load_learned_model(path);
+  REQUIRE(std::filesystem::exists(scratch_dir("unused") + "/../" + name + "/model.pt"));
+  auto loaded = GnnCostModel::load(path);
+  REQUIRE(loaded->ensemble_size() == static_cast<std::size_t>(ensemble));
   const auto& k = corpus[0];
   const auto configs = all_configs(k);
   std::vector<float> a(configs.size()), b(configs.size());
   model->predict(k.kernel, *k.space, configs, a);
   loaded->predict(k.kernel, *k.space, configs, b);
   REQUIRE(a == b);
+  for (std::size_t m = 0; m < loaded->ensemble_size(); ++m) {
+    model->predict_member(m, k.kernel, *k.space, configs, a);
+    loaded->predict_member(m, k.kernel, *k.space, configs, b);
+    REQUIRE(a == b);
+  }
+}
+
+TEST_CASE("an ensemble checkpoint whose weights lack a member, or a single model's weights, is refused") {
+  const auto corpus = testing::synthetic_corpus(2, 6);
+  const std::string dir = scratch_dir("gnn_checkpoint_ensemble_bad");
+  briefly_trained(corpus, "late", 2)->save(dir + "/pair.json");
+  briefly_trained(corpus, "late", 1)->save(dir + "/single.json");
+  auto json = nlohmann::json::parse(std::ifstream(dir + "/pair.json"));
+  json["train"]["ensemble"] = 3;  // the file holds member0 and member1 only
+  std::ofstream(dir + "/three.json") << json.dump();
+  REQUIRE_THROWS_WITH(GnnCostModel::load(dir + "/three.json"), Catch::Contains("pair.pt") && Catch::Contains("member2"));
+  json["weights"] = "single.pt";  // top-level parameters, no member archives
+  json["train"]["ensemble"] = 2;
+  std::ofstream(dir + "/mixed.json") << json.dump();
+  REQUIRE_THROWS_WITH(GnnCostModel::load(dir + "/mixed.json"), Catch::Contains("single.pt") && Catch::Contains("member0"));
+  // The one-member checkpoint is the pre-ensemble format: its JSON has no "ensemble" key.
+  const auto single = nlohmann::json::parse(std::ifstream(dir + "/single.json"));
+  REQUIRE_FALSE(single["train"].contains("ensemble"));
+  REQUIRE(GnnCostModel::load(dir + "/single.json")->ensemble_size() == 1);
 }
 
 TEST_CASE("a checkpoint with another schema version or a renamed parameter is refused") {
@@ -87,6 +116,21 @@ TEST_CASE("online update lowers the loss on the updated kernel, from scratch") {
   CAPTURE(before, after);
   REQUIRE(after < 0.8 * before);
   REQUIRE(gnn->vocabulary().opcode_id("dot") > 0);  // the vocabulary grew online
+}
+
+TEST_CASE("online update fine-tunes every member of an ensemble") {
+  const auto corpus = testing::synthetic_corpus(3, 12);
+  auto model = briefly_trained(corpus, "late", 2);
+  const auto& k = corpus[2];
+  const auto configs = all_configs(k);
+  std::vector<std::vector<float>> before(2, std::vector<float>(configs.size())), after = before;
+  for (std::size_t m = 0; m < 2; ++m) model->predict_member(m, k.kernel, *k.space, configs, before[m]);
+  model->update(k.kernel, *k.space, k.measurements);
+  for (std::size_t m = 0; m < 2; ++m) {
+    model->predict_member(m, k.kernel, *k.space, configs, after[m]);
+    CAPTURE(m);
+    REQUIRE(after[m] != before[m]);
+  }
 }
 
 TEST_CASE("batched prediction equals one-by-one prediction") {

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <set>
 #include <sstream>
 
 #include <catch2/catch.hpp>
@@ -65,10 +66,15 @@ TEST_CASE("a tiny training run learns a known tile ranking that an untrained mod
 }
 
 TEST_CASE("a fixed seed gives the same model") {
+  struct Row { int ensemble; const char* validation; };
+  const auto row = GENERATE(Row{1, "configs"}, Row{2, "configs"}, Row{2, "kernels"});
+  CAPTURE(row.ensemble, row.validation);
   const auto train = testing::synthetic_corpus(3, 5);
   TrainOptions options = quick_options();
   options.epochs = 2;
   options.steps_per_epoch = 5;
+  options.ensemble = row.ensemble;
+  options.validation = row.validation;
   auto a = train_gnn(testing::pointers(train), {}, small_params(), options, nullptr);
   auto b = train_gnn(testing::pointers(train), {}, small_params(), options, nullptr);
   const auto& k = train[1];
@@ -78,6 +84,79 @@ TEST_CASE("a fixed seed gives the same model") {
   a->predict(k.kernel, *k.space, configs, pa);
   b->predict(k.kernel, *k.space, configs, pb);
   REQUIRE(pa == pb);
+}
+
+TEST_CASE("an ensemble ranks held-out kernels at least as well as its worst member") {
+  const auto train = testing::synthetic_corpus(6, 21);
+  const auto validation = testing::synthetic_corpus(3, 50);
+  const auto held_out = testing::synthetic_corpus(3, 99);
+  TrainOptions options = quick_options();
+  options.epochs = 8;  // short training, so the members still differ
+  options.ensemble = 3;
+  TrainReport report;
+  auto model = train_gnn(testing::pointers(train), testing::pointers(validation), small_params(), options, nullptr, &report);
+  REQUIRE(model->ensemble_size() == 3);
+  REQUIRE(report.members.size() == 3);
+  // Each member as a model of its own, over the ensemble's weights.
+  struct Member : CostModel {
+    GnnCostModel* model;
+    std::size_t index;
+    std::string name() const override { return "member"; }
+    void predict(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs, std::span<float> out) override {
+      model->predict_member(index, kernel, space, configs, out);
+    }
+  };
+  double worst = 1.0;
+  for (std::size_t m = 0; m < 3; ++m) {
+    Member member;
+    member.model = model.get();
+    member.index = m;
+    worst = std::min(worst, mean_tau(member, held_out));
+    CAPTURE(m, report.members[m].best_epoch, report.members[m].seed);
+    if (m == 0) REQUIRE(report.members[m].seed == options.seed);  // member 0 is the single model's seed
+  }
+  REQUIRE(report.members[1].seed != report.members[0].seed);
+  // The members differ (else the comparison below says nothing).
+  const auto& k = held_out[0];
+  std::vector<Config> configs;
+  for (const auto& m : k.measurements) configs.push_back(m.config);
+  std::vector<float> p0(configs.size()), p1(configs.size());
+  model->predict_member(0, k.kernel, *k.space, configs, p0);
+  model->predict_member(1, k.kernel, *k.space, configs, p1);
+  REQUIRE(p0 != p1);
+  const double ensemble = mean_tau(*model, held_out);
+  CAPTURE(worst, ensemble);
+  REQUIRE(ensemble >= worst);
+  REQUIRE(ensemble > 0.6);
+  REQUIRE_THROWS_AS(model->predict_member(3, k.kernel, *k.space, configs, p0), std::out_of_range);
+}
+
+TEST_CASE("validation by kernels holds out whole training kernels, a different window per member") {
+  const auto train = testing::synthetic_corpus(5, 31);
+  TrainOptions options = quick_options();
+  options.epochs = 1;
+  options.steps_per_epoch = 2;
+  options.validation = "kernels";
+  options.validation_fraction = 0.4;  // 2 of 5 kernels per member
+  options.ensemble = 3;
+  TrainReport report;
+  (void)train_gnn(testing::pointers(train), {}, small_params(), options, nullptr, &report);
+  REQUIRE_FALSE(report.config_holdout);
+  REQUIRE(report.members.size() == 3);
+  std::set<std::string> covered;
+  for (const MemberReport& member : report.members) {
+    CAPTURE(member.validation_kernels);
+    REQUIRE(member.validation_kernels.size() == 2);
+    REQUIRE(std::isfinite(member.best_validation_tau));
+    covered.insert(member.validation_kernels.begin(), member.validation_kernels.end());
+  }
+  // 3 windows of 2 over 5 kernels: every kernel is held out by some member.
+  REQUIRE(covered.size() == 5);
+  REQUIRE(report.members[0].validation_kernels != report.members[1].validation_kernels);
+
+  const auto one = testing::synthetic_corpus(1, 31);
+  REQUIRE_THROWS_WITH(train_gnn(testing::pointers(one), {}, small_params(), options, nullptr),
+                      Catch::Contains("at least two training kernels"));
 }
 
 TEST_CASE("training without usable measurements is refused") {

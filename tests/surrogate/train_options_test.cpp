@@ -1,0 +1,39 @@
+#include <catch2/catch.hpp>
+
+#include "ir/input_error.h"
+#include "surrogate/train_options.h"
+
+using namespace perftune;
+
+namespace {
+TrainOptions parse(const std::string& text) {
+  const auto json = nlohmann::json::parse(text);
+  return TrainOptions::from_json(JsonView(json, "train.json"));
+}
+}  // namespace
+
+TEST_CASE("train options: ensemble and validation round trip through JSON") {
+  const TrainOptions o = parse(R"({"ensemble": 4, "validation": "kernels", "validation_fraction": 0.25, "epochs": 7})");
+  REQUIRE(o.ensemble == 4);
+  REQUIRE(o.validation == "kernels");
+  const auto json = nlohmann::json::parse(o.to_json().dump());
+  const TrainOptions back = TrainOptions::from_json(JsonView(json, "again.json"));
+  REQUIRE(back.ensemble == 4);
+  REQUIRE(back.validation == "kernels");
+  REQUIRE(back.validation_fraction == 0.25);
+  REQUIRE(back.epochs == 7);
+  // Defaults stay out of the JSON: identities written before these options existed still match.
+  const auto defaults = TrainOptions{}.to_json();
+  REQUIRE_FALSE(defaults.contains("ensemble"));
+  REQUIRE_FALSE(defaults.contains("validation"));
+}
+
+TEST_CASE("train options: bad ensemble or validation settings name the place") {
+  struct Row { const char* json; const char* expected; };
+  const auto row = GENERATE(Row{R"({"ensemble": 0})", "$.ensemble"}, Row{R"({"ensemble": 1000})", "at most 32"},
+                            Row{R"({"validation": "configs_and_kernels"})", "\"kernels\""},
+                            Row{R"({"validation": "kernels", "validation_fraction": 0})", "validation_fraction"});
+  CAPTURE(row.json);
+  REQUIRE_THROWS_AS(parse(row.json), InputError);
+  REQUIRE_THROWS_WITH(parse(row.json), Catch::Contains("train.json") && Catch::Contains(row.expected));
+}
