@@ -24,7 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autotuner/campaign.h"
-#include "experiments/pretraining.h"
+#include "experiments/pretrain_spec.h"
 
 namespace perftune {
 

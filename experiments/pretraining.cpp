@@ -1,9 +1,6 @@
 #include "experiments/pretraining.h"
 
-#include <cstdint>
 #include <filesystem>
-#include <iomanip>
-#include <sstream>
 
 #include "ir/input_error.h"
 #include "surrogate/gnn_cost_model.h"
@@ -15,17 +12,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// FNV-1a, 64 bit (offset basis and prime from the FNV reference): stable across runs and
-// machines, unlike std::hash, so a checkpoint's name survives a restart on another build.
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const unsigned char c : text) {
-    hash ^= c;
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
-
 nlohmann::ordered_json source_names(const std::vector<std::string>& sources) {
   nlohmann::ordered_json names = nlohmann::ordered_json::array();
   for (const std::string& name : sources) names.push_back(name);
@@ -33,50 +19,6 @@ nlohmann::ordered_json source_names(const std::vector<std::string>& sources) {
 }
 
 }  // namespace
-
-nlohmann::ordered_json PretrainSpec::identity() const {
-  return {{"params", params.to_json()}, {"train", train.to_json()}, {"on", on}};
-}
-
-std::string PretrainSpec::identity_hash() const {
-  std::ostringstream out;
-  out << std::hex << std::setw(8) << std::setfill('0') << (fnv1a(identity().dump()) & 0xffffffffULL);
-  return out.str();
-}
-
-std::optional<PretrainSpec> parse_pretrain_spec(const JsonView& model,
-                                                const std::function<std::string(const std::string&)>& resolve) {
-  if (!model.is_object() || !model.has("pretrain")) return std::nullopt;
-  model.expect_keys({"type", "pretrain", "residual"});  // "residual" is the campaign model's (model_spec.h)
-  if (model.at("type").as_string() != "learned")
-    model.at("type").fail("\"learned\" (only a learned model is pre-trained)");
-  const JsonView section = model.at("pretrain");
-  section.expect_keys({"params", "train", "on", "comment"});
-  PretrainSpec spec;
-  spec.file = section.file();
-  spec.place = section.path();
-  if (const auto params = section.find("params")) spec.params = GnnParams::load(resolve(params->as_string()));
-  if (const auto train = section.find("train")) spec.train = TrainOptions::from_json(*train);
-  if (const auto on = section.find("on")) {
-    spec.on = on->as_string();
-    if (spec.on != "other_devices")
-      on->fail("\"other_devices\" (train on the same kernel measured on the experiment's other devices), found \"" +
-               spec.on + "\"");
-  }
-  return spec;
-}
-
-std::vector<std::size_t> pretraining_sources(const std::vector<SpaceIdentity>& spaces, std::size_t held_out) {
-  std::vector<std::size_t> sources;
-  const SpaceIdentity& target = spaces.at(held_out);
-  for (std::size_t i = 0; i < spaces.size(); ++i)
-    if (i != held_out && spaces[i].kernel == target.kernel && spaces[i].device != target.device) sources.push_back(i);
-  return sources;
-}
-
-std::string pretrained_checkpoint_path(const std::string& output, const std::string& space, const PretrainSpec& spec) {
-  return (fs::path(output) / "models" / (space + "." + spec.identity_hash() + ".json")).string();
-}
 
 PretrainedModel ensure_pretrained(const PretrainSpec& spec, const std::string& checkpoint, const std::string& space,
                                   const std::vector<std::pair<std::string, const MeasuredKernel*>>& sources) {
