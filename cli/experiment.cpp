@@ -1,6 +1,8 @@
 // perftune experiment EXPERIMENT.json [--jobs N] [--output DIR] [--seeds N] [--no-plots] [--json]:
 // run many campaigns (strategies x spaces x seeds) and write curves, a summary and plots; or, for a
 // model study (a file with "studies"), every eval config's tables, predictions and plots.
+#include <unistd.h>
+
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -68,6 +70,7 @@ const bool registered = register_command({"experiment",
       if (options->seeds) run_options.seeds = options->seeds;
       run_options.plots = !options->no_plots;
       run_options.progress = &std::cerr;
+      run_options.progress_redraws = ::isatty(2);
       const auto summary = run_experiment(experiment, run_options);
       if (options->json) {
         print_json(nlohmann::ordered_json{{"experiment", summary["experiment"]}, {"strategies", summary["strategies"]}}.dump(2));

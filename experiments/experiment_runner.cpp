@@ -71,25 +71,30 @@ std::string format_duration(double seconds) {
 
 class ProgressBar {
  public:
-  ProgressBar(std::ostream* out, std::size_t total) : out_(out), total_(total), start_(std::chrono::steady_clock::now()) {}
+  ProgressBar(std::ostream* out, std::size_t total, bool redraws)
+      : out_(out), total_(total), redraws_(redraws), start_(std::chrono::steady_clock::now()) {}
   void done_one(std::size_t reused) {
     const std::size_t done = ++done_;
     if (!out_) return;
+    // Without redraws, print when `done` crosses a tenth of the runs (and at the end).
+    constexpr std::size_t kLines = 10;
+    if (!redraws_ && done != total_ && done * kLines / total_ == (done - 1) * kLines / total_) return;
     std::lock_guard<std::mutex> lock(mutex_);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const std::size_t ran = done > reused ? done - reused : 0;
     const double eta = ran ? elapsed / static_cast<double>(ran) * static_cast<double>(total_ - done) : 0.0;
     constexpr std::size_t kWidth = 30;
     const std::size_t filled = total_ ? done * kWidth / total_ : kWidth;
-    *out_ << "\r[experiment] [" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] " << done << "/"
+    *out_ << (redraws_ ? "\r" : "") << "[experiment] [" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] " << done << "/"
           << total_ << " runs  elapsed " << format_duration(elapsed) << "  eta " << format_duration(eta) << "   "
-          << std::flush;
-    if (done == total_) *out_ << "\n";
+          << (redraws_ ? "" : "\n") << std::flush;
+    if (redraws_ && done == total_) *out_ << "\n";
   }
 
  private:
   std::ostream* out_;
   std::size_t total_;
+  bool redraws_;
   std::chrono::steady_clock::time_point start_;
   std::atomic<std::size_t> done_{0};
   std::mutex mutex_;
@@ -261,7 +266,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   std::vector<std::optional<double>> default_seconds(tasks.size());
   std::vector<std::pair<std::string, std::string>> kernel_device(tasks.size());
   std::atomic<std::size_t> reused{0};
-  ProgressBar bar(options.progress, tasks.size());
+  ProgressBar bar(options.progress, tasks.size(), options.progress_redraws);
   // Live measurements one at a time: two runs timing kernels on the same cores would slow each
   // other down and the curves would measure the contention.
   const bool live = campaigns.front().backend.type != "replay";

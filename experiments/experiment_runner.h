@@ -26,6 +26,9 @@ struct ExperimentOptions {
   std::optional<std::size_t> seeds;     // overrides experiment.seeds (e.g. a quick check)
   bool plots = true;
   std::ostream* progress = nullptr;     // a progress bar, when set
+  // Redraw the bar in place (a terminal); otherwise one line per tenth of the runs, so a log
+  // file gets a dozen readable lines rather than one line of every redraw.
+  bool progress_redraws = true;
 };
 
 // Returns the summary it wrote. Throws InputError for problems of the experiment (a source that

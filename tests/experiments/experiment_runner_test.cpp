@@ -65,7 +65,16 @@ TEST_CASE("a tiny experiment end to end writes curves, a summary and PNG/SVG plo
       REQUIRE(fs::file_size(path) > 1000);
     }
 
+  std::ostringstream log;  // a log file, not a terminal: one line per tenth of the runs, no redraws
+  options.progress = &log;
+  options.progress_redraws = false;
   const auto again = run_experiment(experiment, options);
+  REQUIRE(log.str().find('\r') == std::string::npos);
+  const std::string bar = "[experiment] [";
+  std::size_t bar_lines = 0;
+  for (std::size_t at = log.str().find(bar); at != std::string::npos; at = log.str().find(bar, at + 1)) ++bar_lines;
+  REQUIRE(bar_lines == 6);  // 6 runs: each crosses a tenth
+  REQUIRE(log.str().find("6/6 runs") != std::string::npos);
   REQUIRE(again["reused_runs"] == 6);
   REQUIRE(again["strategies"] == summary["strategies"]);
   REQUIRE(render_experiment_plots(dir + "/out").size() == 6);
