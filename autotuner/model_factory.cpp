@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "ir/device_spec.h"
+#include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "surrogate/analytical_model.h"
 #include "surrogate/learned_model.h"
@@ -26,7 +27,7 @@ std::unique_ptr<CostModel> make_model(const ModelSpec& spec, const std::string& 
   if (spec.type == "learned") {
     std::unique_ptr<CostModel> learned;
     if (!spec.checkpoint.empty()) {
-      if (!std::filesystem::exists(spec.checkpoint))
+      if (!path_exists(spec.checkpoint))
         throw InputError(spec.file, spec.path + ".checkpoint",
                          "a checkpoint written by perftune train, but " + spec.checkpoint + " does not exist");
       learned = load_learned_model(spec.checkpoint);

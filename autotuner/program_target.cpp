@@ -4,6 +4,7 @@
 
 #include "hardware/cpu_tile_space.h"
 #include "hardware/fusion_space.h"
+#include "ir/file_io.h"
 #include "ir/fusion.h"
 #include "ir/input_error.h"
 #include "ir/program_json.h"
@@ -34,7 +35,7 @@ ProgramTarget fusion_target(const Program& program) {
 }  // namespace
 
 ProgramTarget program_target(const Campaign& campaign) {
-  if (!std::filesystem::exists(campaign.source.program))
+  if (!path_exists(campaign.source.program))
     throw InputError(campaign.file, "$.source.program", "a program file, but " + campaign.source.program + " does not exist");
   const Program program = load_program_file(campaign.source.program);
   if (campaign.source.kernel == "fusion") return fusion_target(program);

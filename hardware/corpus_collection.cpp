@@ -7,6 +7,7 @@
 
 #include "hardware/cpu_tile_space.h"
 #include "hardware/fusion_space.h"
+#include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "ir/kernel.h"
@@ -71,7 +72,7 @@ CollectSpec load_collect_spec(const std::string& path) {
   if (programs.size() == 0) programs.fail("at least one program file");
   for (std::size_t i = 0; i < programs.size(); ++i) {
     const auto file = folder / programs.at(i).as_string();
-    if (!std::filesystem::exists(file)) programs.at(i).fail("an existing program file (relative to " + folder.string() + ")");
+    if (!path_exists(file.string())) programs.at(i).fail("an existing program file (relative to " + folder.string() + ")");
     spec.programs.push_back(file.lexically_normal().string());
   }
   const auto count = [&](const char* key, std::size_t fallback) {

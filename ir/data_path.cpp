@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "ir/file_io.h"
+
 namespace perftune {
 
 std::string data_dir() {
@@ -16,7 +18,7 @@ std::string data_dir() {
 
 std::optional<std::string> find_data(const std::string& relative) {
   const auto path = std::filesystem::path(data_dir()) / relative;
-  if (std::filesystem::exists(path)) return path.lexically_normal().string();
+  if (path_exists(path.string())) return path.lexically_normal().string();
   return std::nullopt;
 }
 

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -50,6 +51,11 @@ std::string gunzip(const std::string& compressed, const std::string& file) {
 std::string read_maybe_gzip(const std::string& path) {
   std::string bytes = read_file(path);
   return is_gzip(bytes) ? gunzip(bytes, path) : bytes;
+}
+
+bool path_exists(const std::string& path) {
+  std::error_code error;
+  return std::filesystem::exists(path, error);
 }
 
 }  // namespace perftune

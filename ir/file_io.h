@@ -12,5 +12,9 @@ std::string read_maybe_gzip(const std::string& path);
 // Inflates an in-memory gzip stream; `file` names it in errors.
 std::string gunzip(const std::string& compressed, const std::string& file);
 bool is_gzip(const std::string& bytes);
+// Whether something exists at `path`; false, not an exception, for a path the system cannot look
+// up (a name too long, a component that is not a folder): user-given paths are checked with it,
+// so a bad one is reported as missing, with its place, like any other.
+bool path_exists(const std::string& path);
 
 }  // namespace perftune

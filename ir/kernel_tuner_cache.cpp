@@ -200,7 +200,7 @@ Corpus load_kernel_tuner_cache(const nlohmann::json& json, const std::string& pa
   if (!is_kernel_tuner_cache(json)) throw InputError(path, "$", "a Kernel Tuner cache (an object with a \"cache\" member)");
   std::optional<nlohmann::json> space;
   const auto space_path = std::filesystem::path(path).parent_path() / "space.json";
-  if (std::filesystem::exists(space_path)) space = parse_json_file(space_path.string());
+  if (path_exists(space_path.string())) space = parse_json_file(space_path.string());
   return kernel_tuner_corpus(json, path, space);
 }
 

@@ -1,7 +1,5 @@
 #include "ir/source.h"
 
-#include <filesystem>
-
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
@@ -20,7 +18,7 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 }  // namespace
 
 Corpus load_source(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw InputError(path, "", "an existing file");
+  if (!path_exists(path)) throw InputError(path, "", "an existing file");
   if (ends_with(path, ".pb")) return load_tpu_tuning_data(path);
   if (ends_with(path, ".npz")) return load_tpugraphs_npz(path);
   if (ends_with(path, ".json.gz")) return load_kernel_tuner_cache(path);

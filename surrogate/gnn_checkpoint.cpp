@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 
+#include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "surrogate/gnn_cost_model.h"
@@ -86,7 +87,7 @@ std::unique_ptr<GnnCostModel> GnnCostModel::load(const std::string& checkpoint) 
                                               TrainOptions::from_json(view.at("train")));
   const std::string weights =
       (std::filesystem::path(checkpoint).parent_path() / view.at("weights").as_string()).string();
-  if (!std::filesystem::exists(weights)) throw InputError(weights, "", "the weights file named by " + checkpoint);
+  if (!path_exists(weights)) throw InputError(weights, "", "the weights file named by " + checkpoint);
   State& s = model->state();
   const auto expected = tensor_shapes(s.members);
   try {

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "ir/data_path.h"
+#include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 
@@ -15,10 +16,10 @@ namespace fs = std::filesystem;
 
 std::optional<std::string> resolve(const std::string& relative, const std::string& config_file, bool data) {
   const fs::path p(relative);
-  if (p.is_absolute()) return fs::exists(p) ? std::optional(p.string()) : std::nullopt;
+  if (p.is_absolute()) return path_exists(p.string()) ? std::optional(p.string()) : std::nullopt;
   const fs::path folder = fs::path(config_file).parent_path();
   for (const fs::path& candidate : {p, folder / p, folder / ".." / ".." / p})
-    if (fs::exists(candidate)) return candidate.lexically_normal().string();
+    if (path_exists(candidate.string())) return candidate.lexically_normal().string();
   if (data) return find_data(relative);
   return std::nullopt;
 }

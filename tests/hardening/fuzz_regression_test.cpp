@@ -7,6 +7,8 @@
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "ir/record_log.h"
+#include "ir/source.h"
+#include "surrogate/study_config.h"
 #include "test_support.h"
 
 namespace perftune {
@@ -39,6 +41,24 @@ TEST_CASE("a JSON document with a number beyond double's range is an input error
     CHECK(error.file() == "campaign.json");
     CHECK_THAT(error.what(), Catch::Contains("double's range") && Catch::Contains("1e400"));
   }
+}
+
+// fuzz_study_config, session 3: a source path longer than the system allows (NAME_MAX) made
+// std::filesystem::exists throw filesystem_error ("File name too long") out of StudyConfig::load.
+// A path the system cannot look up is now a missing file, reported with its place.
+TEST_CASE("a path too long for the system is a missing file named with its place, not a crash") {
+  const std::string dir = scratch_dir("hardening_fuzz_long_path");
+  const std::string too_long(5000, 'x');
+  const std::string config = dir + "/study.json";
+  std::ofstream(config) << R"({"sources": [")" << too_long << R"(.jsonl"], "split": {"by": "kernel"}})";
+  try {
+    StudyConfig::load(config);
+    FAIL("accepted a source that cannot exist");
+  } catch (const InputError& error) {
+    CHECK(error.file() == config);
+    CHECK(error.place() == "$.sources[0]");
+  }
+  CHECK_THROWS_AS(load_source(dir + "/" + too_long + ".jsonl"), InputError);
 }
 
 }  // namespace
