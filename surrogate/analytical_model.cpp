@@ -679,14 +679,11 @@ class FusionScorer {
   FusionScorer(const AnalyticalModel& model, const Program& program) : model_(model), kernels_(program) {}
 
   TileEstimate score(const TileChoice& choice) {
-    FusionConfig fusion = FusionConfig::none(kernels_.program());
-    for (std::size_t edge : choice.fused_edges)
-      if (edge < fusion.fused.size()) fusion.fused[edge] = true;
     TileEstimate total;
     total.iterations = 0;
     std::vector<std::size_t> parts;
     try {
-      parts = kernels_.kernels(fusion);
+      parts = kernels_.kernels_fusing(choice.fused_edges);
     } catch (const FusionError&) {
       total.feasible = false;  // an illegal fusion (a cycle) cannot be built
       total.seconds = kInfeasibleSeconds;

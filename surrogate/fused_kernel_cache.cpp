@@ -26,4 +26,11 @@ std::vector<std::size_t> FusedKernelCache::kernels(const FusionConfig& config) {
   return out;
 }
 
+std::vector<std::size_t> FusedKernelCache::kernels_fusing(const std::vector<std::size_t>& fused_edges) {
+  FusionConfig fusion = FusionConfig::none(program_);
+  for (std::size_t edge : fused_edges)
+    if (edge < fusion.fused.size()) fusion.fused[edge] = true;
+  return kernels(fusion);
+}
+
 }  // namespace perftune

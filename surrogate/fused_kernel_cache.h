@@ -21,6 +21,9 @@ class FusedKernelCache {
   // a sum over them adds in the same order as a sum over partition()'s kernels. Throws FusionError
   // as partition() does (wrong length, a fused parameter edge, a cycle).
   std::vector<std::size_t> kernels(const FusionConfig& config);
+  // kernels() of the config that fuses `fused_edges` (a fusion space's TileChoice::fused_edges);
+  // an id past the program's edges is ignored, as a knob of another program's space would be.
+  std::vector<std::size_t> kernels_fusing(const std::vector<std::size_t>& fused_edges);
 
   const Kernel& kernel(std::size_t index) const { return kernels_[index]; }
   std::size_t size() const { return kernels_.size(); }  // kernels built so far

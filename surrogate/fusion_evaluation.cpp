@@ -4,7 +4,6 @@
 #include <limits>
 #include <unordered_map>
 
-#include "ir/fusion.h"
 #include "ir/knob_roles.h"
 #include "surrogate/fused_kernel_cache.h"
 #include "surrogate/ranking_metrics.h"
@@ -43,11 +42,8 @@ std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKern
   std::vector<double> out;
   out.reserve(configs.size());
   for (const Config& config : configs) {
-    FusionConfig fusion = FusionConfig::none(kernels.program());
-    for (std::size_t e : read_tiles(roles, config, 0).fused_edges)
-      if (e < fusion.fused.size()) fusion.fused[e] = true;
     double total = 0.0;
-    for (std::size_t i : kernels.kernels(fusion)) {
+    for (std::size_t i : kernels.kernels_fusing(read_tiles(roles, config, 0).fused_edges)) {
       if (seconds.size() <= i) seconds.resize(kernels.size(), std::numeric_limits<double>::quiet_NaN());
       if (std::isnan(seconds[i])) {
         const Kernel& kernel = kernels.kernel(i);
