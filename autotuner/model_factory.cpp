@@ -1,7 +1,5 @@
 #include "autotuner/model_factory.h"
 
-#include <filesystem>
-
 #include "ir/device_spec.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"

@@ -1,7 +1,5 @@
 #include "autotuner/program_target.h"
 
-#include <filesystem>
-
 #include "hardware/cpu_tile_space.h"
 #include "hardware/fusion_space.h"
 #include "ir/file_io.h"
