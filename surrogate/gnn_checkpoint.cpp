@@ -66,6 +66,8 @@ void GnnCostModel::save(const std::string& checkpoint, const nlohmann::ordered_j
   json["params"] = state_->params.to_json();
   json["train"] = state_->options.to_json();
   json["vocabulary"] = state_->vocabulary.to_json();
+  // Written only when shrunk, so checkpoints from before the factor existed read as factor 1.
+  if (state_->correction_scale != 1.0) json["correction_scale"] = state_->correction_scale;
   if (!extra.is_null()) json["extra"] = extra;
   std::ofstream out(checkpoint);
   out << json.dump(2) << "\n";
@@ -75,7 +77,7 @@ void GnnCostModel::save(const std::string& checkpoint, const nlohmann::ordered_j
 std::unique_ptr<GnnCostModel> GnnCostModel::load(const std::string& checkpoint) {
   const nlohmann::json json = parse_json_file(checkpoint);
   const JsonView view(json, checkpoint);
-  view.expect_keys({"format", "feature_schema_version", "weights", "params", "train", "vocabulary", "extra"});
+  view.expect_keys({"format", "feature_schema_version", "weights", "params", "train", "vocabulary", "correction_scale", "extra"});
   if (view.at("format").as_string() != kCheckpointFormat) view.at("format").fail(std::string("\"") + kCheckpointFormat + "\"");
   const auto version = view.at("feature_schema_version").as_int();
   if (version != kFeatureSchemaVersion)
@@ -112,6 +114,10 @@ std::unique_ptr<GnnCostModel> GnnCostModel::load(const std::string& checkpoint) 
   for (const auto& [name, shape] : tensor_shapes(s.members))
     if (expected.at(name) != shape)
       throw InputError(weights, "parameter " + name, "the shape the hyper-parameters in " + checkpoint + " give");
+  if (auto scale = view.find("correction_scale")) {
+    s.correction_scale = scale->as_non_negative_number();
+    if (s.correction_scale > 1) scale->fail("a factor in [0, 1]");
+  }
   s.trained = true;
   return model;
 }

@@ -113,7 +113,10 @@ torch::Tensor GnnCostModel::State::predict(const Kernel& kernel, const SearchSpa
   const Inputs in = inputs(kernel, space, configs);
   torch::Tensor sum = evaluate(in, kernel.key(), 0);
   for (std::size_t m = 1; m < members.size(); ++m) sum = sum + evaluate(in, kernel.key(), m);
-  return members.size() == 1 ? sum : sum / static_cast<double>(members.size());
+  const torch::Tensor mean = members.size() == 1 ? sum : sum / static_cast<double>(members.size());
+  if (!analytical || correction_scale == 1.0) return mean;
+  const auto prior = in.configs.select(1, static_cast<std::int64_t>(kAnalyticalFeatureOffset + kAnalyticalLogSeconds));
+  return prior + correction_scale * (mean - prior);
 }
 
 double GnnCostModel::State::train_step(const std::vector<Group>& groups, std::size_t member) {

@@ -48,6 +48,9 @@ struct GnnCostModel::State {
   Rng rng;  // samples shared by all members (input statistics)
   std::deque<ReplayEntry> replay;
   bool trained = false;  // false until a training step or a checkpoint load set the weights
+  // Hybrid: predict() gives analytical + correction_scale * (ensemble mean - analytical) in log
+  // seconds (surrogate/correction_shrinkage.h); 1 leaves the ensemble's prediction as it is.
+  double correction_scale = 1.0;
   std::recursive_mutex mutex;
   std::unordered_map<std::string, GraphTensors> graphs;  // by kernel key
 
@@ -60,7 +63,7 @@ struct GnnCostModel::State {
   torch::Tensor forward(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs, bool training,
                         std::size_t member);
   // The ensemble's prediction: the mean over members of their log seconds [configs] (eval mode;
-  // features computed once for all members).
+  // features computed once for all members), shrunk towards the analytical model by correction_scale.
   torch::Tensor predict(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs);
   // One Adam step of member `member` on the summed loss of the groups; returns the loss. Each group
   // is a kernel and some of its successful measurements.

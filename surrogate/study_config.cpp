@@ -71,6 +71,10 @@ StudyConfig StudyConfig::load(const std::string& path) {
     if (!config.analytical_device) device->fail("an existing device spec (configs/hardware/*.json)");
   }
   if (auto weight = view.find("fusion_selection_weight")) config.fusion_selection_weight = weight->as_non_negative_number();
+  if (config.fusion_selection_weight > 0 && config.train.epoch_selection == "shared")
+    view.at("fusion_selection_weight").fail("0 with \"epoch_selection\": \"shared\" (the shared epoch is chosen on validation kernels alone)");
+  if (!config.train.correction_scales.empty() && !config.params.analytical_feature)
+    view.at("train").at("correction_scales").fail("no factors for a model without \"analytical_feature\" (there is no correction to shrink)");
   config.hardware_dir = resolve("configs/hardware", path, /*data=*/false).value_or("configs/hardware");
   return config;
 }

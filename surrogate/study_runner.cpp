@@ -140,6 +140,10 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
                     << "), best validation tau " << report.training.best_validation_tau;
           if (std::isfinite(report.training.best_selection_score))
             *progress << ", fusion selection score " << report.training.best_selection_score;
+          if (std::isfinite(report.training.pooled_validation_tau))
+            *progress << ", pooled validation tau " << report.training.pooled_validation_tau << " top-1 "
+                      << 100.0 * report.training.pooled_validation_top1 << "% at correction factor "
+                      << report.training.correction_scale;
           *progress << ", " << report.training.seconds << " s\n";
         }
       }

@@ -29,12 +29,15 @@ nlohmann::ordered_json TrainOptions::to_json() const {
           {"replay_configs", replay_configs}};
   if (validation != "configs") json["validation"] = validation;
   if (ensemble != 1) json["ensemble"] = ensemble;
+  if (epoch_selection != "member") json["epoch_selection"] = epoch_selection;
+  if (!correction_scales.empty()) json["correction_scales"] = correction_scales;
   return json;
 }
 
 TrainOptions TrainOptions::from_json(const JsonView& json) {
   json.expect_keys({"loss", "learning_rate", "epochs", "steps_per_epoch", "kernels_per_step", "configs_per_kernel",
-                    "patience", "select_top1_weight", "validation_configs", "validation", "validation_fraction", "ensemble", "seed",
+                    "patience", "select_top1_weight", "validation_configs", "validation", "validation_fraction", "ensemble", "epoch_selection",
+                    "correction_scales", "seed",
                     "time_limit_seconds", "update_steps", "replay_kernels", "replay_configs", "comment"});
   TrainOptions o;
   if (auto loss = json.find("loss")) {
@@ -67,6 +70,18 @@ TrainOptions TrainOptions::from_json(const JsonView& json) {
   if (auto v = json.find("validation_fraction")) {
     o.validation_fraction = v->as_non_negative_number();
     if (o.validation_fraction >= 1) v->fail("a fraction in [0, 1)");
+  }
+  if (auto v = json.find("epoch_selection")) {
+    o.epoch_selection = v->as_string();
+    if (o.epoch_selection != "member" && o.epoch_selection != "shared") v->fail("\"member\" or \"shared\"");
+  }
+  if (auto v = json.find("correction_scales")) {
+    if (v->size() == 0) v->fail("at least one factor");
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      const double scale = v->at(i).as_non_negative_number();
+      if (scale > 1) v->at(i).fail("a factor in [0, 1]");
+      o.correction_scales.push_back(scale);
+    }
   }
   // A bound against a typo, not a tuned value: members train one after another, so 32 already means 32x the time.
   if (o.ensemble > kMaxEnsemble) json.at("ensemble").fail("at most " + std::to_string(kMaxEnsemble) + " members");

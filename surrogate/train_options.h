@@ -4,6 +4,7 @@
 // unless a comment says otherwise.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -41,6 +42,16 @@ struct TrainOptions {
   // rotating window over a seeded order), so together the members train on every kernel.
   std::string validation = "configs";
   double validation_fraction = 0.2;   // share held out for early stopping (of configs or kernels, as above)
+  // Which epoch each ensemble member keeps. "member": its own best validation score (patience
+  // stops it). "shared": every member trains all `epochs` and they all keep one epoch, the one
+  // whose pooled score over every member's validation kernels is best; a rotating window of 3
+  // kernels per member makes a per-member choice rest on 3 kernels, the pooled one on all of them.
+  std::string epoch_selection = "member";
+  // Hybrid only: factors in [0, 1] for the learned correction, chosen (with the shared epoch) on
+  // the pooled validation kernels by tau - select_top1_weight * top-1 slowdown; the model then
+  // predicts analytical + factor * (learned - analytical) (surrogate/correction_shrinkage.h).
+  // Empty: no shrinkage (factor 1).
+  std::vector<double> correction_scales;
   // Networks trained with different seeds (member m: seed mixed with m; member 0 uses `seed` itself),
   // each keeping its own validation-selected epoch; the model predicts their mean log seconds.
   // Averaging independently initialized networks cuts the variance a single small-data model has
@@ -55,7 +66,7 @@ struct TrainOptions {
   int replay_kernels = 16;            // most recently updated kernels kept for replay
   int replay_configs = 512;           // measurements kept per kernel in the replay buffer
 
-  // "ensemble" and "validation" are written only when not at their default, so checkpoints and
+  // "ensemble", "validation", "epoch_selection" and "correction_scales" are written only when not at their default, so checkpoints and
   // pre-trained model identities (experiments/pretraining.h hashes this JSON) from before they
   // existed still match.
   nlohmann::ordered_json to_json() const;

@@ -5,9 +5,12 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 
+#include "surrogate/correction_shrinkage.h"
+#include "surrogate/config_features.h"
 #include "surrogate/gnn_state.h"
 #include "surrogate/model_evaluation.h"
 #include "surrogate/ranking_metrics.h"
@@ -178,11 +181,29 @@ std::vector<torch::Tensor> snapshot(GnnModel& model) {
   return saved;
 }
 
-// The caller's selection score of the model as it stands (0 without one). Cached embeddings were
-// dropped by the last training step, so predict() sees the current weights.
-double extra_selection(GnnCostModel& model, const SelectionScore& selection) {
+// One ensemble member as a cost model of its own: what a member's model selection scores, so that
+// its choice of epoch rests on its own weights, not on the other members' (trained before it, or
+// still untrained after it) diluting it.
+class MemberModel : public CostModel {
+ public:
+  MemberModel(GnnCostModel& model, std::size_t member) : model_(model), member_(member) {}
+  std::string name() const override { return model_.name(); }
+  void predict(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs,
+               std::span<float> log_seconds) override {
+    model_.predict_member(member_, kernel, space, configs, log_seconds);
+  }
+
+ private:
+  GnnCostModel& model_;
+  std::size_t member_;
+};
+
+// The caller's selection score of member `member` as it stands (0 without one). Cached embeddings
+// were dropped by the last training step, so predictions see the current weights.
+double extra_selection(GnnCostModel& model, std::size_t member, const SelectionScore& selection) {
   if (!selection) return 0.0;
-  const double score = selection(model);
+  MemberModel view(model, member);
+  const double score = selection(view);
   return std::isnan(score) ? 0.0 : score;
 }
 
@@ -193,15 +214,22 @@ void restore(GnnModel& model, const std::vector<torch::Tensor>& saved) {
   for (auto& b : model->buffers()) b.copy_(saved[i++]);
 }
 
+// Every epoch of one member (epoch selection "shared"), epoch 0 first.
+struct MemberEpochs {
+  std::vector<std::vector<torch::Tensor>> weights;
+  std::vector<ValidationScore> scores;
+};
+
 nlohmann::ordered_json finite_or_null(double value) {
   return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
 }
 
-// Trains member `member` on its data with early stopping; the kept epoch's weights are restored.
-// `selection` scores the whole model as it stands: the members trained before this one, this one,
-// and the untrained ones after it (for a hybrid, the analytical model).
+// Trains member `member` on its data. Epoch selection "member": early stopping, the kept epoch's
+// weights are restored; `selection` scores this member alone. "shared": every epoch runs and its
+// weights and validation scores (epoch 0 first) go to `epochs`; the caller chooses one epoch for
+// all members and restores it.
 MemberReport train_member(GnnCostModel& cost_model, std::size_t member, const MemberData& data, const TrainOptions& options,
-                          std::ostream* progress, TrainReport& total, const SelectionScore& selection) {
+                          std::ostream* progress, TrainReport& total, const SelectionScore& selection, MemberEpochs* epochs) {
   GnnCostModel::State& s = cost_model.state();
   const auto start = Clock::now();
   MemberReport result;
@@ -214,7 +242,7 @@ MemberReport train_member(GnnCostModel& cost_model, std::size_t member, const Me
   // Epoch 0 is the untrained model: a hybrid's is the analytical model itself (its correction
   // starts at zero), which training must beat on validation to replace.
   const ValidationScore initial = validation_score(s, data.validation, member);
-  const double initial_extra = extra_selection(cost_model, selection);
+  const double initial_extra = extra_selection(cost_model, member, selection);
   double best_selection = -std::numeric_limits<double>::infinity();
   result.best_validation_tau = std::numeric_limits<double>::quiet_NaN();
   result.best_validation_top1 = std::numeric_limits<double>::quiet_NaN();
@@ -225,6 +253,10 @@ MemberReport train_member(GnnCostModel& cost_model, std::size_t member, const Me
     if (selection) result.best_selection_score = initial_extra;
   }
   std::vector<torch::Tensor> best = snapshot(model);
+  if (epochs) {
+    epochs->weights.push_back(best);
+    epochs->scores.push_back(initial);
+  }
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     double loss_sum = 0.0;
     for (int step = 0; step < options.steps_per_epoch; ++step) {
@@ -240,7 +272,7 @@ MemberReport train_member(GnnCostModel& cost_model, std::size_t member, const Me
     result.epochs = epoch;
     total.final_train_loss = loss_sum / options.steps_per_epoch;
     const ValidationScore score = validation_score(s, data.validation, member);
-    const double extra = extra_selection(cost_model, selection);
+    const double extra = extra_selection(cost_model, member, selection);
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     if (progress) {
       char line[240];
@@ -254,7 +286,10 @@ MemberReport train_member(GnnCostModel& cost_model, std::size_t member, const Me
     // Without validation data (NaN tau) nor a selection score the last epoch is kept.
     const bool scored = !std::isnan(score.tau) || selection;
     const double selected = (std::isnan(score.tau) ? 0.0 : score.selection(options.select_top1_weight)) + extra;
-    if (!scored || selected > best_selection) {
+    if (epochs) {
+      epochs->weights.push_back(snapshot(model));
+      epochs->scores.push_back(score);
+    } else if (!scored || selected > best_selection) {
       if (scored) {
         best_selection = selected;
         result.best_validation_tau = score.tau;
@@ -272,10 +307,73 @@ MemberReport train_member(GnnCostModel& cost_model, std::size_t member, const Me
       break;
     }
   }
-  restore(model, best);
+  if (!epochs) restore(model, best);
   s.members.at(member).embeddings.clear();
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
+}
+
+// The pooled choice (TrainOptions::epoch_selection "shared" and/or correction_scales): every
+// member's validation kernels, predicted by that member (calibrated as it will predict) at each
+// candidate epoch ("shared": all its epochs; else the one it kept), blended with the analytical
+// model by each factor; the best (epoch, factor) by tau - select_top1_weight * top-1 over all of
+// them is kept. Members end calibrated at the chosen epoch, the model at the chosen factor.
+void choose_pooled(GnnCostModel::State& s, const TrainingData& data, const std::vector<GnnCostModel::State::Group>& statistics,
+                   const std::vector<MemberEpochs>& epochs, const TrainOptions& options, TrainReport& report) {
+  const bool shared = !epochs.empty();
+  // Members cut short by the time limit have fewer epochs: the candidates are the epochs all ran.
+  std::size_t common = shared ? epochs.front().weights.size() : 1;
+  for (const MemberEpochs& member : epochs) common = std::min(common, member.weights.size());
+  std::vector<ShrinkageKernel> pooled;
+  for (std::size_t m = 0; m < s.members.size(); ++m) {
+    const std::size_t first = pooled.size();
+    for (const ValidationKernel* v : data.members[m].validation) {
+      ShrinkageKernel kernel;
+      kernel.measured = v->seconds;
+      if (s.analytical) {
+        const auto rows = s.config_features(v->measured->kernel, *s.cache.get(v->measured->kernel), *v->measured->space, v->configs);
+        for (std::size_t c = 0; c < v->configs.size(); ++c)
+          kernel.analytical.push_back(rows.data_ptr<float>()[c * kConfigFeatureWidth + kAnalyticalFeatureOffset + kAnalyticalLogSeconds]);
+      } else {
+        kernel.analytical.assign(v->configs.size(), 0.0);  // only factor 1 applies: the blend is the prediction
+      }
+      pooled.push_back(std::move(kernel));
+    }
+    const std::size_t candidates = shared ? common : 1;
+    for (std::size_t e = 0; e < candidates; ++e) {
+      if (shared) {
+        restore(s.members[m].model, epochs[m].weights[e]);
+        s.calibrate(statistics, m);
+      }
+      for (std::size_t k = 0; k < data.members[m].validation.size(); ++k) {
+        const ValidationKernel& v = *data.members[m].validation[k];
+        const auto pred = s.forward(v.measured->kernel, *v.measured->space, v.configs, /*training=*/false, m).contiguous();
+        pooled[first + k].learned.emplace_back(pred.data_ptr<float>(), pred.data_ptr<float>() + pred.numel());
+      }
+    }
+  }
+  const std::vector<double> scales = options.correction_scales.empty() ? std::vector<double>{1.0} : options.correction_scales;
+  std::optional<ShrinkageChoice> choice;
+  if (std::any_of(pooled.begin(), pooled.end(), [](const ShrinkageKernel& k) { return k.measured.size() >= 2; }))
+    choice = choose_shrinkage(pooled, scales, options.select_top1_weight);
+  // Without validation data: the last epoch all members ran, uncorrected.
+  const std::size_t kept = choice ? choice->candidate : common - 1;
+  s.correction_scale = choice ? choice->scale : 1.0;
+  report.correction_scale = s.correction_scale;
+  if (choice) {
+    report.pooled_validation_tau = choice->tau;
+    report.pooled_validation_top1 = choice->top1;
+  }
+  if (!shared) return;  // each member already holds its kept, calibrated epoch
+  for (std::size_t m = 0; m < s.members.size(); ++m) {
+    restore(s.members[m].model, epochs[m].weights[kept]);
+    s.calibrate(statistics, m);
+    MemberReport& member = report.members[m];
+    member.best_epoch = static_cast<int>(kept);
+    member.best_validation_tau = epochs[m].scores[kept].tau;
+    member.best_validation_top1 = epochs[m].scores[kept].top1;
+  }
+  report.shared_epoch = static_cast<int>(kept);
 }
 
 }  // namespace
@@ -302,7 +400,13 @@ nlohmann::ordered_json TrainReport::to_json() const {
                               {"final_train_loss", final_train_loss},
                               {"seconds", seconds},
                               {"samples", samples},
-                              {"config_holdout", config_holdout}};
+                              {"config_holdout", config_holdout},
+                              {"correction_scale", correction_scale}};
+  if (shared_epoch >= 0) json["shared_epoch"] = shared_epoch;
+  if (std::isfinite(pooled_validation_tau)) {
+    json["pooled_validation_tau"] = pooled_validation_tau;
+    json["pooled_validation_top1_slowdown"] = pooled_validation_top1;
+  }
   json["members"] = nlohmann::ordered_json::array();
   for (const MemberReport& member : members) json["members"].push_back(member.to_json());
   return json;
@@ -312,6 +416,11 @@ std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>
                                         const std::vector<const MeasuredKernel*>& validation, const GnnParams& params,
                                         const TrainOptions& options, std::ostream* progress, TrainReport* report,
                                         const SelectionScore& selection) {
+  const bool shared = options.epoch_selection == "shared";
+  if (!options.correction_scales.empty() && !params.analytical_feature)
+    throw std::invalid_argument("correction_scales shrink the hybrid's correction: the model needs analytical_feature");
+  if (shared && selection)
+    throw std::invalid_argument("epoch selection \"shared\" pools validation kernels only; it takes no selection score");
   const auto start = Clock::now();
   const TrainingData data = split_training_data(train, validation, options);
 
@@ -333,12 +442,17 @@ std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>
 
   TrainReport result;
   result.config_holdout = data.config_holdout;
+  std::vector<MemberEpochs> epochs(shared ? s.members.size() : 0);
+  for (std::size_t m = 0; m < s.members.size(); ++m) {
+    result.members.push_back(
+        train_member(*model, m, data.members[m], options, progress, result, selection, shared ? &epochs[m] : nullptr));
+    if (!shared) s.calibrate(statistics_sample, m);
+  }
+  if (shared || !options.correction_scales.empty()) choose_pooled(s, data, statistics_sample, epochs, options, result);
+
   double tau_sum = 0.0, top1_sum = 0.0, selection_sum = 0.0;
   std::size_t validated = 0, selected = 0;
-  for (std::size_t m = 0; m < s.members.size(); ++m) {
-    result.members.push_back(train_member(*model, m, data.members[m], options, progress, result, selection));
-    s.calibrate(statistics_sample, m);
-    const MemberReport& member = result.members.back();
+  for (const MemberReport& member : result.members) {
     result.epochs = std::max(result.epochs, member.epochs);
     result.best_epoch = std::max(result.best_epoch, member.best_epoch);
     if (std::isfinite(member.best_validation_tau)) {

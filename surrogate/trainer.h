@@ -46,6 +46,14 @@ struct TrainReport {
   double seconds = 0.0;
   std::size_t samples = 0;     // configs forwarded in training steps (all members)
   bool config_holdout = false;  // validation used held-out configs of the training kernels
+  // The pooled choice (TrainOptions::epoch_selection "shared" or correction_scales): the factor
+  // kept for the hybrid's correction (1: none), the epoch all members kept ("shared"; else -1), and
+  // the chosen blend's mean tau and top-1 slowdown over every member's validation kernels (NaN
+  // when no pooled choice was made).
+  double correction_scale = 1.0;
+  int shared_epoch = -1;
+  double pooled_validation_tau = std::numeric_limits<double>::quiet_NaN();
+  double pooled_validation_top1 = std::numeric_limits<double>::quiet_NaN();
   std::vector<MemberReport> members;
 
   nlohmann::ordered_json to_json() const;
@@ -53,7 +61,8 @@ struct TrainReport {
 
 // A model-selection score of the model being trained, higher is better (e.g. the fusion task's tau
 // on training programs, surrogate/fusion_evaluation.h): train_gnn adds it to the validation score
-// at every epoch (the untrained model's included), so the epoch kept is the one best at both.
+// at every epoch (the untrained model's included), so the epoch kept is the one best at both. In
+// an ensemble it is called with the member being trained alone (epoch selection "member" only).
 using SelectionScore = std::function<double(CostModel& model)>;
 
 // Builds the vocabulary from `train` and trains a new model on it. `validation` kernels decide
@@ -63,7 +72,9 @@ using SelectionScore = std::function<double(CostModel& model)>;
 // successful measurements, or validation "kernels" finds fewer than two such kernels. Writes one
 // progress line per epoch to `progress` when non-null.
 // `selection`, when set, joins model selection (see SelectionScore; reported as
-// TrainReport::best_selection_score, the mean over members).
+// TrainReport::best_selection_score, the mean over members). Throws std::invalid_argument for
+// correction_scales on a model without the analytical feature, or a `selection` with epoch
+// selection "shared".
 std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>& train,
                                         const std::vector<const MeasuredKernel*>& validation, const GnnParams& params,
                                         const TrainOptions& options, std::ostream* progress,

@@ -1,12 +1,15 @@
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
 
 #include <catch2/catch.hpp>
 
+#include "surrogate/analytical_model.h"
 #include "surrogate/ranking_metrics.h"
 #include "surrogate/trainer.h"
 #include "synthetic_kernels.h"
+#include "test_support.h"
 
 using namespace perftune;
 
@@ -187,4 +190,82 @@ TEST_CASE("a caller's selection score joins model selection") {
   REQUIRE(report.best_selection_score == 10.0);
   train_gnn(testing::pointers(train), {}, small_params(), options, nullptr, &report);
   REQUIRE(std::isnan(report.best_selection_score));  // none without a caller's score
+}
+
+namespace {
+
+GnnParams hybrid_params() {
+  GnnParams params = small_params();
+  params.analytical_feature = true;
+  params.analytical_device = testing::small_device(true);
+  return params;
+}
+
+TrainOptions pooled_options(std::vector<double> scales) {
+  TrainOptions options = quick_options();
+  options.epochs = 3;
+  options.steps_per_epoch = 4;
+  options.validation = "kernels";
+  options.validation_fraction = 0.4;  // 2 of 5 kernels per member
+  options.ensemble = 3;
+  options.epoch_selection = "shared";
+  options.correction_scales = std::move(scales);
+  options.select_top1_weight = 1.0;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("a hybrid whose correction is shrunk to factor 0 predicts the analytical model, also after a checkpoint") {
+  const auto train = testing::synthetic_corpus(5, 31);
+  TrainReport report;
+  auto model = train_gnn(testing::pointers(train), {}, hybrid_params(), pooled_options({0.0}), nullptr, &report);
+  REQUIRE(report.correction_scale == 0.0);
+  REQUIRE(report.shared_epoch >= 0);
+  REQUIRE(report.shared_epoch <= 3);
+  for (const MemberReport& member : report.members) {
+    REQUIRE(member.epochs == 3);  // "shared": every epoch runs, patience or not
+    REQUIRE(member.best_epoch == report.shared_epoch);
+  }
+  REQUIRE(std::isfinite(report.pooled_validation_tau));
+  AnalyticalModel analytical(*hybrid_params().analytical_device);
+  const std::string path = scratch_dir("trainer_shrunk_hybrid") + "/model.json";
+  model->save(path);
+  auto loaded = GnnCostModel::load(path);
+  for (const MeasuredKernel& k : testing::synthetic_corpus(2, 77)) {
+    std::vector<Config> configs;
+    for (const auto& m : k.measurements) configs.push_back(m.config);
+    std::vector<float> shrunk(configs.size()), reloaded(configs.size()), roofline(configs.size());
+    model->predict(k.kernel, *k.space, configs, shrunk);
+    loaded->predict(k.kernel, *k.space, configs, reloaded);
+    analytical.predict(k.kernel, *k.space, configs, roofline);
+    REQUIRE(shrunk == roofline);
+    REQUIRE(reloaded == roofline);
+  }
+}
+
+TEST_CASE("shared epoch selection picks one epoch for every member and a factor from the grid") {
+  const auto train = testing::synthetic_corpus(5, 31);
+  const std::vector<double> grid{0.0, 0.5, 1.0};
+  TrainReport report;
+  auto model = train_gnn(testing::pointers(train), {}, hybrid_params(), pooled_options(grid), nullptr, &report);
+  CAPTURE(report.correction_scale, report.shared_epoch, report.pooled_validation_tau, report.pooled_validation_top1);
+  REQUIRE(std::find(grid.begin(), grid.end(), report.correction_scale) != grid.end());
+  REQUIRE(report.to_json().at("correction_scale") == report.correction_scale);
+  REQUIRE(report.to_json().at("shared_epoch") == report.shared_epoch);
+  // The pooled figures are those of the choice: at least as good as the analytical model's
+  // (factor 0 or epoch 0, which are candidates) on the same validation kernels.
+  TrainReport prior;
+  train_gnn(testing::pointers(train), {}, hybrid_params(), pooled_options({0.0}), nullptr, &prior);
+  REQUIRE(report.pooled_validation_tau - report.pooled_validation_top1 >=
+          prior.pooled_validation_tau - prior.pooled_validation_top1 - 1e-9);
+}
+
+TEST_CASE("shrinking needs a hybrid, and a shared epoch takes no caller's selection score") {
+  const auto train = testing::synthetic_corpus(5, 31);
+  REQUIRE_THROWS_WITH(train_gnn(testing::pointers(train), {}, small_params(), pooled_options({0.5}), nullptr),
+                      Catch::Contains("analytical_feature"));
+  const SelectionScore anything = [](CostModel&) { return 0.0; };
+  REQUIRE_THROWS_WITH(train_gnn(testing::pointers(train), {}, hybrid_params(), pooled_options({0.5}), nullptr, nullptr, anything),
+                      Catch::Contains("shared"));
 }

@@ -1,0 +1,42 @@
+#pragma once
+// Shrinking the hybrid's learned correction towards the analytical model, by a factor chosen on
+// inner validation (kernels held out of training, never the test split):
+//   blended log seconds = analytical + scale * (learned - analytical)
+// Scale 0 is the analytical model exactly, scale 1 the learned model as trained. With 14 training
+// kernels a correction can win on validation by chance and lose on a new kernel (TPU leave-one-out,
+// experiments/RESULTS.md "model_study"); a factor picked on the pooled validation kernels of every
+// ensemble member keeps the model at the analytical ranking unless the correction earns its place.
+// Torch-free: the trainer fills the candidates, this file scores them.
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace perftune {
+
+// One validation kernel as a member that never trained on it sees it.
+struct ShrinkageKernel {
+  std::vector<double> measured;              // seconds, successful measurements only
+  std::vector<double> analytical;            // the analytical model's log seconds, per config
+  std::vector<std::vector<double>> learned;  // per candidate (e.g. an epoch's weights): log seconds per config
+};
+
+struct ShrinkageChoice {
+  std::size_t candidate = 0;
+  double scale = 1.0;
+  double tau = 0.0;    // mean over kernels of the chosen blend's Kendall's tau
+  double top1 = 0.0;   // mean top-1 slowdown
+  double score = 0.0;  // tau - top1_weight * top1, what the choice maximized
+};
+
+// analytical + scale * (learned - analytical), element-wise (std::invalid_argument on a length mismatch).
+std::vector<double> shrink(std::span<const double> analytical, std::span<const double> learned, double scale);
+
+// The (candidate, scale) with the best mean over `kernels` (those with two configs or more) of
+// tau - top1_weight * top-1 slowdown. Ties go to the smaller scale, then to the earlier candidate,
+// so the choice stays at the analytical model unless validation prefers the correction. Every
+// kernel must have the same number (> 0) of candidates, `scales` must be non-empty, each in [0, 1],
+// and one kernel must be scorable (std::invalid_argument otherwise).
+ShrinkageChoice choose_shrinkage(std::span<const ShrinkageKernel> kernels, std::span<const double> scales,
+                                 double top1_weight);
+
+}  // namespace perftune
