@@ -27,6 +27,17 @@ TrainOptions quick_options() {
   return options;
 }
 
+// An ensemble of 3 whose members each hold out a window of 2 whole kernels (of 5 in the tests' corpora).
+TrainOptions kernel_window_options(int epochs, int steps) {
+  TrainOptions options = quick_options();
+  options.epochs = epochs;
+  options.steps_per_epoch = steps;
+  options.validation = "kernels";
+  options.validation_fraction = 0.4;  // 2 of 5 kernels per member
+  options.ensemble = 3;
+  return options;
+}
+
 double mean_tau(CostModel& model, const std::vector<MeasuredKernel>& kernels) {
   RankingMetricsAccumulator metrics;
   for (const MeasuredKernel& k : kernels) {
@@ -136,12 +147,7 @@ TEST_CASE("an ensemble ranks held-out kernels at least as well as its worst memb
 
 TEST_CASE("validation by kernels holds out whole training kernels, a different window per member") {
   const auto train = testing::synthetic_corpus(5, 31);
-  TrainOptions options = quick_options();
-  options.epochs = 1;
-  options.steps_per_epoch = 2;
-  options.validation = "kernels";
-  options.validation_fraction = 0.4;  // 2 of 5 kernels per member
-  options.ensemble = 3;
+  const TrainOptions options = kernel_window_options(1, 2);
   TrainReport report;
   (void)train_gnn(testing::pointers(train), {}, small_params(), options, nullptr, &report);
   REQUIRE_FALSE(report.config_holdout);
@@ -202,12 +208,7 @@ GnnParams hybrid_params() {
 }
 
 TrainOptions pooled_options(std::vector<double> scales) {
-  TrainOptions options = quick_options();
-  options.epochs = 3;
-  options.steps_per_epoch = 4;
-  options.validation = "kernels";
-  options.validation_fraction = 0.4;  // 2 of 5 kernels per member
-  options.ensemble = 3;
+  TrainOptions options = kernel_window_options(3, 4);
   options.epoch_selection = "shared";
   options.correction_scales = std::move(scales);
   options.select_top1_weight = 1.0;
