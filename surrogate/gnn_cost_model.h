@@ -25,7 +25,8 @@ class GnnCostModel : public CostModel {
   std::string name() const override { return "learned"; }
   // Batched: features once per kernel (cached by key), then one network call per batch and member;
   // with late join the kernel's graph embedding is also cached until the weights change. An
-  // ensemble predicts the mean of its members' log seconds. Thread-safe.
+  // ensemble predicts the mean of its members' log seconds; a hybrid trained with
+  // correction_scales, analytical + factor x (that mean - analytical). Thread-safe.
   void predict(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs,
                std::span<float> log_seconds) override;
   // Online learning: adds the successful measurements to a replay buffer and takes
@@ -36,7 +37,8 @@ class GnnCostModel : public CostModel {
   // Networks in the ensemble (TrainOptions::ensemble; 1 for a single model).
   std::size_t ensemble_size() const;
   // One member's prediction, as predict() gives the ensemble's (e.g. to see how much members
-  // disagree). Throws std::out_of_range for member >= ensemble_size().
+  // disagree), without the shrink towards the analytical model that predict() applies to a hybrid
+  // trained with correction_scales. Throws std::out_of_range for member >= ensemble_size().
   void predict_member(std::size_t member, const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs,
                       std::span<float> log_seconds);
 

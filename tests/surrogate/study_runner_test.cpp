@@ -123,7 +123,12 @@ TEST_CASE("a bad study config names the file and the place") {
                             Row{R"({"sources": ["eval.json"], "split": {"by": "kernel"}, "models": ["oracle"]})", "$.models[0]"},
                             Row{R"({"sources": ["eval.json"], "split": {"by": "kernel"}, "train": {"epochs": 0}})", "$.train.epochs"},
                             Row{R"({"sources": ["eval.json"], "split": {"by": "kernel"}, "fusion_selection_weight": -1})",
-                                "$.fusion_selection_weight"});
+                                "$.fusion_selection_weight"},
+                            Row{R"({"sources": ["eval.json"], "split": {"by": "kernel"}, "fusion_selection_weight": 1,
+                                    "train": {"epoch_selection": "shared"}})",
+                                "$.fusion_selection_weight"},
+                            Row{R"({"sources": ["eval.json"], "split": {"by": "kernel"}, "train": {"correction_scales": [0.5]}})",
+                                "$.train.correction_scales"});
   CAPTURE(row.text);
   std::ofstream(dir + "/eval.json") << row.text;
   REQUIRE_THROWS_WITH(StudyConfig::load(dir + "/eval.json"), Catch::Contains("eval.json") && Catch::Contains(row.where));
