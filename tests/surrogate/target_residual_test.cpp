@@ -29,6 +29,12 @@ double true_log_seconds(const Config& c) {
   return std::log(1e-3) + 0.01 * (a * a + b * b);
 }
 
+std::vector<double> true_log_seconds(const std::vector<Config>& configs) {
+  std::vector<double> out;
+  for (const Config& c : configs) out.push_back(true_log_seconds(c));
+  return out;
+}
+
 class FunctionModel : public CostModel {
  public:
   explicit FunctionModel(std::function<double(const Config&)> f) : f_(std::move(f)) {}
@@ -107,8 +113,7 @@ TEST_CASE("a prior that ranks the target backwards is switched off and the resid
   CAPTURE(seed);
   const SearchSpace space = grid_space();
   const std::vector<Config> all = space.enumerate();
-  std::vector<double> truth;
-  for (const Config& c : all) truth.push_back(true_log_seconds(c));
+  const std::vector<double> truth = true_log_seconds(all);
   TargetResidualModel model(std::make_unique<FunctionModel>([](const Config& c) { return -true_log_seconds(c); }));
   CHECK(kendall_tau(predictions(model, kKernel, space, all), truth) < -0.99);
   model.update(kKernel, space, random_measurements(space, 30, seed));
@@ -235,8 +240,7 @@ TEST_CASE("several priors: a source that ranks the target backwards is clamped t
   CAPTURE(seed);
   const SearchSpace space = grid_space();
   const std::vector<Config> all = space.enumerate();
-  std::vector<double> truth;
-  for (const Config& c : all) truth.push_back(true_log_seconds(c));
+  const std::vector<double> truth = true_log_seconds(all);
   auto backwards = [](const Config& c) { return -true_log_seconds(c); };
   // Beside a source that knows nothing of the target (a fixed pseudo-random landscape), the
   // backwards one would earn a negative weight: it is switched off instead.
