@@ -120,12 +120,12 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
     strategy.strategy = view.at("strategy").value();
     strategy.model = view.has("model") ? view.at("model").value() : nlohmann::json{{"type", "none"}};
     if (view.has("model")) strategy.pretrain = parse_pretrain_spec(view.at("model"), resolve);
-    if (view.has("model") && view.at("model").is_object() && view.at("model").has("type") &&
-        view.at("model").at("type").value() == "recorded" && view.at("model").has("sources") &&
-        view.at("model").at("sources").value().is_string()) {
-      const JsonView sources = view.at("model").at("sources");
-      if (sources.as_string() != "other_devices")
-        sources.fail("a list of recordings, or \"other_devices\" (each space's other devices of its kernel)");
+    // A recorded reference naming its sources by rule rather than by path (ModelSpec checks the rest).
+    if (const auto model = view.find("model"); model && model->is_object() && model->has("type") &&
+                                               model->at("type").value() == "recorded" && model->has("sources") &&
+                                               model->at("sources").value().is_string()) {
+      if (model->at("sources").as_string() != "other_devices")
+        model->at("sources").fail("a list of recordings, or \"other_devices\" (each space's other devices of its kernel)");
       strategy.recorded_other_devices = true;
     }
     experiment.strategies.push_back(std::move(strategy));
