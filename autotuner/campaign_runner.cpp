@@ -74,9 +74,11 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   std::unique_ptr<CostModel> model = make_model(campaign.model, measured.device);
   std::unique_ptr<Strategy> strategy = make_strategy(campaign.strategy);
   // Search asks the model about the configs it revisits through a score cache. Only an online
-  // learned model changes its scores at update(); the analytical model's update() is a no-op.
+  // learned model, or any with a residual on the target, changes its scores at update(); the
+  // analytical model's update() is a no-op.
   std::optional<CachedCostModel> cached_model;
-  if (model) cached_model.emplace(*model, CachedCostModelOptions{.inner_learns = campaign.model.type == "learned"});
+  if (model)
+    cached_model.emplace(*model, CachedCostModelOptions{.inner_learns = campaign.model.type == "learned" || campaign.model.residual});
 
   // The default's runtime: from the recording when replaying it (free), else measured first.
   std::optional<Config> default_cfg = default_config(campaign, measured);

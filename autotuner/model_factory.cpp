@@ -1,13 +1,56 @@
 #include "autotuner/model_factory.h"
 
+#include <map>
+#include <mutex>
+
 #include "ir/device_spec.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "surrogate/analytical_model.h"
+#include "ir/source.h"
 #include "surrogate/learned_model.h"
+#include "surrogate/recorded_model.h"
 #include "surrogate/target_residual.h"
 
 namespace perftune {
+
+namespace {
+
+// The one measured kernel of the recording at `path`, read once per process: an experiment's runs
+// share it (each run builds its own model; a Kernel Tuner cache takes a second or more to parse).
+std::shared_ptr<const MeasuredKernel> recording(const std::string& path, const ModelSpec& spec, const std::string& place) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const MeasuredKernel>> loaded;
+  std::lock_guard lock(mutex);
+  if (const auto it = loaded.find(path); it != loaded.end()) return it->second;
+  if (!path_exists(path)) throw InputError(spec.file, place, "a recording, but " + path + " does not exist");
+  Corpus corpus = load_source(path);
+  std::vector<MeasuredKernel*> measured;
+  for (MeasuredKernel& kernel : corpus.kernels)
+    if (kernel.space && !kernel.measurements.empty()) measured.push_back(&kernel);
+  if (measured.size() != 1)
+    throw InputError(spec.file, place,
+                     "a recording of one measured kernel, but " + path + " holds " + std::to_string(measured.size()));
+  auto kernel = std::make_shared<const MeasuredKernel>(std::move(*measured.front()));
+  loaded.emplace(path, kernel);
+  return kernel;
+}
+
+// A residual over `priors` as the spec's "residual" says, or the one prior itself without one.
+std::unique_ptr<CostModel> with_residual(const ModelSpec& spec, std::vector<std::unique_ptr<CostModel>> priors,
+                                         const std::string& priors_place) {
+  if (!spec.residual) return std::move(priors.front());  // parse_model_spec: several need a residual
+  TargetResidualOptions options;
+  options.fine_tune_prior = spec.residual_fine_tune_prior;
+  options.exploration = spec.residual_exploration;
+  try {
+    return std::make_unique<TargetResidualModel>(std::move(priors), options);
+  } catch (const std::invalid_argument& error) {
+    throw InputError(spec.file, spec.path + priors_place, std::string("priors a residual can combine: ") + error.what());
+  }
+}
+
+}  // namespace
 
 std::unique_ptr<CostModel> make_model(const ModelSpec& spec, const std::string& source_device) {
   if (spec.type == "none") return nullptr;
@@ -23,22 +66,35 @@ std::unique_ptr<CostModel> make_model(const ModelSpec& spec, const std::string& 
     return std::make_unique<AnalyticalModel>(load_device_spec(device));
   }
   if (spec.type == "learned") {
-    std::unique_ptr<CostModel> learned;
+    auto load_checkpoint = [&](const std::string& path, const std::string& place) {
+      if (!path_exists(path))
+        throw InputError(spec.file, place, "a checkpoint written by perftune train, but " + path + " does not exist");
+      return load_learned_model(path);
+    };
+    std::vector<std::unique_ptr<CostModel>> priors;
     if (!spec.checkpoint.empty()) {
-      if (!path_exists(spec.checkpoint))
-        throw InputError(spec.file, spec.path + ".checkpoint",
-                         "a checkpoint written by perftune train, but " + spec.checkpoint + " does not exist");
-      learned = load_learned_model(spec.checkpoint);
+      priors.push_back(load_checkpoint(spec.checkpoint, spec.path + ".checkpoint"));
+    } else if (!spec.checkpoints.empty()) {
+      for (std::size_t i = 0; i < spec.checkpoints.size(); ++i)
+        priors.push_back(load_checkpoint(spec.checkpoints[i], spec.path + ".checkpoints[" + std::to_string(i) + "]"));
     } else {
-      learned = make_online_learned_model(spec.params, spec.seed);
+      priors.push_back(make_online_learned_model(spec.params, spec.seed));
     }
-    if (!spec.residual) return learned;
-    TargetResidualOptions options;
-    options.fine_tune_prior = spec.residual_fine_tune_prior;
-    options.exploration = spec.residual_exploration;
-    return std::make_unique<TargetResidualModel>(std::move(learned), options);
+    return with_residual(spec, std::move(priors), ".checkpoints");
   }
-  throw InputError(spec.file, spec.path + ".type", "one of \"none\", \"analytical\", \"learned\"");
+  if (spec.type == "recorded") {
+    std::vector<std::unique_ptr<CostModel>> priors;
+    for (std::size_t i = 0; i < spec.recordings.size(); ++i) {
+      const std::string place = spec.path + ".sources[" + std::to_string(i) + "]";
+      try {
+        priors.push_back(std::make_unique<RecordedTimesModel>(recording(spec.recordings[i], spec, place)));
+      } catch (const std::invalid_argument& error) {
+        throw InputError(spec.file, place, std::string("a recording with measurements: ") + error.what());
+      }
+    }
+    return with_residual(spec, std::move(priors), ".sources");
+  }
+  throw InputError(spec.file, spec.path + ".type", "one of \"none\", \"analytical\", \"learned\", \"recorded\"");
 }
 
 }  // namespace perftune

@@ -2,6 +2,21 @@
 
 namespace perftune {
 
+namespace {
+
+// The optional "residual" of a model with a prior (learned or recorded).
+void parse_residual(const JsonView& view, ModelSpec& spec) {
+  const auto residual = view.find("residual");
+  if (!residual) return;
+  if (!residual->is_object()) residual->fail("an object, e.g. {\"fine_tune_prior\": false}");
+  residual->expect_keys({"fine_tune_prior", "exploration"});
+  spec.residual = true;
+  if (const auto fine_tune = residual->find("fine_tune_prior")) spec.residual_fine_tune_prior = fine_tune->as_bool();
+  if (const auto exploration = residual->find("exploration")) spec.residual_exploration = exploration->as_non_negative_number();
+}
+
+}  // namespace
+
 ModelSpec parse_model_spec(const JsonView& view, const std::function<std::string(const std::string&)>& resolve) {
   ModelSpec spec;
   spec.file = view.file();
@@ -14,23 +29,30 @@ ModelSpec parse_model_spec(const JsonView& view, const std::function<std::string
     if (view.has("device")) spec.device = resolve(view.at("device").as_string());
     spec.hardware_dir = resolve("../hardware");
   } else if (spec.type == "learned") {
-    view.expect_keys({"type", "checkpoint", "params", "seed", "residual"});
-    if (view.has("checkpoint") == view.has("params"))
-      view.fail("either \"checkpoint\" (a model trained by perftune train) or \"params\" (hyper-parameters "
-                "of a model trained online from scratch), not both");
+    view.expect_keys({"type", "checkpoint", "checkpoints", "params", "seed", "residual"});
+    if (int{view.has("checkpoint")} + int{view.has("checkpoints")} + int{view.has("params")} != 1)
+      view.fail("exactly one of \"checkpoint\" (a model trained by perftune train), \"checkpoints\" (several, each a "
+                "prior of the residual) or \"params\" (hyper-parameters of a model trained online from scratch)");
     if (const auto checkpoint = view.find("checkpoint")) spec.checkpoint = resolve(checkpoint->as_string());
+    if (const auto checkpoints = view.find("checkpoints")) {
+      for (const JsonView& path : checkpoints->elements()) spec.checkpoints.push_back(resolve(path.as_string()));
+      if (spec.checkpoints.empty()) checkpoints->fail("at least one checkpoint path");
+      if (spec.checkpoints.size() > 1 && !view.has("residual"))
+        checkpoints->fail("a \"residual\" beside it: several checkpoints are combined as priors of the residual");
+    }
     if (const auto params = view.find("params")) spec.params = resolve(params->as_string());
     if (const auto seed = view.find("seed")) spec.seed = static_cast<std::uint64_t>(seed->as_int());
-    if (const auto residual = view.find("residual")) {
-      if (!residual->is_object()) residual->fail("an object, e.g. {\"fine_tune_prior\": false}");
-      residual->expect_keys({"fine_tune_prior", "exploration"});
-      spec.residual = true;
-      if (const auto fine_tune = residual->find("fine_tune_prior")) spec.residual_fine_tune_prior = fine_tune->as_bool();
-      if (const auto exploration = residual->find("exploration"))
-        spec.residual_exploration = exploration->as_non_negative_number();
-    }
+    parse_residual(view, spec);
+  } else if (spec.type == "recorded") {
+    view.expect_keys({"type", "sources", "residual"});
+    const JsonView sources = view.at("sources");
+    for (const JsonView& path : sources.elements()) spec.recordings.push_back(resolve(path.as_string()));
+    if (spec.recordings.empty()) sources.fail("at least one recording's path");
+    parse_residual(view, spec);
+    if (spec.recordings.size() > 1 && !spec.residual)
+      sources.fail("a \"residual\" beside it: several recordings are combined as priors of the residual");
   } else {
-    view.at("type").fail("one of \"none\", \"analytical\", \"learned\", found \"" + spec.type + "\"");
+    view.at("type").fail("one of \"none\", \"analytical\", \"learned\", \"recorded\", found \"" + spec.type + "\"");
   }
   return spec;
 }

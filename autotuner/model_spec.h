@@ -7,7 +7,15 @@
 //   {"type": "learned", "checkpoint": PATH}   GNN trained by `perftune train` (pre-trained)
 //   {"type": "learned", "params": PATH}       GNN trained online from scratch by the tuner's updates
 //                                             (AutoTVM-style); PATH is a configs/models/*.json
-//   a learned model may add "residual": {"fine_tune_prior": false, "exploration": 0}: the tuner's
+//   {"type": "learned", "checkpoints": [PATH, ...], "residual": {...}}
+//                                             several pre-trained GNNs (e.g. one per source device),
+//                                             each a prior column of one residual, which learns on
+//                                             the target how much to trust each (needs "residual")
+//   {"type": "recorded", "sources": [PATH, ...]}  a reference, not a model: each config's time as
+//                                             recorded on other devices (surrogate/recorded_model.h),
+//                                             e.g. to bound what learned priors could give; several
+//                                             need "residual"
+//   a learned or recorded model may add "residual": {"fine_tune_prior": false, "exploration": 0}: the tuner's
 //   measurements fit a Gaussian-process correction of it (surrogate/target_residual.h), searched by
 //   its mean minus `exploration` standard deviations; the model itself stays as trained unless
 //   fine_tune_prior
@@ -17,13 +25,14 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "ir/json_view.h"
 
 namespace perftune {
 
 struct ModelSpec {
-  std::string type;        // "none", "analytical", "learned"
+  std::string type;        // "none", "analytical", "learned", "recorded"
   std::string checkpoint;  // learned only; resolved against the campaign's folder
   std::string file;
   std::string path;
@@ -31,7 +40,9 @@ struct ModelSpec {
   std::string hardware_dir;  // analytical without "device": where the shipped specs are
   std::string params;        // learned online only: hyper-parameters file
   std::uint64_t seed = 1;    // learned online only: initial weights
-  bool residual = false;     // learned only: wrapped in a TargetResidualModel
+  std::vector<std::string> checkpoints;  // learned with several priors ("checkpoints"), resolved likewise
+  std::vector<std::string> recordings;  // recorded only: the recordings (sources), resolved
+  bool residual = false;     // learned or recorded: wrapped in a TargetResidualModel
   bool residual_fine_tune_prior = false;  // TargetResidualOptions::fine_tune_prior
   double residual_exploration = 0.0;      // TargetResidualOptions::exploration
 };

@@ -1,5 +1,6 @@
 #include "experiments/experiment.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -11,15 +12,32 @@ namespace perftune {
 namespace {
 
 nlohmann::json campaign_json(const Experiment& experiment, std::size_t space, std::size_t strategy, std::uint64_t seed,
-                             const std::string& output) {
+                             const std::string& output, const std::vector<std::string>* prior_spaces) {
   const ExperimentSpace& s = experiment.spaces[space];
   const ExperimentStrategy& t = experiment.strategies[strategy];
   // Absolute: the campaign would resolve a relative path against the experiment file's folder again.
-  nlohmann::json model =
-      t.pretrain ? nlohmann::json{{"type", "learned"},
-                                  {"checkpoint", std::filesystem::absolute(pretrained_checkpoint_path(
-                                                     experiment.output, s.name, *t.pretrain)).lexically_normal().string()}}
-                 : t.model;
+  auto checkpoint = [&](const std::string& name) {
+    return std::filesystem::absolute(pretrained_checkpoint_path(experiment.output, name, *t.pretrain)).lexically_normal().string();
+  };
+  nlohmann::json model = t.model;
+  if (t.pretrain && !t.pretrain->per_source) {
+    model = {{"type", "learned"}, {"checkpoint", checkpoint(s.name)}};
+  } else if (t.pretrain) {
+    // Until the sources are known (loaded), every space stands in: the check never opens them.
+    nlohmann::json paths = nlohmann::json::array();
+    if (prior_spaces)
+      for (const std::string& name : *prior_spaces) paths.push_back(checkpoint(name));
+    else
+      for (const ExperimentSpace& other : experiment.spaces) paths.push_back(checkpoint(other.name));
+    model = {{"type", "learned"}, {"checkpoints", paths}};
+  } else if (t.recorded_other_devices) {
+    nlohmann::json paths = nlohmann::json::array();
+    for (const ExperimentSpace& other : experiment.spaces)
+      if (other.source.contains("path") &&
+          (!prior_spaces || std::find(prior_spaces->begin(), prior_spaces->end(), other.name) != prior_spaces->end()))
+        paths.push_back(other.source["path"]);
+    model["sources"] = paths;
+  }
   if (t.pretrain && t.model.contains("residual")) model["residual"] = t.model["residual"];
   nlohmann::json json = {{"name", experiment.name + ":" + s.name + ":" + t.name + ":" + std::to_string(seed)},
                          {"source", s.source},
@@ -102,6 +120,14 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
     strategy.strategy = view.at("strategy").value();
     strategy.model = view.has("model") ? view.at("model").value() : nlohmann::json{{"type", "none"}};
     if (view.has("model")) strategy.pretrain = parse_pretrain_spec(view.at("model"), resolve);
+    // A recorded reference naming its sources by rule rather than by path (ModelSpec checks the rest).
+    if (const auto model = view.find("model"); model && model->is_object() && model->has("type") &&
+                                               model->at("type").value() == "recorded" && model->has("sources") &&
+                                               model->at("sources").value().is_string()) {
+      if (model->at("sources").as_string() != "other_devices")
+        model->at("sources").fail("a list of recordings, or \"other_devices\" (each space's other devices of its kernel)");
+      strategy.recorded_other_devices = true;
+    }
     experiment.strategies.push_back(std::move(strategy));
   }
 
@@ -125,9 +151,9 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
 }
 
 Campaign experiment_campaign(const Experiment& experiment, std::size_t space, std::size_t strategy, std::uint64_t seed,
-                             const std::string& output) {
+                             const std::string& output, const std::vector<std::string>* prior_spaces) {
   try {
-    return parse_campaign(campaign_json(experiment, space, strategy, seed, output), experiment.file);
+    return parse_campaign(campaign_json(experiment, space, strategy, seed, output, prior_spaces), experiment.file);
   } catch (const InputError& error) {
     const std::string prefix_length_probe = InputError(error.file(), error.place(), "").what();
     const std::string expected = std::string(error.what()).substr(prefix_length_probe.size());

@@ -10,7 +10,8 @@
 //    "report_budgets": [10, 25, 50, 100, 200], "output": DIR}
 // The "source", "default", "strategy", "model", "backend" and "budget" sections are exactly those
 // of a campaign, except that a model may be {"type": "learned", "pretrain": {...}}: a GNN trained per
-// space on the experiment's other devices of that kernel (experiments/pretraining.h); and a
+// space on the experiment's other devices of that kernel (experiments/pretraining.h), or
+// {"type": "recorded", "sources": "other_devices", ...}: those devices' recordings, a reference; and a
 // "program" source with a live backend (cpu) is a live space, measured during the experiment
 // (speedup_curves.h says how its baseline is measured instead of computed). Every (space, strategy)
 // pair is checked as a campaign on load, so a mistake fails
@@ -40,6 +41,13 @@ struct ExperimentStrategy {
   nlohmann::json model;  // {"type": "none"} when absent
   // Set for a "pretrain" model: each run gets {"type": "learned", "checkpoint": the space's model}.
   std::optional<PretrainSpec> pretrain;
+  // A reference model {"type": "recorded", "sources": "other_devices", ...}: each run's model reads
+  // the recordings of its space's kernel on the experiment's other devices (surrogate/recorded_model.h).
+  bool recorded_other_devices = false;
+
+  // Whether each run's model names its space's sources (per-source priors, recorded references),
+  // which are known only once the spaces are loaded (experiment_campaign's prior_spaces).
+  bool models_name_sources() const { return (pretrain && pretrain->per_source) || recorded_other_devices; }
 };
 
 struct Experiment {
@@ -67,8 +75,12 @@ Experiment load_experiment(const std::string& path);
 Experiment parse_experiment(const nlohmann::json& json, const std::string& file);
 
 // The campaign of one run, writing into `output` (validated like any campaign file). A pretrain
-// strategy's campaign loads pretrained_checkpoint_path(experiment.output, space, spec).
+// strategy's campaign loads pretrained_checkpoint_path(experiment.output, space, spec); a per_source
+// one loads the model of each space in `prior_spaces`, a recorded one their recordings (its
+// sources, known once the spaces are loaded; null: every space stands in, for checking the
+// campaign before then).
 Campaign experiment_campaign(const Experiment& experiment, std::size_t space, std::size_t strategy,
-                             std::uint64_t seed, const std::string& output);
+                             std::uint64_t seed, const std::string& output,
+                             const std::vector<std::string>* prior_spaces = nullptr);
 
 }  // namespace perftune

@@ -115,15 +115,21 @@ void write_runs_csv(const std::string& path, const Experiment& experiment, const
   fs::rename(path + ".tmp", path);
 }
 
-// Every pre-trained model the experiment's strategies need, one per (space, pretrain section),
-// trained in turn (training seeds libtorch's global generator, so concurrent trainings would not be
-// reproducible) or reused from an earlier run. Returns one entry per model for the summary.
-nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::vector<const MeasuredKernel*>& kernels,
-                                       std::ostream* progress) {
+// A live space (null kernel) has no recording: nothing pre-trains on it or for it.
+std::vector<SpaceIdentity> space_identities(const std::vector<const MeasuredKernel*>& kernels) {
   std::vector<SpaceIdentity> identities;
-  // A live space (null kernel) has no recording: nothing pre-trains on it or for it.
   for (const MeasuredKernel* kernel : kernels)
     identities.push_back(kernel ? SpaceIdentity{kernel->kernel.name(), kernel->device} : SpaceIdentity{});
+  return identities;
+}
+
+// Every pre-trained model the experiment's strategies need, one per (space, pretrain section) or,
+// per_source, one per (source space, section), trained in turn (training seeds libtorch's global
+// generator, so concurrent trainings would not be reproducible) or reused from an earlier run.
+// Returns one entry per model for the summary.
+nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::vector<const MeasuredKernel*>& kernels,
+                                       std::ostream* progress) {
+  const std::vector<SpaceIdentity> identities = space_identities(kernels);
   // Every model's sources first: a space with nothing to train on fails before any training.
   struct Job {
     const PretrainSpec* spec;
@@ -141,22 +147,31 @@ nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::
         throw InputError(spec.file, spec.place,
                          "a recorded space to pre-train for; space " + experiment.spaces[s].name + " ($.spaces[" +
                              std::to_string(s) + "]) is live (a program measured during the experiment)");
-      Job job{&spec, s, pretrained_checkpoint_path(experiment.output, experiment.spaces[s].name, spec), {}};
-      if (!planned.insert(job.checkpoint).second) continue;  // another strategy with the same section
-      for (std::size_t i : pretraining_sources(identities, s)) job.sources.emplace_back(experiment.spaces[i].name, kernels[i]);
-      if (job.sources.empty())
+      const std::vector<std::size_t> sources = pretraining_sources(identities, s);
+      if (sources.empty())
         throw InputError(spec.file, spec.place,
                          "another space of kernel " + identities[s].kernel + " measured on another device than '" +
                              identities[s].device + "' to pre-train on for space " + experiment.spaces[s].name +
                              " ($.spaces[" + std::to_string(s) + "]); the experiment has none");
-      jobs.push_back(std::move(job));
+      // Pooled: the held-out space's model on all its sources. Per source: each source's own model.
+      std::vector<std::pair<std::size_t, std::vector<std::size_t>>> models;
+      if (spec.per_source)
+        for (const std::size_t i : sources) models.push_back({i, {i}});
+      else
+        models.push_back({s, sources});
+      for (const auto& [named, trained_on] : models) {
+        Job job{&spec, named, pretrained_checkpoint_path(experiment.output, experiment.spaces[named].name, spec), {}};
+        if (!planned.insert(job.checkpoint).second) continue;  // another strategy or held-out space shares it
+        for (const std::size_t i : trained_on) job.sources.emplace_back(experiment.spaces[i].name, kernels[i]);
+        jobs.push_back(std::move(job));
+      }
     }
   }
   nlohmann::ordered_json entries = nlohmann::ordered_json::array();
   for (const Job& job : jobs) {
     const std::string& space = experiment.spaces[job.space].name;
     if (progress) {
-      *progress << "[experiment] model for " << space << " pre-trained on";
+      *progress << "[experiment] " << (job.spec->per_source ? "per-source model" : "model for " + space) << " pre-trained on";
       for (const auto& [name, kernel] : job.sources) *progress << " " << name;
       *progress << ": " << std::flush;
     }
@@ -167,6 +182,7 @@ nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::
       else *progress << "trained in " << std::setprecision(3) << model.training.value("seconds", 0.0) << " s" << std::endl;
     }
     entries.push_back({{"space", space},
+                       {"per_source", job.spec->per_source},
                        {"checkpoint", job.checkpoint},
                        {"sources", model.sources},
                        {"reused", model.reused},
@@ -226,7 +242,8 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
         tasks.push_back({s, t, seed, folder});
       }
   for (std::size_t t = 0; t < experiment.strategies.size(); ++t)
-    if (!experiment.strategies[t].pretrain) make_model(campaigns[t].model);  // pre-trained ones do not exist yet
+    // Pre-trained ones do not exist yet; per-source and recorded ones name their sources later.
+    if (!experiment.strategies[t].pretrain && !experiment.strategies[t].models_name_sources()) make_model(campaigns[t].model);
 
   // Each recorded source once, shared read-only by every run on it. A program source (live: an
   // empty path) is built by each run itself.
@@ -261,6 +278,14 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   }
 
   const nlohmann::ordered_json pretraining = pretrain_models(experiment, space_kernels, options.progress);
+  // Per-source and recorded strategies' runs combine their own space's sources, known only now.
+  const std::vector<SpaceIdentity> identities = space_identities(space_kernels);
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    if (!experiment.strategies[tasks[i].strategy].models_name_sources()) continue;
+    std::vector<std::string> prior_spaces;
+    for (const std::size_t s : pretraining_sources(identities, tasks[i].space)) prior_spaces.push_back(experiment.spaces[s].name);
+    campaigns[i] = experiment_campaign(experiment, tasks[i].space, tasks[i].strategy, tasks[i].seed, tasks[i].folder, &prior_spaces);
+  }
 
   std::vector<RunCurve> curves(tasks.size());
   std::vector<std::optional<double>> default_seconds(tasks.size());

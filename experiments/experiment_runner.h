@@ -35,7 +35,8 @@ struct ExperimentOptions {
 // does not load, a kernel not in it, a model not in this build) before any run starts when they
 // can be seen then (a pretrain section with nothing to train on names its JSON path); finished runs
 // and pre-trained models stay on disk whatever happens, so a rerun continues. The summary's
-// "pretraining" lists each pre-trained model: space, checkpoint, sources, reused, training report.
+// "pretraining" lists each pre-trained model: space (per_source: its one source), per_source,
+// checkpoint, sources, reused, training report.
 nlohmann::ordered_json run_experiment(const Experiment& experiment, const ExperimentOptions& options = {});
 
 }  // namespace perftune

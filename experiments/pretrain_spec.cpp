@@ -25,7 +25,9 @@ std::uint64_t fnv1a(const std::string& text) {
 }  // namespace
 
 nlohmann::ordered_json PretrainSpec::identity() const {
-  return {{"params", params.to_json()}, {"train", train.to_json()}, {"on", on}};
+  nlohmann::ordered_json identity = {{"params", params.to_json()}, {"train", train.to_json()}, {"on", on}};
+  if (per_source) identity["per_source"] = true;
+  return identity;
 }
 
 std::string PretrainSpec::identity_hash() const {
@@ -41,7 +43,7 @@ std::optional<PretrainSpec> parse_pretrain_spec(const JsonView& model,
   if (model.at("type").as_string() != "learned")
     model.at("type").fail("\"learned\" (only a learned model is pre-trained)");
   const JsonView section = model.at("pretrain");
-  section.expect_keys({"params", "train", "on", "comment"});
+  section.expect_keys({"params", "train", "on", "per_source", "comment"});
   PretrainSpec spec;
   spec.file = section.file();
   spec.place = section.path();
@@ -52,6 +54,12 @@ std::optional<PretrainSpec> parse_pretrain_spec(const JsonView& model,
     if (spec.on != "other_devices")
       on->fail("\"other_devices\" (train on the same kernel measured on the experiment's other devices), found \"" +
                spec.on + "\"");
+  }
+  if (const auto per_source = section.find("per_source")) {
+    spec.per_source = per_source->as_bool();
+    if (spec.per_source && !model.has("residual"))
+      per_source->fail("false, or a \"residual\" in the model section: the residual combines the per-source models "
+                       "and learns on the target which to trust");
   }
   return spec;
 }

@@ -20,10 +20,16 @@ struct PretrainSpec {
   GnnParams params;
   TrainOptions train;
   std::string on = "other_devices";  // the only selection rule so far (see pretraining_sources)
+  // false: one model per held-out space, trained on all its sources pooled. true: one model per
+  // source space, trained on it alone and shared by every held-out space it serves; each run's
+  // residual combines its sources' models as priors (the model section must hold a "residual").
+  // Pooling devices that rank the same config differently trains one model on conflicting targets.
+  bool per_source = false;
   std::string file;                  // the experiment file and the section's JSON path, for errors
   std::string place;                 // e.g. "$.strategies[4].model.pretrain"
 
-  // What the model depends on besides its sources: resolved hyper-parameters, train options, rule.
+  // What the model depends on besides its sources: resolved hyper-parameters, train options, rule
+  // (and "per_source" when set, so checkpoints written before it existed keep their hash).
   nlohmann::ordered_json identity() const;
   // 8 hex digits of a 64-bit FNV-1a hash of identity(): sections that train the same model share it.
   std::string identity_hash() const;
@@ -31,7 +37,8 @@ struct PretrainSpec {
 
 // Reads a strategy's model section if it has "pretrain" (else nullopt: an ordinary campaign model).
 // `resolve` makes a path written in the experiment usable. Throws InputError naming the JSON path
-// of an unknown key, a type other than "learned", an unknown "on" rule or bad hyper-parameters.
+// of an unknown key, a type other than "learned", an unknown "on" rule, bad hyper-parameters, or
+// "per_source" without a "residual" to combine the source models.
 std::optional<PretrainSpec> parse_pretrain_spec(const JsonView& model,
                                                 const std::function<std::string(const std::string&)>& resolve);
 
@@ -45,7 +52,8 @@ struct SpaceIdentity {
 // name on another device, in experiment order. Never `held_out`, never a space on its device.
 std::vector<std::size_t> pretraining_sources(const std::vector<SpaceIdentity>& spaces, std::size_t held_out);
 
-// OUTPUT/models/SPACE.HASH.json
+// OUTPUT/models/SPACE.HASH.json: SPACE is the held-out space, or with per_source the one source
+// space the model is trained on.
 std::string pretrained_checkpoint_path(const std::string& output, const std::string& space, const PretrainSpec& spec);
 
 }  // namespace perftune

@@ -24,18 +24,20 @@ PretrainedModel ensure_pretrained(const PretrainSpec& spec, const std::string& c
                                   const std::vector<std::pair<std::string, const MeasuredKernel*>>& sources) {
   PretrainedModel model{space, checkpoint, {}, false, nullptr};
   for (const auto& [name, measured] : sources) model.sources.push_back(name);
-  const nlohmann::ordered_json provenance = {
-      {"pretrain", spec.identity()}, {"held_out", space}, {"sources", source_names(model.sources)}};
+  nlohmann::ordered_json provenance = {{"pretrain", spec.identity()}};
+  if (!spec.per_source) provenance["held_out"] = space;
+  provenance["sources"] = source_names(model.sources);
 
   if (fs::exists(checkpoint)) {
     // A restart: the checkpoint is the commit point of an earlier training (written last).
     const nlohmann::json saved = parse_json_file(checkpoint);
     const JsonView extra = JsonView(saved, checkpoint).at("extra");
-    for (const char* key : {"pretrain", "held_out", "sources"})
-      if (!extra.has(key) || extra.at(key).value() != nlohmann::json::parse(provenance[key].dump()))
-        extra.fail("a model pre-trained for space " + space + " on " + provenance["sources"].dump() +
-                   " with this experiment's pretrain section (" + spec.place + "); this one differs in \"" + key +
-                   "\": delete it (and the runs that used it) to retrain");
+    const std::string what = spec.per_source ? "" : "for space " + space + " ";
+    for (const auto& item : provenance.items())
+      if (!extra.has(item.key()) || extra.at(item.key()).value() != nlohmann::json::parse(item.value().dump()))
+        extra.fail("a model pre-trained " + what + "on " + provenance["sources"].dump() +
+                   " with this experiment's pretrain section (" + spec.place + "); this one differs in \"" +
+                   item.key() + "\": delete it (and the runs that used it) to retrain");
     model.reused = true;
     model.training = extra.has("training") ? nlohmann::ordered_json::parse(extra.at("training").value().dump())
                                             : nlohmann::ordered_json(nullptr);

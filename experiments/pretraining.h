@@ -10,6 +10,11 @@
 // written atomically and reused, not retrained, when the experiment restarts. The section may also
 // hold a campaign model's "residual" (autotuner/model_spec.h): each run then corrects the loaded
 // model with its own measurements; the checkpoint does not depend on it.
+//
+// With "per_source": true the section trains one model per source space instead, on that space
+// alone, at OUTPUT/models/SOURCE.HASH.json: a kernel measured on k devices needs k trainings, each
+// model serving the k - 1 held-out spaces of the other devices, whose runs combine them as priors
+// of one residual ({"checkpoints": [...]}, autotuner/model_spec.h).
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,7 +27,7 @@
 namespace perftune {
 
 struct PretrainedModel {
-  std::string space;
+  std::string space;                 // the held-out space it is for; per_source: its one source
   std::string checkpoint;
   std::vector<std::string> sources;  // space names trained on
   bool reused = false;               // found on disk (a restart), not trained now
@@ -31,7 +36,8 @@ struct PretrainedModel {
 
 // The model for `space` at `checkpoint`: loaded if a checkpoint of this identity and these sources
 // is there, else trained on `sources` (name, measured kernel) and written atomically (the weights
-// first, the JSON last, each renamed into place). Throws InputError naming the checkpoint if one
+// first, the JSON last, each renamed into place). With spec.per_source, `space` is the model's one
+// source (and its provenance names no held-out space: it serves several). Throws InputError naming the checkpoint if one
 // there was trained on other sources, or naming spec.place if no source has two valid runtimes.
 PretrainedModel ensure_pretrained(const PretrainSpec& spec, const std::string& checkpoint, const std::string& space,
                                   const std::vector<std::pair<std::string, const MeasuredKernel*>>& sources);

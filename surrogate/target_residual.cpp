@@ -10,8 +10,14 @@ namespace perftune {
 namespace {
 
 // The prior's weight b is believed within about +-2 * 0.5 of 1 (ours: the prior keeps a say until
-// the target's data outweigh it; at 0 it is switched off, at 2 it counts double).
+// the target's data outweigh it; at 0 it is switched off, at 2 it counts double). With n priors each
+// share b_i ~ N(1/n, 0.5^2 / n): their sum keeps that belief, and a share can leave its 1/n only
+// as far as the data pull it, so ten points fitting n + 1 weights do not hand the prediction to
+// whichever source happens to fit them best (section "Shrinkage" of the header).
 constexpr double kPriorWeightStd = 0.5;
+// The clamped fit enumerates the 2^n faces of b >= 0 (exact, and cheap for a handful of sources:
+// the bundled kernels have at most 3 other devices).
+constexpr std::size_t kMaxPriors = 8;
 // Length scales in units of the [0, 1] knob-index cube: at 0.25 configs one binary knob apart
 // share nothing, at 2 they share most; and the noise variance as a share of the signal's (a
 // measured rank of runtimes is nearly noise-free, a poorly fitting prior leaves structure the GP
@@ -68,6 +74,66 @@ double dot(const std::vector<double>& a, const std::vector<double>& b) {
   return sum;
 }
 
+// The normal equations of the mean's weights x = (a, b_1..b_n): minimize 0.5 x^T M x - r^T x
+// subject to b_i >= 0 (M is positive definite: the b_i carry a Gaussian prior). The minimum lies on
+// one face of the orthant {b_i = 0 for i outside F}, where it is that face's unconstrained minimum;
+// the feasible face minimum of least objective is therefore the constrained one. With one prior this
+// is a 2 x 2 solve by Cramer's rule, falling back to b = 0, as before several priors were allowed.
+// Returns nullopt when no face has a positive definite system.
+std::optional<std::vector<double>> clamped_weights(const std::vector<double>& m, const std::vector<double>& r,
+                                                   std::size_t n) {
+  const std::size_t d = n + 1;
+  // The unconstrained minimum of the face `free` (bit i: b_i free), nullopt if singular or infeasible.
+  auto face = [&](std::size_t free) -> std::optional<std::vector<double>> {
+    std::vector<std::size_t> index = {0};
+    for (std::size_t i = 0; i < n; ++i)
+      if (free >> i & 1) index.push_back(i + 1);
+    std::vector<double> x(d, 0.0);
+    const std::size_t k = index.size();
+    if (k == 1) {
+      x[0] = r[0] / m[0];
+    } else if (k == 2) {
+      const std::size_t j = index[1];
+      const double m11 = m[0], m12 = m[j], m22 = m[j * d + j];
+      const double det = m11 * m22 - m12 * m12;
+      if (!(det > 0)) return std::nullopt;
+      x[0] = (m22 * r[0] - m12 * r[j]) / det;
+      x[j] = (m11 * r[j] - m12 * r[0]) / det;
+    } else {
+      std::vector<double> sub(k * k), rhs(k);
+      for (std::size_t i = 0; i < k; ++i) {
+        rhs[i] = r[index[i]];
+        for (std::size_t j = 0; j < k; ++j) sub[i * k + j] = m[index[i] * d + index[j]];
+      }
+      if (!cholesky(sub, k)) return std::nullopt;
+      const std::vector<double> solved = solve(sub, k, rhs);
+      for (std::size_t i = 0; i < k; ++i) x[index[i]] = solved[i];
+    }
+    for (std::size_t i = 1; i < d; ++i)
+      if (x[i] < 0) return std::nullopt;
+    return x;
+  };
+  const std::size_t all = (std::size_t{1} << n) - 1;
+  if (auto x = face(all)) return x;  // the unconstrained minimum is feasible: it is the answer
+  std::optional<std::vector<double>> best;
+  double best_objective = std::numeric_limits<double>::infinity();
+  for (std::size_t free = all; free-- > 0;) {
+    auto x = face(free);
+    if (!x) continue;
+    double objective = 0.0;
+    for (std::size_t i = 0; i < d; ++i) {
+      double row = 0.0;
+      for (std::size_t j = 0; j < d; ++j) row += m[i * d + j] * (*x)[j];
+      objective += 0.5 * (*x)[i] * row - r[i] * (*x)[i];
+    }
+    if (objective < best_objective) {
+      best_objective = objective;
+      best = std::move(x);
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 std::vector<double> knob_index_coords(const SearchSpace& space, const Config& config) {
@@ -81,19 +147,98 @@ std::vector<double> knob_index_coords(const SearchSpace& space, const Config& co
   return z;
 }
 
+namespace {
+
+std::vector<std::unique_ptr<CostModel>> one(std::unique_ptr<CostModel> prior) {
+  std::vector<std::unique_ptr<CostModel>> priors;
+  priors.push_back(std::move(prior));
+  return priors;
+}
+
+}  // namespace
+
 TargetResidualModel::TargetResidualModel(std::unique_ptr<CostModel> prior, TargetResidualOptions options)
-    : prior_(std::move(prior)), options_(options) {
-  if (!prior_) throw std::invalid_argument("a target residual needs a prior model");
+    : TargetResidualModel(one(std::move(prior)), options) {}
+
+TargetResidualModel::TargetResidualModel(std::vector<std::unique_ptr<CostModel>> priors, TargetResidualOptions options)
+    : priors_(std::move(priors)), options_(options) {
+  if (priors_.empty()) throw std::invalid_argument("a target residual needs a prior model");
+  if (priors_.size() > kMaxPriors)
+    throw std::invalid_argument("a target residual takes at most " + std::to_string(kMaxPriors) + " priors, not " +
+                                std::to_string(priors_.size()));
+  for (const auto& prior : priors_)
+    if (!prior) throw std::invalid_argument("a target residual needs a prior model");
   if (options_.max_points < 2) throw std::invalid_argument("a target residual needs to keep at least 2 points");
   if (!(options_.exploration >= 0)) throw std::invalid_argument("a target residual's exploration must be >= 0");
 }
 
+std::string TargetResidualModel::name() const {
+  if (priors_.size() == 1) return priors_[0]->name() + "+residual";
+  std::string names;
+  for (const auto& prior : priors_) {
+    if (!names.empty()) names += ",";
+    names += prior->name();
+  }
+  return "{" + names + "}+residual";
+}
+
+std::vector<std::vector<float>> TargetResidualModel::predict_priors(const Kernel& kernel, const SearchSpace& space,
+                                                                    std::span<const Config> configs) {
+  std::vector<std::vector<float>> columns(priors_.size(), std::vector<float>(configs.size()));
+  if (priors_.size() == 1 || options_.fine_tune_prior) {
+    for (std::size_t i = 0; i < priors_.size(); ++i) priors_[i]->predict(kernel, space, configs, columns[i]);
+    return columns;
+  }
+  std::vector<std::size_t> missing;
+  {
+    std::lock_guard lock(mutex_);
+    const auto& cache = kernels_[kernel.key()].prior_cache;
+    for (std::size_t c = 0; c < configs.size(); ++c) {
+      const auto it = cache.find(configs[c]);
+      if (it == cache.end()) {
+        missing.push_back(c);
+        continue;
+      }
+      for (std::size_t i = 0; i < priors_.size(); ++i) columns[i][c] = it->second[i];
+    }
+  }
+  if (missing.empty()) return columns;
+  std::vector<Config> asked;
+  for (const std::size_t c : missing) asked.push_back(configs[c]);
+  std::vector<float> answers(asked.size());
+  for (std::size_t i = 0; i < priors_.size(); ++i) {
+    priors_[i]->predict(kernel, space, asked, answers);
+    for (std::size_t j = 0; j < missing.size(); ++j) columns[i][missing[j]] = answers[j];
+  }
+  std::lock_guard lock(mutex_);
+  auto& cache = kernels_[kernel.key()].prior_cache;
+  for (const std::size_t c : missing) {
+    std::vector<float> row(priors_.size());
+    for (std::size_t i = 0; i < priors_.size(); ++i) row[i] = columns[i][c];
+    cache.emplace(configs[c], std::move(row));
+  }
+  return columns;
+}
+
 void TargetResidualModel::predict(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs,
                                   std::span<float> log_seconds) {
-  prior_->predict(kernel, space, configs, log_seconds);
+  const std::vector<std::vector<float>> columns = predict_priors(kernel, space, configs);
+  const std::size_t n_priors = priors_.size();
   std::lock_guard lock(mutex_);
   const auto it = kernels_.find(kernel.key());
-  if (it == kernels_.end() || !it->second.fit) return;
+  if (it == kernels_.end() || !it->second.fit) {
+    // No fit yet: every prior at its share's prior mean 1/n (one prior: its prediction unchanged).
+    for (std::size_t c = 0; c < configs.size(); ++c) {
+      if (n_priors == 1) {
+        log_seconds[c] = columns[0][c];
+        continue;
+      }
+      double mean = 0.0;
+      for (const auto& column : columns) mean += column[c];
+      log_seconds[c] = static_cast<float>(mean / static_cast<double>(n_priors));
+    }
+    return;
+  }
   const KernelData& data = it->second;
   const ResidualFit& fit = *data.fit;
   const std::size_t n = data.coords.size();
@@ -117,39 +262,41 @@ void TargetResidualModel::predict(const Kernel& kernel, const SearchSpace& space
       }
       bound = options_.exploration * std::sqrt(fit.signal_variance * std::max(0.0, 1.0 - explained));
     }
-    log_seconds[c] = static_cast<float>(fit.offset + fit.prior_weight * log_seconds[c] + correction - bound);
+    double weighted = 0.0;
+    for (std::size_t i = 0; i < n_priors; ++i) weighted += fit.prior_weights[i] * columns[i][c];
+    log_seconds[c] = static_cast<float>(fit.offset + weighted + correction - bound);
   }
 }
 
 void TargetResidualModel::update(const Kernel& kernel, const SearchSpace& space, std::span<const Measurement> measurements) {
-  if (options_.fine_tune_prior) prior_->update(kernel, space, measurements);
+  if (options_.fine_tune_prior)
+    for (const auto& prior : priors_) prior->update(kernel, space, measurements);
   if (measurements.empty()) return;
   std::vector<Config> fresh;
   for (const Measurement& m : measurements) fresh.push_back(m.config);
-  std::vector<float> prior(fresh.size());
-  prior_->predict(kernel, space, fresh, prior);
+  const std::vector<std::vector<float>> columns = predict_priors(kernel, space, fresh);
 
   std::lock_guard lock(mutex_);
   KernelData& data = kernels_[kernel.key()];
+  data.prior.resize(priors_.size());
   for (std::size_t i = 0; i < measurements.size(); ++i) {
     const MeasureResult& result = measurements[i].result;
     data.configs.push_back(fresh[i]);
     data.log_seconds.push_back(result.ok() && result.seconds > 0 ? std::optional<double>(std::log(result.seconds))
                                                                   : std::nullopt);
-    data.prior.push_back(prior[i]);
+    for (std::size_t p = 0; p < columns.size(); ++p) data.prior[p].push_back(columns[p][i]);
     data.coords.push_back(knob_index_coords(space, fresh[i]));
   }
   if (data.configs.size() > options_.max_points) {
     const auto drop = static_cast<std::ptrdiff_t>(data.configs.size() - options_.max_points);
     data.configs.erase(data.configs.begin(), data.configs.begin() + drop);
     data.log_seconds.erase(data.log_seconds.begin(), data.log_seconds.begin() + drop);
-    data.prior.erase(data.prior.begin(), data.prior.begin() + drop);
+    for (auto& column : data.prior) column.erase(column.begin(), column.begin() + drop);
     data.coords.erase(data.coords.begin(), data.coords.begin() + drop);
   }
-  if (options_.fine_tune_prior) {  // the prior moved: its predictions at every kept point too
-    std::vector<float> all(data.configs.size());
-    prior_->predict(kernel, space, data.configs, all);
-    data.prior.assign(all.begin(), all.end());
+  if (options_.fine_tune_prior) {  // the priors moved: their predictions at every kept point too
+    const std::vector<std::vector<float>> all = predict_priors(kernel, space, data.configs);
+    for (std::size_t p = 0; p < all.size(); ++p) data.prior[p].assign(all[p].begin(), all[p].end());
   }
   refit(data);
 }
@@ -167,20 +314,27 @@ void TargetResidualModel::refit(KernelData& data) {
     return;
   }
   const std::size_t n = data.configs.size();
+  const std::size_t n_priors = data.prior.size();
   std::vector<double> y(n), ones(n, 1.0);
   for (std::size_t i = 0; i < n; ++i) y[i] = data.log_seconds[i].value_or(slowest);
-  const std::vector<double>& p = data.prior;
+  const std::vector<std::vector<double>>& p = data.prior;
   std::vector<double> dist(n * n);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < i; ++j) dist[i * n + j] = dist[j * n + i] = distance(data.coords[i], data.coords[j]);
 
+  // Each share's prior mean and precision (kPriorWeightStd), and the priors' mean at those shares.
+  const double share = 1.0 / static_cast<double>(n_priors);
+  const double prior_precision = static_cast<double>(n_priors) / (kPriorWeightStd * kPriorWeightStd);
+  std::vector<double> p_mean(n, 0.0);
+  for (const auto& column : p)
+    for (std::size_t i = 0; i < n; ++i) p_mean[i] += share * column[i];
   double mean_residual = 0.0;
-  for (std::size_t i = 0; i < n; ++i) mean_residual += (y[i] - p[i]) / static_cast<double>(n);
-  const double prior_precision = 1.0 / (kPriorWeightStd * kPriorWeightStd);
+  for (std::size_t i = 0; i < n; ++i) mean_residual += (y[i] - p_mean[i]) / static_cast<double>(n);
 
   data.fit.reset();
   data.weights.clear();
   data.factor.clear();
+  const std::size_t d = n_priors + 1;
   double best_likelihood = -std::numeric_limits<double>::infinity();
   for (const double length : kLengthScales)
     for (const double noise : kNoiseShares) {
@@ -189,40 +343,55 @@ void TargetResidualModel::refit(KernelData& data) {
         for (std::size_t j = 0; j <= i; ++j)
           c[i * n + j] = c[j * n + i] = i == j ? 1.0 + noise + kJitter : matern52(dist[i * n + j] / length);
       if (!cholesky(c, n)) continue;
-      const std::vector<double> u1 = solve(c, n, ones), up = solve(c, n, p), uy = solve(c, n, y);
-      // The signal variance at the prior's own weight (a = mean residual, b = 1) scales b's prior
+      const std::vector<double> u1 = solve(c, n, ones), uy = solve(c, n, y);
+      std::vector<std::vector<double>> up(n_priors);
+      for (std::size_t k = 0; k < n_priors; ++k) up[k] = solve(c, n, p[k]);
+      std::vector<double> up_mean(n, 0.0);
+      for (const auto& column : up)
+        for (std::size_t i = 0; i < n; ++i) up_mean[i] += share * column[i];
+      // The signal variance at the priors' own shares (a = mean residual, b_i = 1/n) scales b's prior
       // against the data; then a, b by generalized least squares under that prior.
       const double a0 = mean_residual;
       double s2 = 0.0;
-      for (std::size_t i = 0; i < n; ++i) s2 += (y[i] - a0 - p[i]) * (uy[i] - a0 * u1[i] - up[i]);
+      for (std::size_t i = 0; i < n; ++i) s2 += (y[i] - a0 - p_mean[i]) * (uy[i] - a0 * u1[i] - up_mean[i]);
       s2 = std::max(s2 / static_cast<double>(n), 1e-12);
-      const double m11 = dot(ones, u1) / s2, m12 = dot(ones, up) / s2, m22 = dot(p, up) / s2 + prior_precision;
-      const double r1 = dot(ones, uy) / s2, r2 = dot(p, uy) / s2 + prior_precision * 1.0;
-      const double det = m11 * m22 - m12 * m12;
-      double a = 0.0, b = 0.0;
-      if (det > 0) {
-        a = (m22 * r1 - m12 * r2) / det;
-        b = (m11 * r2 - m12 * r1) / det;
+      std::vector<double> m(d * d), r(d);
+      m[0] = dot(ones, u1) / s2;
+      r[0] = dot(ones, uy) / s2;
+      for (std::size_t k = 0; k < n_priors; ++k) {
+        m[k + 1] = m[(k + 1) * d] = dot(ones, up[k]) / s2;
+        for (std::size_t j = 0; j <= k; ++j)
+          m[(k + 1) * d + j + 1] = m[(j + 1) * d + k + 1] = dot(p[k], up[j]) / s2 + (j == k ? prior_precision : 0.0);
+        r[k + 1] = dot(p[k], uy) / s2 + prior_precision * share;
       }
-      if (!(det > 0) || b < 0) {  // a prior that ranks the target backwards is switched off, not inverted
-        b = 0.0;
-        a = r1 / m11;
-      }
+      // A prior that ranks the target backwards is switched off, not inverted.
+      const std::optional<std::vector<double>> x = clamped_weights(m, r, n_priors);
+      if (!x) continue;
+      const double a = (*x)[0];
+      const std::vector<double> b(x->begin() + 1, x->end());
       std::vector<double> w(n);
       double fit_s2 = 0.0;
       for (std::size_t i = 0; i < n; ++i) {
-        w[i] = uy[i] - a * u1[i] - b * up[i];
-        fit_s2 += (y[i] - a - b * p[i]) * w[i];
+        double wi = uy[i] - a * u1[i], ri = y[i] - a;
+        for (std::size_t k = 0; k < n_priors; ++k) {
+          wi -= b[k] * up[k][i];
+          ri -= b[k] * p[k][i];
+        }
+        w[i] = wi;
+        fit_s2 += ri * wi;
       }
       fit_s2 = std::max(fit_s2 / static_cast<double>(n), 1e-12);
       double log_det = 0.0;
       for (std::size_t i = 0; i < n; ++i) log_det += std::log(c[i * n + i]);
       // Profile log likelihood (s^2 at its maximum) plus the log prior of b, constants dropped.
-      const double likelihood = -0.5 * static_cast<double>(n) * std::log(fit_s2) - log_det -
-                                0.5 * prior_precision * (b - 1.0) * (b - 1.0);
+      double log_prior = 0.0;
+      for (const double bk : b) log_prior += 0.5 * prior_precision * (bk - share) * (bk - share);
+      const double likelihood = -0.5 * static_cast<double>(n) * std::log(fit_s2) - log_det - log_prior;
       if (likelihood > best_likelihood) {
         best_likelihood = likelihood;
-        data.fit = ResidualFit{n, a, b, length, noise, fit_s2};
+        double total = 0.0;
+        for (const double bk : b) total += bk;
+        data.fit = ResidualFit{n, a, total, b, length, noise, fit_s2};
         data.weights = std::move(w);
         data.factor = std::move(c);
       }

@@ -38,5 +38,19 @@ TEST_CASE("an analytical model without a usable device spec names the problem") 
   }
 }
 
+TEST_CASE("a model whose priors cannot be loaded names which one") {
+  const auto [text, place, expected] = GENERATE(table<std::string, std::string, std::string>({
+      {R"({"type": "learned", "checkpoints": ["a.json", "missing.json"], "residual": {}})", "$.model.checkpoints[0]",
+       "does not exist"},
+      {R"({"type": "recorded", "sources": ["missing.json.gz"], "residual": {}})", "$.model.sources[0]", "does not exist"},
+  }));
+  CAPTURE(text);
+  const nlohmann::json json = nlohmann::json::parse(text);
+  const ModelSpec spec = parse_model_spec(JsonView(json, "campaign.json", "$.model"),
+                                          [](const std::string& path) { return "/nonexistent/" + path; });
+  CHECK_THROWS_AS(make_model(spec), InputError);
+  CHECK_THROWS_WITH(make_model(spec), Catch::Contains("campaign.json") && Catch::Contains(place) && Catch::Contains(expected));
+}
+
 }  // namespace
 }  // namespace perftune

@@ -40,13 +40,33 @@ TEST_CASE("a learned model may be corrected by a residual on the target's measur
   CHECK(frozen.residual_exploration == 0.0);
 }
 
+TEST_CASE("several checkpoints are the priors of one residual, each resolved against the campaign") {
+  const ModelSpec several = parse(R"({"type": "learned", "checkpoints": ["a.json", "b.json"], "residual": {}})");
+  CHECK(several.checkpoint.empty());
+  CHECK(several.checkpoints == std::vector<std::string>{"/campaigns/a.json", "/campaigns/b.json"});
+  CHECK(several.residual);
+  CHECK(parse(R"({"type": "learned", "checkpoint": "m.json"})").checkpoints.empty());
+  const ModelSpec recorded = parse(R"({"type": "recorded", "sources": ["a.json.gz", "b.json.gz"], "residual": {}})");
+  CHECK(recorded.recordings == std::vector<std::string>{"/campaigns/a.json.gz", "/campaigns/b.json.gz"});
+  CHECK(recorded.residual);
+}
+
 TEST_CASE("a bad model spec names its JSON path and what was expected") {
   const auto [text, place, expected] = GENERATE(table<std::string, std::string, std::string>({
       {R"({"type": "gnn"})", "$.model.type", "\"none\", \"analytical\", \"learned\""},
       {R"({"kind": "none"})", "$.model", "type"},
       {R"({"type": "none", "device": "x.json"})", "$.model", "device"},
-      {R"({"type": "learned"})", "$.model", "either \"checkpoint\""},
-      {R"({"type": "learned", "checkpoint": "a", "params": "b"})", "$.model", "not both"},
+      {R"({"type": "learned"})", "$.model", "exactly one of \"checkpoint\""},
+      {R"({"type": "learned", "checkpoint": "a", "params": "b"})", "$.model", "exactly one of"},
+      {R"({"type": "learned", "checkpoint": "a", "checkpoints": ["b"], "residual": {}})", "$.model", "exactly one of"},
+      {R"({"type": "learned", "checkpoints": ["a", "b"]})", "$.model.checkpoints", "a \"residual\" beside it"},
+      {R"({"type": "learned", "checkpoints": [], "residual": {}})", "$.model.checkpoints", "at least one"},
+      {R"({"type": "learned", "checkpoints": "a", "residual": {}})", "$.model.checkpoints", "array"},
+      {R"({"type": "learned", "checkpoints": ["a", 3], "residual": {}})", "$.model.checkpoints[1]", "string"},
+      {R"({"type": "recorded"})", "$.model", "sources"},
+      {R"({"type": "recorded", "sources": []})", "$.model.sources", "at least one"},
+      {R"({"type": "recorded", "sources": ["a", "b"]})", "$.model.sources", "a \"residual\" beside it"},
+      {R"({"type": "recorded", "sources": ["a"], "seed": 1})", "$.model", "seed"},
       {R"({"type": "analytical", "device": 3})", "$.model.device", "string"},
       {R"({"type": "learned", "params": "m.json", "seed": "one"})", "$.model.seed", "integer"},
       {R"({"type": "learned", "params": "m.json", "residual": true})", "$.model.residual", "an object"},

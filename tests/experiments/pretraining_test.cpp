@@ -10,6 +10,7 @@
 
 #include "experiments/experiment.h"
 #include "experiments/experiment_runner.h"
+#include "autotuner/model_factory.h"
 #include "experiments/pretraining.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
@@ -178,6 +179,81 @@ TEST_CASE("a pretrain section's residual reaches every run's model, and the chec
   }
 }
 
+TEST_CASE("per-source pre-training: one model per source space trained on it alone, each run combining its sources") {
+  const std::string dir = scratch_dir("experiment_pretraining_per_source");
+  nlohmann::json json = pretrain_experiment(dir);
+  json["strategies"].erase(2);
+  const Experiment pooled = parse_experiment(json, dir + "/pretrain.json");
+  json["strategies"][1]["model"]["pretrain"]["per_source"] = true;
+  json["strategies"][1]["model"]["residual"] = {{"exploration", 1.0}};
+  const Experiment experiment = parse_experiment(json, dir + "/pretrain.json");
+  const PretrainSpec& spec = *experiment.strategies[1].pretrain;
+  REQUIRE(spec.per_source);
+  // Its own checkpoints: the identity names the option; a pooled section's identity is as before it.
+  CHECK(spec.identity()["per_source"] == true);
+  CHECK_FALSE(pooled.strategies[1].pretrain->identity().contains("per_source"));
+  CHECK(spec.identity_hash() != pooled.strategies[1].pretrain->identity_hash());
+
+  const auto summary = run_experiment(experiment, quiet_options());
+  const auto& models = summary["pretraining"];
+  REQUIRE(models.size() == 3);  // one per device, each serving the two other held-out spaces
+  for (const auto& model : models) {
+    const std::string space = model["space"];
+    CAPTURE(space);
+    REQUIRE(model["per_source"] == true);
+    REQUIRE(model["sources"] == nlohmann::json({space}));
+    REQUIRE(model["reused"] == false);
+    const std::string checkpoint = model["checkpoint"];
+    REQUIRE(fs::equivalent(checkpoint, pretrained_checkpoint_path(dir + "/out", space, spec)));
+    const nlohmann::json saved = parse_json_file(checkpoint);
+    REQUIRE(saved["extra"]["sources"] == nlohmann::json({space}));
+    REQUIRE_FALSE(saved["extra"].contains("held_out"));  // it serves several
+  }
+  REQUIRE(summary["strategies"]["SA pre-trained"]["score"].is_number());
+
+  // toy/a's runs combine the models of toy/b and toy/c (never its own) as priors of one residual.
+  const std::vector<std::string> sources = {"toy/b", "toy/c"};
+  const Campaign run = experiment_campaign(experiment, 0, 1, 1, dir + "/run", &sources);
+  REQUIRE(run.model.checkpoints.size() == 2);
+  CHECK(run.model.checkpoint.empty());
+  CHECK(run.model.residual);
+  CHECK(run.model.residual_exploration == 1.0);
+  for (std::size_t i = 0; i < 2; ++i)
+    CHECK(fs::equivalent(run.model.checkpoints[i], pretrained_checkpoint_path(dir + "/out", sources[i], spec)));
+  CHECK(make_model(run.model)->name().find("}+residual") != std::string::npos);  // both loaded
+
+  // A restart reuses all three.
+  fs::remove_all(dir + "/out/runs");
+  for (const auto& model : run_experiment(experiment, quiet_options())["pretraining"]) REQUIRE(model["reused"] == true);
+}
+
+TEST_CASE("a recorded reference reads the other devices' recordings of each space's kernel") {
+  const std::string dir = scratch_dir("experiment_recorded_reference");
+  nlohmann::json json = pretrain_experiment(dir);
+  json["strategies"].erase(2);
+  json["strategies"][1]["model"] = {{"type", "recorded"}, {"sources", "other_devices"}, {"residual", {{"exploration", 1.0}}}};
+  const Experiment experiment = parse_experiment(json, dir + "/pretrain.json");
+  REQUIRE(experiment.strategies[1].models_name_sources());
+  const auto summary = run_experiment(experiment, quiet_options());
+  CHECK_FALSE(summary.contains("pretraining"));  // nothing is trained
+  REQUIRE(summary["strategies"]["SA pre-trained"]["score"].is_number());
+  const std::vector<std::string> sources = {"toy/b", "toy/c"};
+  const Campaign run = experiment_campaign(experiment, 0, 1, 1, dir + "/run", &sources);
+  REQUIRE(run.model.recordings.size() == 2);
+  CHECK(fs::equivalent(run.model.recordings[0], dir + "/toy_b.json"));
+  CHECK(fs::equivalent(run.model.recordings[1], dir + "/toy_c.json"));
+  CHECK(make_model(run.model)->name() == "{recorded:GPU B,recorded:GPU C}+residual");
+
+  json["strategies"][1]["model"]["sources"] = "all";
+  try {
+    parse_experiment(json, dir + "/pretrain.json");
+    FAIL("accepted");
+  } catch (const InputError& error) {
+    CAPTURE(error.what());
+    REQUIRE(error.place() == "$.strategies[1].model.sources");
+  }
+}
+
 TEST_CASE("a pre-trained model on disk that another set of spaces trained is not silently reused") {
   const std::string dir = scratch_dir("experiment_pretraining_changed");
   nlohmann::json json = pretrain_experiment(dir);
@@ -204,6 +280,10 @@ TEST_CASE("an invalid pretrain section is rejected with its JSON path") {
       {"$.strategies[1].model.checkpoint", [](nlohmann::json& j) { j["strategies"][1]["model"]["checkpoint"] = "m.json"; }},
       {"$.strategies[1].model.pretrain.train.epochs",
        [](nlohmann::json& j) { j["strategies"][1]["model"]["pretrain"]["train"]["epochs"] = 0; }},
+      {"$.strategies[1].model.pretrain.per_source",
+       [](nlohmann::json& j) { j["strategies"][1]["model"]["pretrain"]["per_source"] = "yes"; }},
+      {"$.strategies[1].model.pretrain.per_source",  // nothing would combine the source models
+       [](nlohmann::json& j) { j["strategies"][1]["model"]["pretrain"]["per_source"] = true; }},
   }));
   nlohmann::json json = pretrain_experiment(dir);
   edit(json);

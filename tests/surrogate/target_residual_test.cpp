@@ -29,6 +29,12 @@ double true_log_seconds(const Config& c) {
   return std::log(1e-3) + 0.01 * (a * a + b * b);
 }
 
+std::vector<double> true_log_seconds(const std::vector<Config>& configs) {
+  std::vector<double> out;
+  for (const Config& c : configs) out.push_back(true_log_seconds(c));
+  return out;
+}
+
 class FunctionModel : public CostModel {
  public:
   explicit FunctionModel(std::function<double(const Config&)> f) : f_(std::move(f)) {}
@@ -107,8 +113,7 @@ TEST_CASE("a prior that ranks the target backwards is switched off and the resid
   CAPTURE(seed);
   const SearchSpace space = grid_space();
   const std::vector<Config> all = space.enumerate();
-  std::vector<double> truth;
-  for (const Config& c : all) truth.push_back(true_log_seconds(c));
+  const std::vector<double> truth = true_log_seconds(all);
   TargetResidualModel model(std::make_unique<FunctionModel>([](const Config& c) { return -true_log_seconds(c); }));
   CHECK(kendall_tau(predictions(model, kKernel, space, all), truth) < -0.99);
   model.update(kKernel, space, random_measurements(space, 30, seed));
@@ -186,6 +191,108 @@ TEST_CASE("only the most recent points are kept") {
   model.update(kKernel, space, random_measurements(space, 20, 3));
   REQUIRE(model.fit(kKernel));
   CHECK(model.fit(kKernel)->points == 8);
+}
+
+// Several priors: std::vector<std::unique_ptr<CostModel>> of FunctionModels.
+std::vector<std::unique_ptr<CostModel>> function_priors(const std::vector<std::function<double(const Config&)>>& fs) {
+  std::vector<std::unique_ptr<CostModel>> priors;
+  for (const auto& f : fs) priors.push_back(std::make_unique<FunctionModel>(f));
+  return priors;
+}
+
+TEST_CASE("several priors: before any fit the prediction is their mean (equal shares)") {
+  const SearchSpace space = grid_space();
+  const std::vector<Config> all = space.enumerate();
+  auto first = [](const Config& c) { return 0.1 * static_cast<double>(c.values[0]); };
+  auto second = [](const Config& c) { return -0.3 * static_cast<double>(c.values[1]) + 2.0; };
+  auto third = [](const Config& c) { return true_log_seconds(c); };
+  TargetResidualModel model(function_priors({first, second, third}));
+  const std::vector<double> before = predictions(model, kKernel, space, all);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    CAPTURE(all[i].to_string());
+    REQUIRE(before[i] == Approx((first(all[i]) + second(all[i]) + third(all[i])) / 3.0).margin(1e-5));
+  }
+  CHECK_FALSE(model.fit(kKernel));
+}
+
+TEST_CASE("several priors: a source that agrees with the target outweighs one that does not") {
+  const std::uint64_t seed = GENERATE(1u, 2u, 3u);
+  const std::size_t points = GENERATE(10u, 30u);
+  CAPTURE(seed, points);
+  const SearchSpace space = grid_space();
+  // The agreeing source knows the bowl (off by a constant, as another device's times are); the other
+  // knows only knob a, with its optimum at the wrong end (a device that ranks most configs differently).
+  auto agrees = [](const Config& c) { return true_log_seconds(c) - 1.0; };
+  auto differs = [](const Config& c) { return std::log(1e-3) + 0.02 * static_cast<double>(c.values[0]); };
+  TargetResidualModel model(function_priors({differs, agrees}));
+  model.update(kKernel, space, random_measurements(space, points, seed));
+  const auto fit = model.fit(kKernel);
+  REQUIRE(fit);
+  REQUIRE(fit->prior_weights.size() == 2);
+  CAPTURE(fit->prior_weights[0], fit->prior_weights[1]);
+  CHECK(fit->prior_weights[1] > fit->prior_weights[0]);
+  CHECK(fit->prior_weights[1] > 0.5);  // more than its equal share
+  CHECK(fit->prior_weight == Approx(fit->prior_weights[0] + fit->prior_weights[1]));
+}
+
+TEST_CASE("several priors: a source that ranks the target backwards is clamped to zero weight") {
+  const std::uint64_t seed = GENERATE(1u, 2u, 3u);
+  CAPTURE(seed);
+  const SearchSpace space = grid_space();
+  const std::vector<Config> all = space.enumerate();
+  const std::vector<double> truth = true_log_seconds(all);
+  auto backwards = [](const Config& c) { return -true_log_seconds(c); };
+  // Beside a source that knows nothing of the target (a fixed pseudo-random landscape), the
+  // backwards one would earn a negative weight: it is switched off instead.
+  auto unrelated = [](const Config& c) { return 0.3 * std::sin(7.0 * c.values[0] + 3.0 * c.values[1] * c.values[1]); };
+  TargetResidualModel model(function_priors({unrelated, backwards}));
+  model.update(kKernel, space, random_measurements(space, 30, seed));
+  const auto fit = model.fit(kKernel);
+  REQUIRE(fit);
+  CAPTURE(fit->prior_weights[0], fit->prior_weights[1]);
+  CHECK(fit->prior_weights[1] == 0.0);
+  CHECK(kendall_tau(predictions(model, kKernel, space, all), truth) > 0.5);  // the residual learns the rest
+
+  // Beside a source that explains the target, it keeps only a sliver of its share (the residual
+  // absorbs what it spoils) and the ranking is the target's.
+  auto agrees = [](const Config& c) { return true_log_seconds(c) + 2.0; };
+  TargetResidualModel paired(function_priors({agrees, backwards}));
+  paired.update(kKernel, space, random_measurements(space, 20, seed));
+  const ResidualFit both = *paired.fit(kKernel);
+  CAPTURE(both.prior_weights[0], both.prior_weights[1]);
+  CHECK(both.prior_weights[1] < 0.15);
+  CHECK(both.prior_weights[0] > 0.85);
+  CHECK(kendall_tau(predictions(paired, kKernel, space, all), truth) > 0.95);
+}
+
+TEST_CASE("one prior is the single-prior residual; two copies of it are one prior") {
+  // The shares' prior keeps its total at the one-prior belief, so duplicating a source changes nothing.
+  const std::uint64_t seed = GENERATE(1u, 2u);
+  CAPTURE(seed);
+  const SearchSpace space = grid_space();
+  const std::vector<Config> all = space.enumerate();
+  auto prior = [](const Config& c) { return 0.5 * true_log_seconds(c) + 0.05 * static_cast<double>(c.values[1]); };
+  const std::vector<Measurement> batch = random_measurements(space, 15, seed);
+  TargetResidualModel single(std::make_unique<FunctionModel>(prior), TargetResidualOptions{.exploration = 1.0});
+  TargetResidualModel listed(function_priors({prior}), TargetResidualOptions{.exploration = 1.0});
+  TargetResidualModel twice(function_priors({prior, prior}), TargetResidualOptions{.exploration = 1.0});
+  for (TargetResidualModel* model : {&single, &listed, &twice}) model->update(kKernel, space, batch);
+  const ResidualFit one = *single.fit(kKernel), two = *twice.fit(kKernel);
+  CHECK(one.prior_weights == std::vector<double>{one.prior_weight});
+  CHECK(listed.fit(kKernel)->prior_weight == one.prior_weight);
+  CHECK(predictions(listed, kKernel, space, all) == predictions(single, kKernel, space, all));
+  CHECK(two.prior_weights[0] == Approx(two.prior_weights[1]));
+  CHECK(two.prior_weight == Approx(one.prior_weight).epsilon(1e-6));
+  CHECK(two.offset == Approx(one.offset).epsilon(1e-6));
+  CHECK(two.length_scale == one.length_scale);
+  const std::vector<double> a = predictions(single, kKernel, space, all), b = predictions(twice, kKernel, space, all);
+  for (std::size_t i = 0; i < all.size(); ++i) REQUIRE(b[i] == Approx(a[i]).margin(1e-4));
+}
+
+TEST_CASE("a residual needs at least one prior and at most a handful") {
+  CHECK_THROWS_AS(TargetResidualModel(std::vector<std::unique_ptr<CostModel>>{}), std::invalid_argument);
+  std::vector<std::function<double(const Config&)>> many(9, [](const Config&) { return 0.0; });
+  CHECK_THROWS_AS(TargetResidualModel(function_priors(many)), std::invalid_argument);
 }
 
 TEST_CASE("knob coordinates: the domain index scaled to [0, 1], single-valued knobs left out") {
