@@ -3,6 +3,7 @@
 // model study (a file with "studies"), every eval config's tables, predictions and plots.
 #include <unistd.h>
 
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -76,12 +77,16 @@ const bool registered = register_command({"experiment",
         print_json(nlohmann::ordered_json{{"experiment", summary["experiment"]}, {"strategies", summary["strategies"]}}.dump(2));
         return;
       }
-      std::cout << std::left << std::setw(34) << "strategy" << std::setw(8) << "score";
+      // The name column fits the longest strategy name, so a long name never runs into its score.
+      int name_width = 10;
+      for (const auto& [name, row] : summary["strategies"].items())
+        name_width = std::max(name_width, static_cast<int>(name.size()) + 2);
+      std::cout << std::left << std::setw(name_width) << "strategy" << std::setw(8) << "score";
       for (const auto& [budget, value] : summary["strategies"].begin().value()["speedup_at"].items())
         std::cout << std::setw(9) << ("x@" + budget);
       std::cout << "\n" << std::fixed << std::setprecision(3);
       for (const auto& [name, row] : summary["strategies"].items()) {
-        std::cout << std::setw(34) << name;
+        std::cout << std::setw(name_width) << name;
         if (row["score"].is_null()) std::cout << std::setw(8) << "-";
         else std::cout << std::setw(8) << row["score"].get<double>();
         for (const auto& [budget, value] : row["speedup_at"].items()) std::cout << std::setw(9) << value.get<double>();
