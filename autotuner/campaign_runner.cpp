@@ -11,6 +11,7 @@
 
 #include "autotuner/program_target.h"
 #include "autotuner/tuner.h"
+#include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/record_log.h"
 #include "ir/source.h"
@@ -47,16 +48,6 @@ std::optional<Config> default_config(const Campaign& campaign, const MeasuredKer
   }
   if (measured.default_index) return measured.measurements[*measured.default_index].config;
   return std::nullopt;
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << text << "\n";
-    if (!out) throw std::runtime_error("cannot write " + temporary);
-  }
-  std::filesystem::rename(temporary, path);
 }
 
 // Tunes `measured` (a kernel of `corpus`, or a program target with `named_defaults`) and writes
@@ -225,7 +216,7 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   summary["hardware_after"] = std::move(hardware_after);
   summary["records"] = records_path;
   summary["load_seconds"] = load_seconds;
-  write_file_atomically((std::filesystem::path(output) / "summary.json").string(), summary.dump(2));
+  write_file_atomically((std::filesystem::path(output) / "summary.json").string(), summary.dump(2) + "\n");
   return summary;
 }
 

@@ -35,16 +35,6 @@ constexpr Metric kMetrics[] = {{"kendall_tau", "tau", false},
                                {"top10_slowdown", "top-10", true},
                                {"mape", "MAPE", true}};
 
-void write_atomically(const fs::path& path, const std::string& text) {
-  const fs::path temporary = path.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << text;
-    if (!out) throw std::runtime_error("cannot write " + temporary.string());
-  }
-  fs::rename(temporary, path);
-}
-
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
   std::string quoted = "\"";
@@ -222,13 +212,13 @@ nlohmann::ordered_json run_model_study(const ModelStudy& study, const ModelStudy
       if (options.progress) *options.progress << "[model_study] " << entry.name << ": " << entry.config << std::endl;
       result = run_one(entry, *config, output, options);
       result["config_text"] = config_text;
-      write_atomically(study_file, result.dump(1) + "\n");
+      write_file_atomically(study_file.string(), result.dump(1) + "\n");
     }
     result.erase("config_text");
     summary["studies"].push_back(std::move(result));
   }
-  write_atomically(output / "summary.json", summary.dump(1) + "\n");
-  write_atomically(output / "tables.md", model_study_tables(summary));
+  write_file_atomically((output / "summary.json").string(), summary.dump(1) + "\n");
+  write_file_atomically((output / "tables.md").string(), model_study_tables(summary));
   if (options.plots) render_model_study_plots(output.string());
   return summary;
 }

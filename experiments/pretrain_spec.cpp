@@ -1,28 +1,12 @@
 #include "experiments/pretrain_spec.h"
 
-#include <cstdint>
 #include <filesystem>
-#include <iomanip>
-#include <sstream>
+
+#include "ir/stable_hash.h"
 
 namespace perftune {
 
-namespace {
-
 namespace fs = std::filesystem;
-
-// FNV-1a, 64 bit (offset basis and prime from the FNV reference): stable across runs and
-// machines, unlike std::hash, so a checkpoint's name survives a restart on another build.
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const unsigned char c : text) {
-    hash ^= c;
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
-
-}  // namespace
 
 nlohmann::ordered_json PretrainSpec::identity() const {
   nlohmann::ordered_json identity = {{"params", params.to_json()}, {"train", train.to_json()}, {"on", on}};
@@ -30,11 +14,7 @@ nlohmann::ordered_json PretrainSpec::identity() const {
   return identity;
 }
 
-std::string PretrainSpec::identity_hash() const {
-  std::ostringstream out;
-  out << std::hex << std::setw(8) << std::setfill('0') << (fnv1a(identity().dump()) & 0xffffffffULL);
-  return out.str();
-}
+std::string PretrainSpec::identity_hash() const { return stable_hash_hex(identity().dump(), 8); }
 
 std::optional<PretrainSpec> parse_pretrain_spec(const JsonView& model,
                                                 const std::function<std::string(const std::string&)>& resolve) {

@@ -58,4 +58,14 @@ bool path_exists(const std::string& path) {
   return std::filesystem::exists(path, error);
 }
 
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + temporary);
+  }
+  std::filesystem::rename(temporary, path);
+}
+
 }  // namespace perftune

@@ -16,5 +16,8 @@ bool is_gzip(const std::string& bytes);
 // up (a name too long, a component that is not a folder): user-given paths are checked with it,
 // so a bad one is reported as missing, with its place, like any other.
 bool path_exists(const std::string& path);
+// Writes `text` (as is) to PATH.tmp and renames it over `path`, so a reader or a killed process
+// never sees a half-written file. Throws std::runtime_error naming the file if the write fails.
+void write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace perftune

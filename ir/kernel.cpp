@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <map>
+
+#include "ir/stable_hash.h"
 
 namespace perftune {
 
@@ -52,15 +53,6 @@ std::string op_signature(const Op& op) {
   return out;
 }
 
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a 64-bit offset basis
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 1099511628211ull;  // FNV-1a 64-bit prime
-  }
-  return hash;
-}
-
 }  // namespace
 
 std::string canonical_text(const Program& program) {
@@ -95,11 +87,7 @@ std::string canonical_text(const Program& program) {
   return text;
 }
 
-std::string content_key(const Program& program) {
-  char buffer[17];
-  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(fnv1a(canonical_text(program))));
-  return buffer;
-}
+std::string content_key(const Program& program) { return stable_hash_hex(canonical_text(program)); }
 
 Kernel::Kernel(std::string name, Program body) : name_(std::move(name)), body_(std::move(body)) {
   body_.check_acyclic();
