@@ -6,6 +6,7 @@
 
 #include "ir/input_error.h"
 #include "ir/json_view.h"
+#include "ir/stable_hash.h"
 
 namespace perftune {
 
@@ -159,6 +160,13 @@ Campaign experiment_campaign(const Experiment& experiment, std::size_t space, st
     const std::string expected = std::string(error.what()).substr(prefix_length_probe.size());
     throw InputError(experiment.file, experiment_place(error.place(), space, strategy), expected);
   }
+}
+
+std::string run_identity(const Experiment& experiment, std::size_t space, std::size_t strategy, std::uint64_t seed,
+                         const std::vector<std::string>* prior_spaces) {
+  nlohmann::json json = campaign_json(experiment, space, strategy, seed, "", prior_spaces);
+  json.erase("output");
+  return stable_hash_hex(json.dump());
 }
 
 }  // namespace perftune

@@ -20,6 +20,7 @@
 #include "experiments/experiment_plots.h"
 #include "experiments/pretraining.h"
 #include "experiments/speedup_curves.h"
+#include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "ir/source.h"
@@ -38,10 +39,20 @@ struct RunTask {
   std::string folder;
 };
 
-// A finished run's summary in `folder`, if it is one of this (space, strategy, seed).
-std::optional<nlohmann::json> finished_run(const std::string& folder, const Campaign& campaign) {
+// Where a run's folder records its run_identity (experiment.h), written before the run starts.
+fs::path identity_file(const std::string& folder) { return fs::path(folder) / "run_identity"; }
+
+std::string recorded_identity(const std::string& folder) {
+  std::ifstream in(identity_file(folder));
+  std::string identity;
+  in >> identity;
+  return identity;
+}
+
+// A finished run's summary in `folder`, if it is one of this (space, strategy, seed) as defined now.
+std::optional<nlohmann::json> finished_run(const std::string& folder, const Campaign& campaign, const std::string& identity) {
   const fs::path path = fs::path(folder) / "summary.json";
-  if (!fs::exists(path)) return std::nullopt;
+  if (!fs::exists(path) || recorded_identity(folder) != identity) return std::nullopt;
   try {
     nlohmann::json summary = parse_json_file(path.string());
     if (summary.value("campaign", "") == campaign.name && summary.value("seed", std::uint64_t{0}) == campaign.seed &&
@@ -51,6 +62,26 @@ std::optional<nlohmann::json> finished_run(const std::string& folder, const Camp
     // A summary cut short by a kill: the run resumes from its record log instead.
   }
   return std::nullopt;
+}
+
+// Makes `folder` the home of a run with `identity`. A folder left by a run of another definition
+// (or by one from before identities were recorded) is renamed to FOLDER.stale-ID, not deleted: its
+// records are measurements someone paid for. An interrupted run of this definition stays, to
+// resume from its record log. Returns whether an older definition was moved aside.
+bool keep_run_folder(const std::string& folder, const std::string& identity) {
+  bool moved = false;
+  if (fs::exists(folder)) {
+    const std::string old_identity = recorded_identity(folder);
+    if (old_identity == identity) return false;
+    const std::string stem = folder + ".stale-" + (old_identity.empty() ? std::string("unknown") : old_identity);
+    std::string aside = stem;
+    for (int n = 2; fs::exists(aside); ++n) aside = stem + "-" + std::to_string(n);
+    fs::rename(folder, aside);
+    moved = true;
+  }
+  fs::create_directories(folder);
+  write_file_atomically(identity_file(folder).string(), identity + "\n");
+  return moved;
 }
 
 RunCurve curve_of(const RunTask& task, const nlohmann::json& summary) {
@@ -280,17 +311,23 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   const nlohmann::ordered_json pretraining = pretrain_models(experiment, space_kernels, options.progress);
   // Per-source and recorded strategies' runs combine their own space's sources, known only now.
   const std::vector<SpaceIdentity> identities = space_identities(space_kernels);
+  std::vector<std::string> run_ids(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    if (!experiment.strategies[tasks[i].strategy].models_name_sources()) continue;
+    const RunTask& task = tasks[i];
+    if (!experiment.strategies[task.strategy].models_name_sources()) {
+      run_ids[i] = run_identity(experiment, task.space, task.strategy, task.seed);
+      continue;
+    }
     std::vector<std::string> prior_spaces;
-    for (const std::size_t s : pretraining_sources(identities, tasks[i].space)) prior_spaces.push_back(experiment.spaces[s].name);
-    campaigns[i] = experiment_campaign(experiment, tasks[i].space, tasks[i].strategy, tasks[i].seed, tasks[i].folder, &prior_spaces);
+    for (const std::size_t s : pretraining_sources(identities, task.space)) prior_spaces.push_back(experiment.spaces[s].name);
+    campaigns[i] = experiment_campaign(experiment, task.space, task.strategy, task.seed, task.folder, &prior_spaces);
+    run_ids[i] = run_identity(experiment, task.space, task.strategy, task.seed, &prior_spaces);
   }
 
   std::vector<RunCurve> curves(tasks.size());
   std::vector<std::optional<double>> default_seconds(tasks.size());
   std::vector<std::pair<std::string, std::string>> kernel_device(tasks.size());
-  std::atomic<std::size_t> reused{0};
+  std::atomic<std::size_t> reused{0}, changed{0};
   ProgressBar bar(options.progress, tasks.size(), options.progress_redraws);
   // Live measurements one at a time: two runs timing kernels on the same cores would slow each
   // other down and the curves would measure the contention.
@@ -302,16 +339,24 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
       // calls would otherwise each start a pool as wide as the machine).
       if (jobs > 1) configure_torch_threads(1);
       const RunTask& task = tasks[i];
-      std::optional<nlohmann::json> summary = finished_run(task.folder, campaigns[i]);
-      if (summary) ++reused;
-      else if (campaigns[i].source.path.empty()) summary = run_campaign(campaigns[i], CampaignRunOptions{task.folder, nullptr});
-      else summary = run_campaign(campaigns[i], sources.at(campaigns[i].source.path), CampaignRunOptions{task.folder, nullptr});
+      std::optional<nlohmann::json> summary = finished_run(task.folder, campaigns[i], run_ids[i]);
+      if (summary) {
+        ++reused;
+      } else {
+        if (keep_run_folder(task.folder, run_ids[i])) ++changed;
+        const CampaignRunOptions run_options{task.folder, nullptr};
+        summary = campaigns[i].source.path.empty() ? run_campaign(campaigns[i], run_options)
+                                                   : run_campaign(campaigns[i], sources.at(campaigns[i].source.path), run_options);
+      }
       curves[i] = curve_of(task, *summary);
       kernel_device[i] = {summary->value("kernel", ""), summary->value("device", "")};
       if (const auto& d = summary->at("default_seconds"); !d.is_null()) default_seconds[i] = d.get<double>();
       bar.done_one(reused);
     }, tbb::simple_partitioner());
   });
+  if (options.progress && changed > 0)
+    *options.progress << "[experiment] " << changed << " run(s) defined differently from their last run were run again (the old ones are kept as "
+                      << "runs/.../seed_N.stale-ID)" << std::endl;
   // Replay: every run reads the same recorded default. Live: each run measured it once; the median
   // is the reference, so one noisy measurement does not move every speedup.
   for (std::size_t s = 0; s < baselines.size(); ++s) {
@@ -341,6 +386,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   summary["report_budgets"] = experiment.report_budgets;
   summary["runs"] = tasks.size();
   summary["reused_runs"] = reused.load();
+  summary["changed_runs"] = changed.load();
   summary["conventions"] = {
       {"f_strategy", "mean over seeds of the best valid runtime after b measurements; a run that stopped early keeps its "
                      "last best"},
@@ -357,12 +403,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   summary["strategies"] = tables["strategies"];
   summary["spaces"] = tables["spaces"];
   const std::string summary_path = (fs::path(output) / "summary.json").string();
-  {
-    std::ofstream out(summary_path + ".tmp", std::ios::trunc);
-    out << summary.dump(1) << "\n";
-    if (!out) throw std::runtime_error("cannot write " + summary_path + ".tmp");
-  }
-  fs::rename(summary_path + ".tmp", summary_path);
+  write_file_atomically(summary_path, summary.dump(1) + "\n");
   if (options.plots) render_experiment_plots(output);
   return summary;
 }

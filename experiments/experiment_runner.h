@@ -2,8 +2,11 @@
 // Runs an experiment: every (space, strategy, seed) campaign in parallel on a TBB task arena, each
 // source loaded once and shared read-only (a live backend's runs go one at a time: concurrent
 // timings on the same cores would disturb each other), then writes to the output folder
-//   runs/SPACE/STRATEGY/seed_N/   each run's records.jsonl and summary.json (a finished run is
-//                                 reused on restart; an unfinished one resumes from its log)
+//   runs/SPACE/STRATEGY/seed_N/   each run's run_identity, records.jsonl and summary.json (a
+//                                 finished run is reused on restart while its run_identity, i.e.
+//                                 its definition, is unchanged; an unfinished one resumes from its
+//                                 log; a run defined differently is moved to seed_N.stale-ID and
+//                                 run again; "changed_runs" in the summary counts those)
 //   models/SPACE.HASH.json, .pt   pre-trained models of "pretrain" strategies (pretraining.h),
 //                                 trained before the runs, reused on restart
 //   runs.csv                      space,strategy,seed,measurement,best_seconds,hardware_seconds

@@ -80,6 +80,42 @@ TEST_CASE("a tiny experiment end to end writes curves, a summary and PNG/SVG plo
   REQUIRE(render_experiment_plots(dir + "/out").size() == 6);
 }
 
+TEST_CASE("a rerun runs again, and keeps aside, the runs of a strategy redefined under the same name") {
+  const std::string dir = scratch_dir("experiment_redefined");
+  const std::string cache = dir + "/toy_cache.json";
+  write_toy_cache(cache);
+  nlohmann::json json = toy_experiment(cache);
+  ExperimentOptions options;
+  options.jobs = 2;
+  options.output = dir + "/out";
+  options.plots = false;
+  const auto first = run_experiment(parse_experiment(json, dir + "/toy.json"), options);
+  REQUIRE(first["changed_runs"] == 0);
+  const fs::path sa_seed_1 = fs::path(dir) / "out/runs/toy/gpu/SA measured/seed_1";
+  REQUIRE(fs::exists(sa_seed_1 / "run_identity"));
+
+  json["strategies"][1]["strategy"]["chains"] = 2;  // same name, another strategy
+  std::ostringstream progress;
+  options.progress = &progress;
+  options.progress_redraws = false;
+  const auto second = run_experiment(parse_experiment(json, dir + "/toy.json"), options);
+  REQUIRE(second["reused_runs"] == 3);   // random: unchanged
+  REQUIRE(second["changed_runs"] == 3);  // SA measured: every seed again
+  REQUIRE_THAT(progress.str(), Catch::Contains("3 run(s) defined differently"));
+  const std::string old_identity = [&] {
+    for (const auto& entry : fs::directory_iterator(sa_seed_1.parent_path()))
+      if (entry.path().filename().string().starts_with("seed_1.stale-")) return entry.path().filename().string();
+    return std::string();
+  }();
+  CAPTURE(old_identity);
+  REQUIRE(!old_identity.empty());  // the first definition's measurements are kept, not deleted
+  REQUIRE(line_count((sa_seed_1.parent_path() / old_identity / "records.jsonl").string()) > 0);
+
+  const auto third = run_experiment(parse_experiment(json, dir + "/toy.json"), options);
+  REQUIRE(third["reused_runs"] == 6);
+  REQUIRE(third["changed_runs"] == 0);
+}
+
 TEST_CASE("an experiment's mistakes name their place in the experiment file") {
   const std::string dir = scratch_dir("experiment_errors");
   write_toy_cache(dir + "/toy_cache.json");
