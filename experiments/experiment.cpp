@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 
+#include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "ir/stable_hash.h"
@@ -166,7 +167,15 @@ std::string run_identity(const Experiment& experiment, std::size_t space, std::s
                          const std::vector<std::string>* prior_spaces) {
   nlohmann::json json = campaign_json(experiment, space, strategy, seed, "", prior_spaces);
   json.erase("output");
-  return stable_hash_hex(json.dump());
+  std::string identity = json.dump();
+  // A checkpoint is named by its path; retrained in place (perftune train), it is another model.
+  const ModelSpec model = experiment_campaign(experiment, space, strategy, seed, "", prior_spaces).model;
+  std::vector<std::string> checkpoints = model.checkpoints;
+  if (!model.checkpoint.empty()) checkpoints.push_back(model.checkpoint);
+  for (const std::string& checkpoint : checkpoints)
+    for (const std::string& file : {checkpoint, std::filesystem::path(checkpoint).replace_extension(".pt").string()})
+      if (path_exists(file)) identity += "\n" + file + " " + stable_hash_hex(read_file(file));
+  return stable_hash_hex(identity);
 }
 
 }  // namespace perftune

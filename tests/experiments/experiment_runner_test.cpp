@@ -116,6 +116,27 @@ TEST_CASE("a rerun runs again, and keeps aside, the runs of a strategy redefined
   REQUIRE(third["changed_runs"] == 0);
 }
 
+TEST_CASE("a run's identity follows its definition and the content of the checkpoint it loads") {
+  const std::string dir = scratch_dir("experiment_run_identity");
+  const std::string cache = dir + "/toy_cache.json";
+  write_toy_cache(cache);
+  // run_identity only reads these files' bytes; a real checkpoint is not needed to tell them apart.
+  const std::string checkpoint = dir + "/model.json";
+  std::ofstream(checkpoint) << "{\"weights\": 1}";
+  std::ofstream(dir + "/model.pt") << "first weights";
+  nlohmann::json json = toy_experiment(cache);
+  json["strategies"][1]["model"] = {{"type", "learned"}, {"checkpoint", checkpoint}};
+  const Experiment experiment = parse_experiment(json, dir + "/toy.json");
+  const std::string identity = run_identity(experiment, 0, 1, 1);
+  REQUIRE(identity.size() == 16);
+  REQUIRE(run_identity(experiment, 0, 1, 1) == identity);
+  REQUIRE(run_identity(experiment, 0, 1, 2) != identity);  // another seed
+  REQUIRE(run_identity(experiment, 0, 0, 1) != identity);  // another strategy
+
+  std::ofstream(dir + "/model.pt") << "retrained weights";  // perftune train wrote over it
+  REQUIRE(run_identity(experiment, 0, 1, 1) != identity);
+}
+
 TEST_CASE("an experiment's mistakes name their place in the experiment file") {
   const std::string dir = scratch_dir("experiment_errors");
   write_toy_cache(dir + "/toy_cache.json");
