@@ -166,10 +166,11 @@ Campaign experiment_campaign(const Experiment& experiment, std::size_t space, st
 std::string run_identity(const Experiment& experiment, std::size_t space, std::size_t strategy, std::uint64_t seed,
                          const std::vector<std::string>* prior_spaces) {
   nlohmann::json json = campaign_json(experiment, space, strategy, seed, "", prior_spaces);
+  // Checked by experiment_campaign when the experiment was loaded: the paths it resolves are wanted here.
+  const ModelSpec model = parse_campaign(json, experiment.file).model;
   json.erase("output");
   std::string identity = json.dump();
   // A checkpoint is named by its path; retrained in place (perftune train), it is another model.
-  const ModelSpec model = experiment_campaign(experiment, space, strategy, seed, "", prior_spaces).model;
   std::vector<std::string> checkpoints = model.checkpoints;
   if (!model.checkpoint.empty()) checkpoints.push_back(model.checkpoint);
   for (const std::string& checkpoint : checkpoints)

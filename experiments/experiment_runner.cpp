@@ -314,14 +314,13 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   std::vector<std::string> run_ids(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const RunTask& task = tasks[i];
-    if (!experiment.strategies[task.strategy].models_name_sources()) {
-      run_ids[i] = run_identity(experiment, task.space, task.strategy, task.seed);
-      continue;
+    std::optional<std::vector<std::string>> prior_spaces;
+    if (experiment.strategies[task.strategy].models_name_sources()) {
+      prior_spaces.emplace();
+      for (const std::size_t s : pretraining_sources(identities, task.space)) prior_spaces->push_back(experiment.spaces[s].name);
+      campaigns[i] = experiment_campaign(experiment, task.space, task.strategy, task.seed, task.folder, &*prior_spaces);
     }
-    std::vector<std::string> prior_spaces;
-    for (const std::size_t s : pretraining_sources(identities, task.space)) prior_spaces.push_back(experiment.spaces[s].name);
-    campaigns[i] = experiment_campaign(experiment, task.space, task.strategy, task.seed, task.folder, &prior_spaces);
-    run_ids[i] = run_identity(experiment, task.space, task.strategy, task.seed, &prior_spaces);
+    run_ids[i] = run_identity(experiment, task.space, task.strategy, task.seed, prior_spaces ? &*prior_spaces : nullptr);
   }
 
   std::vector<RunCurve> curves(tasks.size());
