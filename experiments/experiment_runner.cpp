@@ -132,7 +132,7 @@ class ProgressBar {
 };
 
 void write_runs_csv(const std::string& path, const Experiment& experiment, const std::vector<RunCurve>& runs) {
-  std::ofstream out(path + ".tmp", std::ios::trunc);
+  std::ostringstream out;
   out << "space,strategy,seed,measurement,best_seconds,hardware_seconds\n" << std::setprecision(9);
   for (const RunCurve& run : runs)
     for (std::size_t i = 0; i < run.best_after.size(); ++i) {
@@ -141,9 +141,7 @@ void write_runs_csv(const std::string& path, const Experiment& experiment, const
       if (run.best_after[i]) out << *run.best_after[i];
       out << "," << (i < run.hardware_after.size() ? run.hardware_after[i] : 0.0) << "\n";
     }
-  if (!out) throw std::runtime_error("cannot write " + path + ".tmp");
-  out.close();
-  fs::rename(path + ".tmp", path);
+  write_file_atomically(path, out.str());
 }
 
 // A live space (null kernel) has no recording: nothing pre-trains on it or for it.

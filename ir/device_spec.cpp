@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
+
+#include "ir/file_io.h"
 
 namespace perftune {
 
@@ -125,17 +126,9 @@ void save_device_spec(const DeviceSpec& spec, const std::string& path) {
   std::error_code error;
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), error);
   if (error) throw std::runtime_error(path + ": cannot create its folder (" + error.message() + ")");
-  // Write beside the target and rename, so a failed write never leaves a half-written spec in
+  // Written beside the target and renamed, so a failed write never leaves a half-written spec in
   // place of a good one.
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    if (!out) throw std::runtime_error(path + ": cannot open " + temporary + " for writing");
-    out << device_spec_to_json(spec).dump(2) << "\n";
-    if (!out) throw std::runtime_error(path + ": write failed");
-  }
-  std::filesystem::rename(temporary, target, error);
-  if (error) throw std::runtime_error(path + ": cannot replace it (" + error.message() + ")");
+  write_file_atomically(path, device_spec_to_json(spec).dump(2) + "\n");
 }
 
 }  // namespace perftune
