@@ -224,7 +224,10 @@ TEST_CASE("per-source pre-training: one model per source space trained on it alo
 
   // A restart reuses all three.
   fs::remove_all(dir + "/out/runs");
-  for (const auto& model : run_experiment(experiment, quiet_options())["pretraining"]) REQUIRE(model["reused"] == true);
+  // The summary is held by name: a range-for over a member of the returned temporary would iterate freed memory.
+  const auto restarted = run_experiment(experiment, quiet_options());
+  REQUIRE(restarted["pretraining"].size() == 3);
+  for (const auto& model : restarted["pretraining"]) REQUIRE(model["reused"] == true);
 }
 
 TEST_CASE("a recorded reference reads the other devices' recordings of each space's kernel") {
