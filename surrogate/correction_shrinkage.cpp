@@ -1,6 +1,7 @@
 #include "surrogate/correction_shrinkage.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -23,6 +24,14 @@ std::vector<double> shrink(std::span<const double> analytical, std::span<const d
   return out;
 }
 
+double kernel_selection_weight(const std::string& rule, std::size_t configs) {
+  const double n = static_cast<double>(configs);
+  if (rule == "uniform") return 1.0;
+  if (rule == "log_configs") return std::log(std::max(n, 2.0));  // a scored kernel has >= 2 configs
+  if (rule == "configs") return std::max(n, 1.0);
+  throw std::invalid_argument("unknown kernel weight rule \"" + rule + "\" (uniform, log_configs or configs)");
+}
+
 ShrinkageChoice choose_shrinkage(std::span<const ShrinkageKernel> kernels, std::span<const double> scales,
                                  double top1_weight) {
   if (scales.empty()) throw std::invalid_argument("choose_shrinkage: no scale to choose from");
@@ -37,8 +46,11 @@ ShrinkageChoice choose_shrinkage(std::span<const ShrinkageKernel> kernels, std::
     if (candidates == 0) candidates = kernel.learned.size();
     if (kernel.learned.size() != candidates)
       throw std::invalid_argument("choose_shrinkage: kernels with different numbers of candidates");
+    if (!(kernel.weight > 0.0)) throw std::invalid_argument("choose_shrinkage: a kernel weight that is not positive");
     if (kernel.measured.size() >= 2) scored.push_back(&kernel);
   }
+  double total_weight = 0.0;
+  for (const ShrinkageKernel* kernel : scored) total_weight += kernel->weight;
   if (scored.empty()) throw std::invalid_argument("choose_shrinkage: no validation kernel with two configs");
   ShrinkageChoice best;
   best.score = -std::numeric_limits<double>::infinity();
@@ -47,12 +59,13 @@ ShrinkageChoice choose_shrinkage(std::span<const ShrinkageKernel> kernels, std::
       double tau = 0.0, top1 = 0.0;
       for (const ShrinkageKernel* kernel : scored) {
         const std::vector<double> blended = shrink(kernel->analytical, kernel->learned[c], scale);
-        tau += kendall_tau(blended, kernel->measured);
-        top1 += top_k_slowdown(blended, kernel->measured, 1);
+        tau += kernel->weight * kendall_tau(blended, kernel->measured);
+        top1 += kernel->weight * top_k_slowdown(blended, kernel->measured, 1);
       }
-      const double n = static_cast<double>(scored.size());
-      const double score = tau / n - top1_weight * top1 / n;
-      if (score > best.score + kTieTolerance) best = {c, scale, tau / n, top1 / n, score};
+      tau /= total_weight;
+      top1 /= total_weight;
+      const double score = tau - top1_weight * top1;
+      if (score > best.score + kTieTolerance) best = {c, scale, tau, top1, score};
     }
   return best;
 }

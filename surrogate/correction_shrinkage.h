@@ -9,6 +9,7 @@
 // Torch-free: the trainer fills the candidates, this file scores them.
 #include <cstddef>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace perftune {
@@ -18,24 +19,31 @@ struct ShrinkageKernel {
   std::vector<double> measured;              // seconds, successful measurements only
   std::vector<double> analytical;            // the analytical model's log seconds, per config
   std::vector<std::vector<double>> learned;  // per candidate (e.g. an epoch's weights): log seconds per config
+  double weight = 1.0;                       // its share of the pooled mean (> 0; kernel_selection_weight)
 };
+
+// A validation kernel's weight in the pooled choice (TrainOptions::select_kernel_weight) for a
+// kernel with `configs` measured configs: "uniform" 1; "log_configs" ln(configs), the information
+// in picking the best of them (a 2-config kernel's top-1 is one coin flip, a 579-config kernel's
+// is what a tuner pays for); "configs" the count itself. std::invalid_argument for another rule.
+double kernel_selection_weight(const std::string& rule, std::size_t configs);
 
 struct ShrinkageChoice {
   std::size_t candidate = 0;
   double scale = 1.0;
-  double tau = 0.0;    // mean over kernels of the chosen blend's Kendall's tau
-  double top1 = 0.0;   // mean top-1 slowdown
+  double tau = 0.0;    // (weighted) mean over kernels of the chosen blend's Kendall's tau
+  double top1 = 0.0;   // (weighted) mean top-1 slowdown
   double score = 0.0;  // tau - top1_weight * top1, what the choice maximized
 };
 
 // analytical + scale * (learned - analytical), element-wise (std::invalid_argument on a length mismatch).
 std::vector<double> shrink(std::span<const double> analytical, std::span<const double> learned, double scale);
 
-// The (candidate, scale) with the best mean over `kernels` (those with two configs or more) of
-// tau - top1_weight * top-1 slowdown. Ties go to the smaller scale, then to the earlier candidate,
+// The (candidate, scale) with the best mean over `kernels` (those with two configs or more, each
+// counted by its weight) of tau - top1_weight * top-1 slowdown. Ties go to the smaller scale, then to the earlier candidate,
 // so the choice stays at the analytical model unless validation prefers the correction. Every
 // kernel must have the same number (> 0) of candidates, `scales` must be non-empty, each in [0, 1],
-// and one kernel must be scorable (std::invalid_argument otherwise).
+// one kernel must be scorable, and every weight positive (std::invalid_argument otherwise).
 ShrinkageChoice choose_shrinkage(std::span<const ShrinkageKernel> kernels, std::span<const double> scales,
                                  double top1_weight);
 

@@ -115,7 +115,7 @@ torch::Tensor GnnCostModel::State::predict(const Kernel& kernel, const SearchSpa
   for (std::size_t m = 1; m < members.size(); ++m) sum = sum + evaluate(in, kernel.key(), m);
   const torch::Tensor mean = members.size() == 1 ? sum : sum / static_cast<double>(members.size());
   if (!analytical || correction_scale == 1.0) return mean;
-  const auto prior = in.configs.select(1, static_cast<std::int64_t>(kAnalyticalFeatureOffset + kAnalyticalLogSeconds));
+  const auto prior = analytical_log_seconds(in.configs);
   return prior + correction_scale * (mean - prior);
 }
 
@@ -162,11 +162,11 @@ void GnnCostModel::State::fit_output_offset(const std::vector<Group>& groups) {
   std::size_t count = 0;
   for (const Group& group : groups) {
     if (group.configs.empty()) continue;
-    torch::Tensor rows;
-    if (analytical) rows = config_features(*group.kernel, *cache.get(*group.kernel), *group.space, group.configs);
+    torch::Tensor prior;
+    if (analytical)
+      prior = analytical_log_seconds(config_features(*group.kernel, *cache.get(*group.kernel), *group.space, group.configs)).contiguous();
     for (std::size_t i = 0; i < group.configs.size(); ++i)
-      sum += group.log_seconds[i] -
-             (analytical ? rows.data_ptr<float>()[i * kConfigFeatureWidth + kAnalyticalFeatureOffset + kAnalyticalLogSeconds] : 0.0f);
+      sum += group.log_seconds[i] - (analytical ? prior.data_ptr<float>()[i] : 0.0f);
     count += group.configs.size();
   }
   if (count == 0) return;

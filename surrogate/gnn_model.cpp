@@ -30,6 +30,10 @@ GraphTensors make_graph_tensors(const KernelGraphFeatures& features, const std::
   return graph;
 }
 
+torch::Tensor analytical_log_seconds(const torch::Tensor& config_rows) {
+  return config_rows.select(1, static_cast<std::int64_t>(kAnalyticalFeatureOffset + kAnalyticalLogSeconds));
+}
+
 GnnModelImpl::GnnModelImpl(const GnnParams& params) : params_(params) {
   const std::int64_t h = params.hidden;
   opcode_embedding = register_module("opcode_embedding", torch::nn::Embedding(params.opcode_capacity, params.opcode_embedding));
@@ -121,7 +125,7 @@ torch::Tensor GnnModelImpl::calibrate(const torch::Tensor& raw) const { return r
 
 torch::Tensor GnnModelImpl::residual(const torch::Tensor& raw, const torch::Tensor& configs) const {
   if (!analytical_scale.defined()) return raw;
-  return raw + analytical_scale * configs.select(1, static_cast<std::int64_t>(kAnalyticalFeatureOffset + kAnalyticalLogSeconds));
+  return raw + analytical_scale * analytical_log_seconds(configs);
 }
 
 torch::Tensor GnnModelImpl::embed_graph(const GraphTensors& graph) {

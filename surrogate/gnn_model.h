@@ -25,6 +25,12 @@ struct GraphTensors {
 };
 GraphTensors make_graph_tensors(const KernelGraphFeatures& features, const std::string& aggregation);
 
+// The hybrid block's analytical log seconds (analytical_features.h, column kAnalyticalLogSeconds)
+// of config feature rows [B, kConfigFeatureWidth], as a [B] view: the one place that knows where
+// the hybrid's prior sits in a config row (the residual, the shrink, the output offset, the
+// trainer's pooled choice all read it here).
+torch::Tensor analytical_log_seconds(const torch::Tensor& config_rows);
+
 struct GnnModelImpl : torch::nn::Module {
   explicit GnnModelImpl(const GnnParams& params);
 

@@ -31,13 +31,14 @@ nlohmann::ordered_json TrainOptions::to_json() const {
   if (ensemble != 1) json["ensemble"] = ensemble;
   if (epoch_selection != "member") json["epoch_selection"] = epoch_selection;
   if (!correction_scales.empty()) json["correction_scales"] = correction_scales;
+  if (select_kernel_weight != "uniform") json["select_kernel_weight"] = select_kernel_weight;
   return json;
 }
 
 TrainOptions TrainOptions::from_json(const JsonView& json) {
   json.expect_keys({"loss", "learning_rate", "epochs", "steps_per_epoch", "kernels_per_step", "configs_per_kernel",
                     "patience", "select_top1_weight", "validation_configs", "validation", "validation_fraction", "ensemble", "epoch_selection",
-                    "correction_scales", "seed",
+                    "correction_scales", "select_kernel_weight", "seed",
                     "time_limit_seconds", "update_steps", "replay_kernels", "replay_configs", "comment"});
   TrainOptions o;
   if (auto loss = json.find("loss")) {
@@ -82,6 +83,11 @@ TrainOptions TrainOptions::from_json(const JsonView& json) {
       if (scale > 1) v->at(i).fail("a factor in [0, 1]");
       o.correction_scales.push_back(scale);
     }
+  }
+  if (auto v = json.find("select_kernel_weight")) {
+    o.select_kernel_weight = v->as_string();
+    if (o.select_kernel_weight != "uniform" && o.select_kernel_weight != "log_configs" && o.select_kernel_weight != "configs")
+      v->fail("\"uniform\", \"log_configs\" or \"configs\"");
   }
   // A bound against a typo, not a tuned value: members train one after another, so 32 already means 32x the time.
   if (o.ensemble > kMaxEnsemble) json.at("ensemble").fail("at most " + std::to_string(kMaxEnsemble) + " members");

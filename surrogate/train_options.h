@@ -52,6 +52,11 @@ struct TrainOptions {
   // predicts analytical + factor * (learned - analytical) (surrogate/correction_shrinkage.h).
   // Empty: no shrinkage (factor 1).
   std::vector<double> correction_scales;
+  // How the pooled choice above (and epoch selection "shared") weights each validation kernel:
+  // "uniform" (each counts once), "log_configs" (ln of its config count: a 2-config kernel's top-1
+  // is a coin flip, a 579-config kernel's is what a tuner pays for) or "configs" (its count).
+  // surrogate/correction_shrinkage.h, kernel_selection_weight.
+  std::string select_kernel_weight = "uniform";
   // Networks trained with different seeds (member m: seed mixed with m; member 0 uses `seed` itself),
   // each keeping its own validation-selected epoch; the model predicts their mean log seconds.
   // Averaging independently initialized networks cuts the variance a single small-data model has
@@ -66,7 +71,8 @@ struct TrainOptions {
   int replay_kernels = 16;            // most recently updated kernels kept for replay
   int replay_configs = 512;           // measurements kept per kernel in the replay buffer
 
-  // "ensemble", "validation", "epoch_selection" and "correction_scales" are written only when not at their default, so checkpoints and
+  // "ensemble", "validation", "epoch_selection", "correction_scales" and "select_kernel_weight" are
+  // written only when not at their default, so checkpoints and
   // pre-trained model identities (experiments/pretraining.h hashes this JSON) from before they
   // existed still match.
   nlohmann::ordered_json to_json() const;

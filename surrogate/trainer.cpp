@@ -10,7 +10,6 @@
 #include <stdexcept>
 
 #include "surrogate/correction_shrinkage.h"
-#include "surrogate/config_features.h"
 #include "surrogate/gnn_state.h"
 #include "surrogate/model_evaluation.h"
 #include "surrogate/ranking_metrics.h"
@@ -330,10 +329,11 @@ void choose_pooled(GnnCostModel::State& s, const TrainingData& data, const std::
     for (const ValidationKernel* v : data.members[m].validation) {
       ShrinkageKernel kernel;
       kernel.measured = v->seconds;
+      kernel.weight = kernel_selection_weight(options.select_kernel_weight, v->seconds.size());
       if (s.analytical) {
-        const auto rows = s.config_features(v->measured->kernel, *s.cache.get(v->measured->kernel), *v->measured->space, v->configs);
-        for (std::size_t c = 0; c < v->configs.size(); ++c)
-          kernel.analytical.push_back(rows.data_ptr<float>()[c * kConfigFeatureWidth + kAnalyticalFeatureOffset + kAnalyticalLogSeconds]);
+        const auto prior = analytical_log_seconds(
+            s.config_features(v->measured->kernel, *s.cache.get(v->measured->kernel), *v->measured->space, v->configs)).contiguous();
+        kernel.analytical.assign(prior.data_ptr<float>(), prior.data_ptr<float>() + prior.numel());
       } else {
         kernel.analytical.assign(v->configs.size(), 0.0);  // only factor 1 applies: the blend is the prediction
       }

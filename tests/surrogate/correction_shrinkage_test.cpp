@@ -66,6 +66,46 @@ TEST_CASE("without a better correction the choice stays at the analytical model"
   REQUIRE(choice.tau == Approx(1.0));
 }
 
+TEST_CASE("kernel weights decide whose top-1 the pooled choice protects") {
+  // A big kernel (many configs) where the correction moves the first pick to a 51% slower config,
+  // and two 2-config kernels it fixes. Uniform weights: the two small kernels outvote the big one
+  // and the full correction is kept; weighted by config count the big kernel's loss dominates and
+  // the choice stays at the analytical model.
+  std::vector<double> big_measured, big_analytical, big_learned;
+  for (int c = 0; c < 64; ++c) {
+    big_measured.push_back(1.0 + 0.5 * (c > 0) + 0.01 * c);   // config 0 alone is fastest
+    big_analytical.push_back(std::log(1.0 + 0.01 * c));         // the analytical model ranks it first
+    big_learned.push_back(std::log(1.0 + 0.01 * c) - 0.5 * (c == 1));  // the correction moves config 1 first
+  }
+  ShrinkageKernel big{big_measured, big_analytical, {big_learned}};
+  ShrinkageKernel small_a{{1.0, 1.5}, logs({2.0, 1.0}), {logs({1.0, 2.0})}};
+  ShrinkageKernel small_b{{1.0, 1.5}, logs({2.0, 1.0}), {logs({1.0, 2.0})}};
+  struct Row {
+    const char* rule;
+    double scale;
+  };
+  const auto row = GENERATE(Row{"uniform", 1.0}, Row{"log_configs", 0.0}, Row{"configs", 0.0});
+  CAPTURE(row.rule);
+  for (ShrinkageKernel* k : {&big, &small_a, &small_b})
+    k->weight = kernel_selection_weight(row.rule, k->measured.size());
+  const std::vector<ShrinkageKernel> kernels{big, small_a, small_b};
+  const ShrinkageChoice choice = choose_shrinkage(kernels, std::vector<double>{0.0, 1.0}, 10.0);
+  CAPTURE(choice.tau, choice.top1, choice.score);
+  REQUIRE(choice.scale == row.scale);
+}
+
+TEST_CASE("kernel weight rules: uniform, log of the config count, the count") {
+  REQUIRE(kernel_selection_weight("uniform", 579) == 1.0);
+  REQUIRE(kernel_selection_weight("log_configs", 579) == Approx(std::log(579.0)));
+  REQUIRE(kernel_selection_weight("log_configs", 2) == Approx(std::log(2.0)));
+  REQUIRE(kernel_selection_weight("configs", 16) == 16.0);
+  REQUIRE_THROWS_WITH(kernel_selection_weight("size", 16), Catch::Contains("unknown kernel weight rule"));
+  ShrinkageKernel k{{1.0, 2.0}, {0.0, 1.0}, {{0.0, 1.0}}};
+  k.weight = 0.0;
+  const std::vector<ShrinkageKernel> zero{k};
+  REQUIRE_THROWS_WITH(choose_shrinkage(zero, std::vector<double>{1.0}, 1.0), Catch::Contains("not positive"));
+}
+
 TEST_CASE("choosing a factor refuses what it cannot score") {
   ShrinkageKernel k{{1.0, 2.0}, {0.0, 1.0}, {{0.0, 1.0}}};
   const std::vector<ShrinkageKernel> one{k};

@@ -14,7 +14,8 @@ TrainOptions parse(const std::string& text) {
 
 TEST_CASE("train options: ensemble and validation round trip through JSON") {
   const TrainOptions o = parse(R"({"ensemble": 4, "validation": "kernels", "validation_fraction": 0.25, "epochs": 7,
-                                    "epoch_selection": "shared", "correction_scales": [0, 0.5, 1]})");
+                                    "epoch_selection": "shared", "correction_scales": [0, 0.5, 1],
+                                    "select_kernel_weight": "log_configs"})");
   REQUIRE(o.ensemble == 4);
   REQUIRE(o.validation == "kernels");
   const auto json = nlohmann::json::parse(o.to_json().dump());
@@ -25,12 +26,14 @@ TEST_CASE("train options: ensemble and validation round trip through JSON") {
   REQUIRE(back.epochs == 7);
   REQUIRE(back.epoch_selection == "shared");
   REQUIRE(back.correction_scales == std::vector<double>{0.0, 0.5, 1.0});
+  REQUIRE(back.select_kernel_weight == "log_configs");
   // Defaults stay out of the JSON: identities written before these options existed still match.
   const auto defaults = TrainOptions{}.to_json();
   REQUIRE_FALSE(defaults.contains("ensemble"));
   REQUIRE_FALSE(defaults.contains("validation"));
   REQUIRE_FALSE(defaults.contains("epoch_selection"));
   REQUIRE_FALSE(defaults.contains("correction_scales"));
+  REQUIRE_FALSE(defaults.contains("select_kernel_weight"));
 }
 
 TEST_CASE("train options: bad ensemble or validation settings name the place") {
@@ -41,7 +44,8 @@ TEST_CASE("train options: bad ensemble or validation settings name the place") {
                             Row{R"({"epoch_selection": "best"})", "\"shared\""},
                             Row{R"({"correction_scales": []})", "at least one factor"},
                             Row{R"({"correction_scales": [0.5, 1.5]})", "$.correction_scales[1]"},
-                            Row{R"({"correction_scales": [-0.5]})", "$.correction_scales[0]"});
+                            Row{R"({"correction_scales": [-0.5]})", "$.correction_scales[0]"},
+                            Row{R"({"select_kernel_weight": "size"})", "$.select_kernel_weight"});
   CAPTURE(row.json);
   REQUIRE_THROWS_AS(parse(row.json), InputError);
   REQUIRE_THROWS_WITH(parse(row.json), Catch::Contains("train.json") && Catch::Contains(row.expected));
