@@ -43,6 +43,10 @@ std::unique_ptr<CostModel> with_residual(const ModelSpec& spec, std::vector<std:
   TargetResidualOptions options;
   options.fine_tune_prior = spec.residual_fine_tune_prior;
   options.exploration = spec.residual_exploration;
+  options.batch = spec.residual_batch == "thompson" ? BatchChoice::kThompson : BatchChoice::kTop;
+  options.batch_pool = spec.residual_batch_pool;
+  options.source_favourites = spec.residual_source_favourites;
+  options.sample_residual = spec.residual_sample_residual;
   try {
     return std::make_unique<TargetResidualModel>(std::move(priors), options);
   } catch (const std::invalid_argument& error) {

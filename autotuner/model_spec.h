@@ -18,10 +18,14 @@
 //   a learned or recorded model may add "residual": {"fine_tune_prior": false, "exploration": 0}: the tuner's
 //   measurements fit a Gaussian-process correction of it (surrogate/target_residual.h), searched by
 //   its mean minus `exploration` standard deviations; the model itself stays as trained unless
-//   fine_tune_prior
+//   fine_tune_prior. "batch": "thompson" (default "top") chooses each round's batch by batch
+//   Thompson sampling over the priors' weights, among "batch_pool" (default 10) proposals per slot
+//   and each prior's "source_favourites" (default 0) best scored configs, drawing the GP residual
+//   too with "sample_residual": true (BatchChoice)
 // Parsing is kept apart from building the model (autotuner/model_factory.h) so that it compiles
 // and links without libtorch: the fuzz targets (fuzz/) are built with clang, which cannot compile
 // libtorch 1.13's headers against GCC 12's libstdc++.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -45,6 +49,10 @@ struct ModelSpec {
   bool residual = false;     // learned or recorded: wrapped in a TargetResidualModel
   bool residual_fine_tune_prior = false;  // TargetResidualOptions::fine_tune_prior
   double residual_exploration = 0.0;      // TargetResidualOptions::exploration
+  std::string residual_batch = "top";     // TargetResidualOptions::batch: "top" or "thompson"
+  std::size_t residual_batch_pool = 10;   // TargetResidualOptions::batch_pool (thompson only)
+  std::size_t residual_source_favourites = 0;  // TargetResidualOptions::source_favourites (thompson only)
+  bool residual_sample_residual = false;  // TargetResidualOptions::sample_residual (thompson only)
 };
 
 // `resolve` turns a path written in the campaign into a usable one. Throws InputError naming the

@@ -214,7 +214,8 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
       const SearchContext context{kernel, space, model_, history, options_.seed, round,
                                   round_deadline(result, seconds_since(start), k, other_seconds)};
       const auto propose_start = std::chrono::steady_clock::now();
-      std::vector<Config> proposed = strategy_.propose(context, greedy);
+      // The model may ask for a wider pool to choose a diverse batch from (CostModel::choose_batch).
+      std::vector<Config> proposed = strategy_.propose(context, model_ ? std::max(greedy, model_->proposal_pool(greedy)) : greedy);
       result.propose_seconds += seconds_since(propose_start);
       if (model_ && proposed.size() > 1) {
         const auto rank_start = std::chrono::steady_clock::now();
@@ -226,6 +227,12 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
         std::vector<Config> ranked;
         for (std::size_t i : order) ranked.push_back(std::move(proposed[i]));
         proposed = std::move(ranked);
+      }
+      if (model_) {
+        const auto choose_start = std::chrono::steady_clock::now();
+        proposed = model_->choose_batch(kernel, space, std::move(proposed), greedy, options_.seed, round,
+                                        [&](const Config& config) { return history.contains(config) || in_batch.count(config) > 0; });
+        result.rank_seconds += seconds_since(choose_start);
       }
       const std::size_t limit = batch.size() + greedy;
       for (const Config& config : proposed) {

@@ -1,6 +1,7 @@
 #pragma once
 // The budget loop. Each round the strategy proposes, the model ranks, and the top k unmeasured
-// configs (a share epsilon of them uniformly random) go to the backend; results go to the record
+// configs (a share epsilon of them uniformly random) go to the backend (a model may widen the pool
+// and choose the batch itself: CostModel::choose_batch); results go to the record
 // log and the history, and the model learns from them. It stops at the measurement or
 // hardware-seconds budget, on early stopping, or when the space is used up.
 //
@@ -84,7 +85,7 @@ struct TuneResult {
   double backend_wall_seconds = 0.0;
   std::size_t backend_configs = 0;            // configs sent to the backend, retries and confirmations included
   // Where the rest of the wall time went: Strategy::propose (search, with its model calls), the
-  // tuner's re-ranking predict(), the model's update(), record-log appends.
+  // tuner's re-ranking predict() and the model's batch choice, the model's update(), record-log appends.
   double propose_seconds = 0.0;
   double rank_seconds = 0.0;
   double update_seconds = 0.0;

@@ -4,6 +4,10 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <unordered_set>
+
+#include "ir/random.h"
+#include "ir/stable_hash.h"
 
 namespace perftune {
 
@@ -170,6 +174,7 @@ TargetResidualModel::TargetResidualModel(std::vector<std::unique_ptr<CostModel>>
     if (!prior) throw std::invalid_argument("a target residual needs a prior model");
   if (options_.max_points < 2) throw std::invalid_argument("a target residual needs to keep at least 2 points");
   if (!(options_.exploration >= 0)) throw std::invalid_argument("a target residual's exploration must be >= 0");
+  if (options_.batch_pool == 0) throw std::invalid_argument("a target residual's batch pool must be at least 1 proposal per slot");
 }
 
 std::string TargetResidualModel::name() const {
@@ -394,8 +399,185 @@ void TargetResidualModel::refit(KernelData& data) {
         data.fit = ResidualFit{n, a, total, b, length, noise, fit_s2};
         data.weights = std::move(w);
         data.factor = std::move(c);
+        data.solved_ones = u1;
+        data.solved_y = uy;
+        data.solved_prior = up;
+        data.weight_precision = m;
       }
     }
+}
+
+std::size_t TargetResidualModel::proposal_pool(std::size_t k) const {
+  return options_.batch == BatchChoice::kThompson ? k * options_.batch_pool : k;
+}
+
+namespace {
+
+// A standard normal draw (Box-Muller on our own uniforms: std::normal_distribution differs
+// between standard libraries, see ir/random.h).
+double standard_normal(Rng& rng) {
+  const double u = 1.0 - uniform_unit(rng);  // (0, 1]
+  return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * 3.14159265358979323846 * uniform_unit(rng));
+}
+
+// Lower Cholesky factor of the inverse of the d x d positive definite `precision`; nullopt if it
+// does not factor.
+std::optional<std::vector<double>> covariance_factor(std::vector<double> precision, std::size_t d) {
+  if (!cholesky(precision, d)) return std::nullopt;
+  std::vector<double> covariance(d * d);
+  for (std::size_t j = 0; j < d; ++j) {
+    std::vector<double> unit(d, 0.0);
+    unit[j] = 1.0;
+    const std::vector<double> column = solve(precision, d, unit);
+    for (std::size_t i = 0; i < d; ++i) covariance[i * d + j] = column[i];
+  }
+  for (std::size_t i = 0; i < d; ++i)  // symmetric to rounding
+    for (std::size_t j = 0; j < i; ++j) covariance[i * d + j] = covariance[j * d + i] = 0.5 * (covariance[i * d + j] + covariance[j * d + i]);
+  if (!cholesky(covariance, d)) return std::nullopt;
+  return covariance;
+}
+
+}  // namespace
+
+std::vector<Config> TargetResidualModel::choose_batch(const Kernel& kernel, const SearchSpace& space,
+                                                      std::vector<Config> ranked, std::size_t k, std::uint64_t seed,
+                                                      std::size_t round, const std::function<bool(const Config&)>& taken) {
+  if (options_.batch != BatchChoice::kThompson || k == 0) return ranked;
+  const std::size_t n_priors = priors_.size();
+  // The candidates: the proposals, then each prior's favourites among the configs scored so far.
+  std::vector<Config> candidates;
+  std::unordered_set<Config, ConfigHash> seen;
+  for (const Config& config : ranked)
+    if (!taken(config) && seen.insert(config).second) candidates.push_back(config);
+  if (options_.source_favourites > 0 && n_priors > 1 && !options_.fine_tune_prior) {
+    std::lock_guard lock(mutex_);
+    const auto it = kernels_.find(kernel.key());
+    if (it != kernels_.end()) {
+      std::vector<std::pair<const Config*, const std::vector<float>*>> scored;
+      for (const auto& [config, row] : it->second.prior_cache)
+        if (!seen.count(config) && !taken(config)) scored.emplace_back(&config, &row);
+      for (std::size_t i = 0; i < n_priors; ++i) {
+        const std::size_t m = std::min(options_.source_favourites, scored.size());
+        // By prior i, ties by config: the cache's iteration order must not decide.
+        std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(m), scored.end(),
+                          [i](const auto& x, const auto& y) {
+                            return (*x.second)[i] != (*y.second)[i] ? (*x.second)[i] < (*y.second)[i] : x.first->values < y.first->values;
+                          });
+        for (std::size_t j = 0; j < m; ++j)
+          if (seen.insert(*scored[j].first).second) candidates.push_back(*scored[j].first);
+      }
+    }
+  }
+  if (candidates.empty()) return ranked;
+  const std::vector<std::vector<float>> columns = predict_priors(kernel, space, candidates);
+
+  // Each candidate's score under weights x = (a, b) is
+  //   a (1 - k^T C^-1 1) + sum_i b_i (prior_i - k^T C^-1 prior_i) + k^T C^-1 y - exploration * sd,
+  // the GP posterior mean given x (at the fitted x: predict()'s mean). Before a fit: b . prior.
+  const std::size_t count = candidates.size();
+  std::vector<double> a_term(count, 0.0), constant(count, 0.0), bonus(count, 0.0);
+  std::vector<std::vector<double>> b_term(n_priors, std::vector<double>(count));
+  for (std::size_t i = 0; i < n_priors; ++i)
+    for (std::size_t c = 0; c < count; ++c) b_term[i][c] = columns[i][c];
+  std::vector<double> mean_x(n_priors + 1, 0.0);
+  std::optional<std::vector<double>> spread;    // Cholesky factor of x's posterior covariance
+  std::optional<std::vector<double>> f_spread;  // of the residual's posterior covariance at the candidates
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = kernels_.find(kernel.key());
+    if (it != kernels_.end() && it->second.fit) {
+      const KernelData& data = it->second;
+      const ResidualFit& fit = *data.fit;
+      const std::size_t n = data.coords.size();
+      mean_x[0] = fit.offset;
+      for (std::size_t i = 0; i < n_priors; ++i) mean_x[i + 1] = fit.prior_weights[i];
+      spread = covariance_factor(data.weight_precision, n_priors + 1);
+      std::vector<std::vector<double>> coords(count), solved(count);  // z(candidate), L^-1 k(candidate)
+      std::vector<double> kv(n);
+      for (std::size_t c = 0; c < count; ++c) {
+        coords[c] = knob_index_coords(space, candidates[c]);
+        for (std::size_t j = 0; j < n; ++j) kv[j] = matern52(distance(coords[c], data.coords[j]) / fit.length_scale);
+        a_term[c] = 1.0 - dot(kv, data.solved_ones);
+        constant[c] = dot(kv, data.solved_y);
+        for (std::size_t i = 0; i < n_priors; ++i) b_term[i][c] -= dot(kv, data.solved_prior[i]);
+        double explained = 0.0;
+        for (std::size_t i = 0; i < n; ++i) {  // forward substitution, as in predict()
+          double v = kv[i];
+          for (std::size_t j = 0; j < i; ++j) v -= data.factor[i * n + j] * kv[j];
+          kv[i] = v / data.factor[i * n + i];
+          explained += kv[i] * kv[i];
+        }
+        bonus[c] = options_.exploration * std::sqrt(fit.signal_variance * std::max(0.0, 1.0 - explained));
+        solved[c] = kv;
+      }
+      if (options_.sample_residual) {
+        // s^2 (K(z_c, z_d) - v_c . v_d), factored with a jitter that grows until it factors
+        // (candidates next to each other or to a measured config make it nearly singular).
+        std::vector<double> covariance(count * count);
+        for (std::size_t c = 0; c < count; ++c)
+          for (std::size_t d = 0; d <= c; ++d)
+            covariance[c * count + d] = covariance[d * count + c] =
+                fit.signal_variance * ((c == d ? 1.0 : matern52(distance(coords[c], coords[d]) / fit.length_scale)) -
+                                       dot(solved[c], solved[d]));
+        for (const double jitter : {1e-6, 1e-4, 1e-2}) {
+          std::vector<double> factor = covariance;
+          for (std::size_t c = 0; c < count; ++c) factor[c * count + c] += jitter * fit.signal_variance;
+          if (cholesky(factor, count)) {
+            f_spread = std::move(factor);
+            break;
+          }
+        }
+      }
+    } else {
+      for (std::size_t i = 0; i < n_priors; ++i) mean_x[i + 1] = 1.0 / static_cast<double>(n_priors);
+    }
+  }
+  const bool fitted = spread.has_value();
+  Rng rng(splitmix64(seed ^ splitmix64(round ^ splitmix64(stable_hash(kernel.key())))));
+  std::vector<Config> batch;
+  std::vector<bool> picked(count, false);
+  std::vector<double> f_draw(count, 0.0);
+  for (std::size_t slot = 0; slot < std::min(k, count); ++slot) {
+    std::vector<double> x = mean_x;
+    // The first slot, and every slot without a residual draw, keep the lower confidence bound.
+    const bool sampled = slot > 0 && f_spread.has_value();
+    if (slot > 0) {
+      std::vector<double> z(n_priors + 1);
+      for (double& value : z) value = standard_normal(rng);
+      if (fitted) {
+        for (std::size_t i = 0; i <= n_priors; ++i)
+          for (std::size_t j = 0; j <= i; ++j) x[i] += (*spread)[i * (n_priors + 1) + j] * z[j];
+      } else {  // the shares' prior; a is a constant then and does not change the choice
+        const double sd = kPriorWeightStd / std::sqrt(static_cast<double>(n_priors));
+        for (std::size_t i = 1; i <= n_priors; ++i) x[i] += sd * z[i];
+      }
+      for (std::size_t i = 1; i <= n_priors; ++i) x[i] = std::max(0.0, x[i]);
+      if (sampled) {
+        std::vector<double> u(count);
+        for (double& value : u) value = standard_normal(rng);
+        for (std::size_t c = 0; c < count; ++c) {
+          double sum = 0.0;
+          for (std::size_t d = 0; d <= c; ++d) sum += (*f_spread)[c * count + d] * u[d];
+          f_draw[c] = sum;
+        }
+      }
+    }
+    std::size_t best = count;
+    double best_score = std::numeric_limits<double>::infinity();
+    for (std::size_t c = 0; c < count; ++c) {
+      if (picked[c]) continue;
+      double score = x[0] * a_term[c] + constant[c] + (sampled ? f_draw[c] : -bonus[c]);
+      for (std::size_t i = 0; i < n_priors; ++i) score += x[i + 1] * b_term[i][c];
+      if (best == count || score < best_score) {
+        best = c;
+        best_score = score;
+      }
+    }
+    picked[best] = true;
+    batch.push_back(candidates[best]);
+  }
+  for (Config& config : ranked) batch.push_back(std::move(config));  // the tuner skips repeats
+  return batch;
 }
 
 std::optional<ResidualFit> TargetResidualModel::fit(const Kernel& kernel) const {

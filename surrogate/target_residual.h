@@ -32,6 +32,8 @@
 // A share moves once the target's data consistently favour a source (tests: after a few tens of
 // points the agreeing source outweighs a disagreeing one; a backwards one is clamped to 0).
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,6 +46,24 @@
 
 namespace perftune {
 
+// How the residual chooses a round's batch among the search's proposals (CostModel::choose_batch).
+//   kTop: the k best by the ranking score (mean - exploration * sd), the tuner's default.
+//   kThompson: batch Thompson sampling over the mean's weights. The batch is judged by its best
+//     config, so k near-identical picks around one optimum of the current belief waste k - 1
+//     measurements when that belief is wrong. The first slot takes the best under the fitted
+//     weights (the kTop pick); each further slot draws (a, b) from their posterior (before any
+//     target data: b_i ~ N(1/n, kPriorWeightStd^2 / n), clamped at 0; after: the Gaussian of the
+//     generalized least squares fit, clamped) and takes that draw's best unpicked candidate, with
+//     the GP's correction conditioned on the draw (near measured configs the data still rule) and
+//     the same exploration bonus (or, with sample_residual, a joint draw of the residual at the
+//     candidates: full batch Thompson sampling). With several priors that disagree, a first batch so spreads over
+//     the sources' favourites (a portfolio: the target usually resembles one source), and later
+//     batches keep hedging while the shares are uncertain. The candidates are the strategy's
+//     proposal_pool(k) = batch_pool * k proposals plus, per prior, its source_favourites best
+//     unmeasured configs among all the search has scored for this kernel (the search ranks by the
+//     shares' mean, which need not reach any one source's favourites).
+enum class BatchChoice { kTop, kThompson };
+
 struct TargetResidualOptions {
   // Pass update() on to the prior as well (a learned prior then fine-tunes its weights as
   // without the residual). Off: the prior stays as trained and only the residual learns.
@@ -53,6 +73,12 @@ struct TargetResidualOptions {
   std::size_t max_points = 512;
   // kappa of the lower confidence bound mean - kappa * sd on log seconds; 0: the mean alone.
   double exploration = 0.0;
+  BatchChoice batch = BatchChoice::kTop;
+  std::size_t batch_pool = 10;        // kThompson: proposals asked per batch slot (>= 1)
+  std::size_t source_favourites = 0;  // kThompson: each prior's own best scored configs added per round
+  // kThompson: each further slot also draws the GP residual jointly at the candidates (full batch
+  // Thompson sampling) instead of taking its mean minus the exploration bonus.
+  bool sample_residual = false;
 };
 
 // What the last fit of a kernel found (for tests and reports).
@@ -81,6 +107,14 @@ class TargetResidualModel : public CostModel {
   // new configs, or for all of them when fine_tune_prior changes the priors).
   void update(const Kernel& kernel, const SearchSpace& space, std::span<const Measurement> measurements) override;
   bool predicts_absolute_time() const override { return true; }
+  // kTop: k; kThompson: batch_pool * k.
+  std::size_t proposal_pool(std::size_t k) const override;
+  // kTop: `ranked` unchanged. kThompson: k picks by batch Thompson sampling (see BatchChoice) among
+  // `ranked` and the priors' favourites, then the rest of `ranked`; deterministic for (seed, round,
+  // kernel) and the model's state.
+  std::vector<Config> choose_batch(const Kernel& kernel, const SearchSpace& space, std::vector<Config> ranked,
+                                   std::size_t k, std::uint64_t seed, std::size_t round,
+                                   const std::function<bool(const Config&)>& taken) override;
 
   // The kernel's last fit; nullopt before it has two successful measurements.
   std::optional<ResidualFit> fit(const Kernel& kernel) const;
@@ -94,6 +128,11 @@ class TargetResidualModel : public CostModel {
     std::optional<ResidualFit> fit;
     std::vector<double> weights;                     // C^-1 (y - a - b prior), for the posterior mean
     std::vector<double> factor;                      // Cholesky factor of C, for the posterior variance
+    // For draws of the mean's weights x = (a, b): C^-1 1, C^-1 y, C^-1 prior_i, and x's posterior
+    // precision (the normal equations' matrix, (n + 1)^2 row-major) at the chosen length scale and noise.
+    std::vector<double> solved_ones, solved_y;
+    std::vector<std::vector<double>> solved_prior;
+    std::vector<double> weight_precision;
     // Several frozen priors: each config's predictions, computed once (search revisits configs
     // every round, and n priors cost n model calls per config).
     std::unordered_map<Config, std::vector<float>, ConfigHash> prior_cache;

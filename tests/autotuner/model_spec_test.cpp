@@ -38,6 +38,15 @@ TEST_CASE("a learned model may be corrected by a residual on the target's measur
   CHECK(tuned.residual_fine_tune_prior);
   CHECK(tuned.residual_exploration == 1.5);
   CHECK(frozen.residual_exploration == 0.0);
+  CHECK(frozen.residual_batch == "top");
+  const ModelSpec thompson = parse(
+      R"({"type": "learned", "checkpoint": "m.json", "residual": {"batch": "thompson", "batch_pool": 4, "source_favourites": 12}})");
+  CHECK(thompson.residual_batch == "thompson");
+  CHECK(thompson.residual_batch_pool == 4);
+  CHECK(thompson.residual_source_favourites == 12);
+  CHECK_FALSE(thompson.residual_sample_residual);
+  CHECK(parse(R"({"type": "learned", "checkpoint": "m.json", "residual": {"batch": "thompson", "sample_residual": true}})")
+            .residual_sample_residual);
 }
 
 TEST_CASE("several checkpoints are the priors of one residual, each resolved against the campaign") {
@@ -76,6 +85,20 @@ TEST_CASE("a bad model spec names its JSON path and what was expected") {
       {R"({"type": "analytical", "residual": {}})", "$.model", "residual"},
       {R"({"type": "learned", "params": "m.json", "residual": {"exploration": -1}})", "$.model.residual.exploration",
        "non-negative"},
+      {R"({"type": "learned", "params": "m.json", "residual": {"batch": "diverse"}})", "$.model.residual.batch", "\"thompson\""},
+      {R"({"type": "learned", "params": "m.json", "residual": {"batch": 2}})", "$.model.residual.batch", "string"},
+      {R"({"type": "learned", "params": "m.json", "residual": {"batch_pool": 4}})", "$.model.residual.batch_pool",
+       "unless \"batch\" is \"thompson\""},
+      {R"({"type": "learned", "params": "m.json", "residual": {"batch": "top", "source_favourites": 4}})",
+       "$.model.residual.source_favourites", "unless \"batch\" is \"thompson\""},
+      {R"({"type": "learned", "params": "m.json", "residual": {"sample_residual": true}})", "$.model.residual.sample_residual",
+       "unless \"batch\" is \"thompson\""},
+      {R"({"type": "learned", "params": "m.json", "residual": {"batch": "thompson", "sample_residual": 1}})",
+       "$.model.residual.sample_residual", "true or false"},
+      {R"({"type": "learned", "params": "m.json", "residual": {"batch": "thompson", "batch_pool": 0}})",
+       "$.model.residual.batch_pool", "positive"},
+      {R"({"type": "learned", "params": "m.json", "residual": {"batch": "thompson", "source_favourites": -1}})",
+       "$.model.residual.source_favourites", ">= 0"},
   }));
   CAPTURE(text);
   CHECK_THROWS_AS(parse(text), InputError);

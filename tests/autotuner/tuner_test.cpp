@@ -1,5 +1,6 @@
 #include "autotuner/tuner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <numeric>
@@ -174,6 +175,40 @@ TEST_CASE("configs to measure first are measured in round 0, and the batch scale
   CHECK(default_top_k(50) == 5);
   CHECK(default_top_k(100000) == 64);
   CHECK(default_top_k(3) == 1);
+}
+
+// A model that asks for a pool of 3k proposals and sends the worst-ranked first.
+class ReversingModel : public testing::ToyCostModel {
+ public:
+  using ToyCostModel::ToyCostModel;
+  std::size_t proposal_pool(std::size_t k) const override { return 3 * k; }
+  std::vector<Config> choose_batch(const Kernel&, const SearchSpace&, std::vector<Config> ranked, std::size_t k,
+                                   std::uint64_t, std::size_t, const std::function<bool(const Config&)>& taken) override {
+    pools.push_back(ranked.size());
+    for (const Config& config : ranked) CHECK_FALSE(taken(config));
+    CHECK(k == 4);
+    std::reverse(ranked.begin(), ranked.end());
+    chosen.push_back(ranked);
+    return ranked;
+  }
+  std::vector<std::size_t> pools;
+  std::vector<std::vector<Config>> chosen;
+};
+
+TEST_CASE("the model chooses each round's batch from the pool it asks for") {
+  Setup s;
+  ReversingModel model{s.target};
+  auto strategy = make("exhaustive");
+  TunerOptions options;
+  options.max_measurements = 8;
+  options.top_k = 4;
+  options.epsilon = 0.0;
+  Tuner tuner(s.backend, *strategy, &model, nullptr, options);
+  const TuneResult result = tuner.run(s.kernel, s.space);
+  CHECK(model.pools == std::vector<std::size_t>{12, 12});
+  REQUIRE(model.chosen.size() == 2);
+  for (std::size_t round = 0; round < 2; ++round)
+    for (std::size_t i = 0; i < 4; ++i) CHECK(result.history.entries()[4 * round + i].config == model.chosen[round][i]);
 }
 
 TEST_CASE("epsilon-greedy sends a share of random configs") {

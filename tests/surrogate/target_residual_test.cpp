@@ -289,10 +289,119 @@ TEST_CASE("one prior is the single-prior residual; two copies of it are one prio
   for (std::size_t i = 0; i < all.size(); ++i) REQUIRE(b[i] == Approx(a[i]).margin(1e-4));
 }
 
+// Two sources that disagree: bowls with their optima at opposite corners of the grid.
+double corner_bowl(const Config& c, double at) {
+  const double a = static_cast<double>(c.values[0]) - at, b = static_cast<double>(c.values[1]) - at;
+  return std::log(1e-3) + 0.01 * (a * a + b * b);
+}
+
+// Closer to the corner bowl's optimum than the shares' mean optimum (7.5, 7.5) is, by a margin.
+bool near(const Config& c, double at) {
+  return std::abs(static_cast<double>(c.values[0]) - at) + std::abs(static_cast<double>(c.values[1]) - at) <= 7.0;
+}
+
+// The batch the tuner would take: the first k distinct configs `taken` does not exclude.
+std::vector<Config> first_k(const std::vector<Config>& order, std::size_t k) {
+  std::vector<Config> out;
+  for (const Config& c : order)
+    if (out.size() < k && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  return out;
+}
+
+// All configs best first by the model's score, as the tuner ranks a search's proposals.
+std::vector<Config> ranked_by(CostModel& model, const SearchSpace& space) {
+  std::vector<Config> all = space.enumerate();
+  const std::vector<double> scores = predictions(model, kKernel, space, all);
+  std::vector<std::size_t> order(all.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] < scores[b]; });
+  std::vector<Config> out;
+  for (const std::size_t i : order) out.push_back(all[i]);
+  return out;
+}
+
+const auto kNothingTaken = [](const Config&) { return false; };
+
+TEST_CASE("batch choice: the default is the tuner's top-k, the proposals in rank order") {
+  const SearchSpace space = grid_space();
+  TargetResidualModel model(function_priors({[](const Config& c) { return corner_bowl(c, 2); },
+                                             [](const Config& c) { return corner_bowl(c, 13); }}),
+                            TargetResidualOptions{.exploration = 1.0});
+  CHECK(model.proposal_pool(10) == 10);
+  const std::vector<Config> ranked = ranked_by(model, space);
+  CHECK(model.choose_batch(kKernel, space, ranked, 10, 1, 0, kNothingTaken) == ranked);
+  model.update(kKernel, space, random_measurements(space, 10, 1));
+  CHECK(model.choose_batch(kKernel, space, ranked, 10, 1, 1, kNothingTaken) == ranked);
+}
+
+TEST_CASE("batch choice: Thompson sampling spreads a first batch over two disagreeing priors' favourites") {
+  const std::uint64_t seed = GENERATE(1u, 2u, 3u, 4u, 5u);
+  CAPTURE(seed);
+  const SearchSpace space = grid_space();
+  auto make = [](BatchChoice batch) {
+    return TargetResidualModel(function_priors({[](const Config& c) { return corner_bowl(c, 2); },
+                                                [](const Config& c) { return corner_bowl(c, 13); }}),
+                               TargetResidualOptions{.exploration = 1.0, .batch = batch, .batch_pool = 3, .source_favourites = 5});
+  };
+  TargetResidualModel top = make(BatchChoice::kTop), thompson = make(BatchChoice::kThompson);
+  CHECK(thompson.proposal_pool(10) == 30);
+  // The shares' mean puts its optimum halfway between the corners: the top-k batch sits there.
+  const std::vector<Config> ranked = ranked_by(top, space);
+  const std::vector<Config> greedy = first_k(top.choose_batch(kKernel, space, ranked, 10, seed, 0, kNothingTaken), 10);
+  CHECK(std::none_of(greedy.begin(), greedy.end(), [](const Config& c) { return near(c, 2) || near(c, 13); }));
+  // Thompson sees the proposals (the 30 best by the mean) and each prior's favourites among the
+  // configs scored so far (here all: ranked_by asked for every config).
+  ranked_by(thompson, space);
+  const std::vector<Config> pool(ranked.begin(), ranked.begin() + 30);
+  const std::vector<Config> order = thompson.choose_batch(kKernel, space, pool, 10, seed, 0, kNothingTaken);
+  const std::vector<Config> batch = first_k(order, 10);
+  REQUIRE(batch.size() == 10);
+  CHECK(batch[0] == ranked[0]);  // the first slot is the top-k pick
+  CHECK(std::any_of(batch.begin(), batch.end(), [](const Config& c) { return near(c, 2); }));
+  CHECK(std::any_of(batch.begin(), batch.end(), [](const Config& c) { return near(c, 13); }));
+  // Deterministic for (seed, round): the same call gives the same batch.
+  CHECK(thompson.choose_batch(kKernel, space, pool, 10, seed, 0, kNothingTaken) == order);
+}
+
+TEST_CASE("batch choice: after a fit, Thompson picks k distinct configs the tuner has not taken") {
+  const std::uint64_t seed = GENERATE(1u, 2u, 3u);
+  const bool sample_residual = GENERATE(false, true);
+  CAPTURE(seed, sample_residual);
+  const SearchSpace space = grid_space();
+  TargetResidualModel model(function_priors({[](const Config& c) { return corner_bowl(c, 2); },
+                                             [](const Config& c) { return true_log_seconds(c) + 1.0; }}),
+                            TargetResidualOptions{.exploration = 1.0, .batch = BatchChoice::kThompson, .source_favourites = 4,
+                                                  .sample_residual = sample_residual});
+  const std::vector<Measurement> measurements = random_measurements(space, 20, seed);
+  model.update(kKernel, space, measurements);
+  REQUIRE(model.fit(kKernel));
+  auto taken = [&](const Config& c) {
+    return std::any_of(measurements.begin(), measurements.end(), [&](const Measurement& m) { return m.config == c; });
+  };
+  std::vector<Config> ranked;
+  for (const Config& c : ranked_by(model, space))
+    if (!taken(c)) ranked.push_back(c);
+  ranked.resize(100);
+  const std::vector<Config> order = model.choose_batch(kKernel, space, ranked, 10, seed, 2, taken);
+  const std::vector<Config> batch = first_k(order, 10);
+  REQUIRE(batch.size() == 10);
+  CHECK(batch[0] == ranked[0]);
+  CHECK(std::none_of(batch.begin(), batch.begin() + 10, taken));
+  // The data favour the source that knows the bowl: most picks lie near its optimum (10, 4).
+  const auto near_optimum = std::count_if(batch.begin(), batch.end(), [](const Config& c) {
+    return std::abs(c.values[0] - 10) + std::abs(c.values[1] - 4) <= 4;
+  });
+  CHECK(near_optimum >= 5);
+  CHECK(model.choose_batch(kKernel, space, ranked, 10, seed, 2, taken) == order);
+}
+
 TEST_CASE("a residual needs at least one prior and at most a handful") {
   CHECK_THROWS_AS(TargetResidualModel(std::vector<std::unique_ptr<CostModel>>{}), std::invalid_argument);
   std::vector<std::function<double(const Config&)>> many(9, [](const Config&) { return 0.0; });
   CHECK_THROWS_AS(TargetResidualModel(function_priors(many)), std::invalid_argument);
+  CHECK_THROWS_AS(TargetResidualModel(function_priors({[](const Config&) { return 0.0; }}),
+                                      TargetResidualOptions{.batch = BatchChoice::kThompson, .batch_pool = 0}),
+                  std::invalid_argument);
 }
 
 TEST_CASE("knob coordinates: the domain index scaled to [0, 1], single-valued knobs left out") {
