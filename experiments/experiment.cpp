@@ -176,6 +176,12 @@ std::string run_identity(const Experiment& experiment, std::size_t space, std::s
   for (const std::string& checkpoint : checkpoints)
     for (const std::string& file : {checkpoint, std::filesystem::path(checkpoint).replace_extension(".pt").string()})
       if (path_exists(file)) identity += "\n" + file + " " + stable_hash_hex(read_file(file));
+  // Where the experiment writes is not part of a run's definition: pre-trained checkpoints live in
+  // its output folder, so without this a results folder copied or moved (--output elsewhere)
+  // would run everything again although every model and curve is the same.
+  const std::string folder = std::filesystem::absolute(experiment.output).lexically_normal().string() + "/";
+  for (std::size_t at = identity.find(folder); at != std::string::npos; at = identity.find(folder, at))
+    identity.replace(at, folder.size(), "${output}/");
   return stable_hash_hex(identity);
 }
 

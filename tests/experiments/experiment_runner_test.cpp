@@ -137,6 +137,26 @@ TEST_CASE("a run's identity follows its definition and the content of the checkp
   REQUIRE(run_identity(experiment, 0, 1, 1) != identity);
 }
 
+TEST_CASE("a run's identity does not depend on where the experiment's output folder is") {
+  const std::string dir = scratch_dir("experiment_run_identity_moved");
+  const std::string cache = dir + "/toy_cache.json";
+  write_toy_cache(cache);
+  // Pre-trained checkpoints are named under the output folder: a copy of the folder elsewhere
+  // holds the same models, so its finished runs are the same runs.
+  auto experiment_in = [&](const std::string& output, const std::string& weights) {
+    fs::create_directories(output + "/models");
+    std::ofstream(output + "/models/model.json") << "{\"weights\": 1}";
+    std::ofstream(output + "/models/model.pt") << weights;
+    nlohmann::json json = toy_experiment(cache);
+    json["output"] = output;
+    json["strategies"][1]["model"] = {{"type", "learned"}, {"checkpoint", output + "/models/model.json"}};
+    return parse_experiment(json, dir + "/toy.json");
+  };
+  const std::string identity = run_identity(experiment_in(dir + "/first", "weights"), 0, 1, 1);
+  REQUIRE(run_identity(experiment_in(dir + "/copy", "weights"), 0, 1, 1) == identity);
+  REQUIRE(run_identity(experiment_in(dir + "/other", "other weights"), 0, 1, 1) != identity);
+}
+
 TEST_CASE("an experiment's mistakes name their place in the experiment file") {
   const std::string dir = scratch_dir("experiment_errors");
   write_toy_cache(dir + "/toy_cache.json");
