@@ -59,12 +59,18 @@ bool cholesky(std::vector<double>& m, std::size_t n) {
   return true;
 }
 
-// x = (L L^T)^-1 b for the factor of cholesky().
-std::vector<double> solve(const std::vector<double>& l, std::size_t n, std::vector<double> x) {
+// x = L^-1 b (forward substitution) for the factor of cholesky().
+std::vector<double> forward_substitute(const std::vector<double>& l, std::size_t n, std::vector<double> x) {
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t k = 0; k < i; ++k) x[i] -= l[i * n + k] * x[k];
     x[i] /= l[i * n + i];
   }
+  return x;
+}
+
+// x = (L L^T)^-1 b for the factor of cholesky().
+std::vector<double> solve(const std::vector<double>& l, std::size_t n, std::vector<double> x) {
+  x = forward_substitute(l, n, std::move(x));
   for (std::size_t i = n; i-- > 0;) {
     for (std::size_t k = i + 1; k < n; ++k) x[i] -= l[k * n + i] * x[k];
     x[i] /= l[i * n + i];
@@ -257,14 +263,9 @@ void TargetResidualModel::predict(const Kernel& kernel, const SearchSpace& space
     }
     double bound = 0.0;
     if (options_.exploration > 0) {
-      // Posterior variance of f: s^2 (1 - k^T C^-1 k), with v = L^-1 k by forward substitution.
-      double explained = 0.0;
-      for (std::size_t i = 0; i < n; ++i) {
-        double v = k[i];
-        for (std::size_t j = 0; j < i; ++j) v -= data.factor[i * n + j] * k[j];
-        k[i] = v / data.factor[i * n + i];  // k[0..i] now holds v[0..i]; k[i+1..] is still k
-        explained += k[i] * k[i];
-      }
+      // Posterior variance of f: s^2 (1 - k^T C^-1 k) = s^2 (1 - v . v) with v = L^-1 k.
+      const std::vector<double> v = forward_substitute(data.factor, n, k);
+      const double explained = dot(v, v);
       bound = options_.exploration * std::sqrt(fit.signal_variance * std::max(0.0, 1.0 - explained));
     }
     double weighted = 0.0;
@@ -500,15 +501,9 @@ std::vector<Config> TargetResidualModel::choose_batch(const Kernel& kernel, cons
         a_term[c] = 1.0 - dot(kv, data.solved_ones);
         constant[c] = dot(kv, data.solved_y);
         for (std::size_t i = 0; i < n_priors; ++i) b_term[i][c] -= dot(kv, data.solved_prior[i]);
-        double explained = 0.0;
-        for (std::size_t i = 0; i < n; ++i) {  // forward substitution, as in predict()
-          double v = kv[i];
-          for (std::size_t j = 0; j < i; ++j) v -= data.factor[i * n + j] * kv[j];
-          kv[i] = v / data.factor[i * n + i];
-          explained += kv[i] * kv[i];
-        }
+        solved[c] = forward_substitute(data.factor, n, kv);  // as in predict()
+        const double explained = dot(solved[c], solved[c]);
         bonus[c] = options_.exploration * std::sqrt(fit.signal_variance * std::max(0.0, 1.0 - explained));
-        solved[c] = kv;
       }
       if (options_.sample_residual) {
         // s^2 (K(z_c, z_d) - v_c . v_d), factored with a jitter that grows until it factors
