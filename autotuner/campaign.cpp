@@ -25,8 +25,8 @@ Campaign load_campaign(const std::string& path) { return parse_campaign(parse_js
 
 Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
   const JsonView root(json, file);
-  root.expect_keys({"name", "description", "source", "backend", "model", "strategy", "budget", "top_k", "epsilon",
-                    "early_stopping", "seed", "timeout_retries", "confirm_best", "search_time_share", "output",
+  root.expect_keys({"name", "description", "source", "backend", "model", "strategy", "budget", "top_k", "ramp_batches",
+                    "epsilon", "early_stopping", "seed", "timeout_retries", "confirm_best", "search_time_share", "output",
                     "default"});
   const std::string base_dir = std::filesystem::path(file).parent_path().string();
   auto resolve = [&](const std::string& value) { return resolve_campaign_path(value, base_dir.empty() ? "." : base_dir); };
@@ -59,6 +59,7 @@ Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
     budget.fail("a positive \"measurements\" and/or \"hardware_seconds\"");
 
   if (const auto v = root.find("top_k")) campaign.top_k = static_cast<std::size_t>(v->as_positive_int());
+  if (const auto v = root.find("ramp_batches")) campaign.ramp_batches = v->as_bool();
   if (const auto v = root.find("epsilon")) {
     campaign.epsilon = v->as_number();
     if (campaign.epsilon < 0 || campaign.epsilon > 1) v->fail("a share in [0, 1]");

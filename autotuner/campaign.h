@@ -8,7 +8,7 @@
 //            | {"program": PROGRAM.json, "kernel": NAME | "fusion"},
 //    "backend": {...}, "model": {...}, "strategy": {...}   (see the *_factory.h headers),
 //    "budget": {"measurements": N, "hardware_seconds": S},   (either or both)
-//    "top_k": K, "epsilon": 0.05, "early_stopping": N, "seed": 1,
+//    "top_k": K, "ramp_batches": false, "epsilon": 0.05, "early_stopping": N, "seed": 1,
 //    "timeout_retries": 2, "confirm_best": true, "search_time_share": 0.1,
 //    "output": DIR, "default": {knob: value, ...}}
 // Relative paths resolve against the campaign file's folder; a "${PERFTUNE_DATA}" prefix
@@ -47,6 +47,7 @@ struct Campaign {
   std::size_t max_measurements = 0;   // 0: none
   double max_hardware_seconds = 0.0;  // 0: none
   std::size_t top_k = 0;              // 0: default_top_k
+  bool ramp_batches = false;          // TunerOptions::ramp_batches
   double epsilon = 0.05;              // Ansor's eps_greedy default
   std::size_t early_stopping = 0;     // 0: never
   std::uint64_t seed = 0;

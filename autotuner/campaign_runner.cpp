@@ -91,6 +91,7 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   tuner_options.max_measurements = campaign.max_measurements;
   tuner_options.max_hardware_seconds = campaign.max_hardware_seconds;
   tuner_options.top_k = campaign.top_k;
+  tuner_options.ramp_batches = campaign.ramp_batches;
   tuner_options.epsilon = campaign.epsilon;
   tuner_options.early_stopping = campaign.early_stopping;
   tuner_options.seed = campaign.seed;

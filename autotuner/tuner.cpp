@@ -192,7 +192,7 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
       result.stop = StopReason::kEarlyStopping;
       break;
     }
-    std::size_t k = k_max;
+    std::size_t k = options_.ramp_batches && round < 32 ? std::min(k_max, std::size_t{1} << round) : k_max;
     if (options_.max_measurements) k = std::min(k, options_.max_measurements - measured);
 
     // 1. The batch: configs to measure first, the model's picks among the strategy's proposals,

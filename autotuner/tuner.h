@@ -30,6 +30,10 @@ struct TunerOptions {
   std::size_t max_measurements = 0;   // 0: no limit on the count (then max_hardware_seconds must be set)
   double max_hardware_seconds = 0.0;  // 0: no limit on the backend's charged time
   std::size_t top_k = 0;              // per round; 0: default_top_k(max_measurements)
+  // Rounds measure 1, 2, 4, ... configs until top_k: the budget is counted in measurements, not
+  // rounds, and a model that learns from the target steers the next batch sooner (after 1, 3, 7
+  // measurements instead of only after the first top_k). Costs a few more rounds of search.
+  bool ramp_batches = false;
   double epsilon = 0.05;              // share of each batch drawn at random (Ansor's eps_greedy default)
   std::size_t early_stopping = 0;     // stop after this many measurements without a new best; 0: never
   std::uint64_t seed = 0;

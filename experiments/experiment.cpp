@@ -51,6 +51,7 @@ nlohmann::json campaign_json(const Experiment& experiment, std::size_t space, st
                          {"seed", seed},
                          {"output", output}};
   if (experiment.top_k) json["top_k"] = *experiment.top_k;
+  if (experiment.ramp_batches) json["ramp_batches"] = true;  // absent when off: earlier runs keep their identity
   if (s.default_config) json["default"] = *s.default_config;
   return json;
 }
@@ -84,7 +85,7 @@ Experiment load_experiment(const std::string& path) { return parse_experiment(pa
 
 Experiment parse_experiment(const nlohmann::json& json, const std::string& file) {
   const JsonView root(json, file);
-  root.expect_keys({"name", "description", "spaces", "strategies", "backend", "budget", "top_k", "epsilon", "seeds",
+  root.expect_keys({"name", "description", "spaces", "strategies", "backend", "budget", "top_k", "ramp_batches", "epsilon", "seeds",
                     "first_seed", "report_budgets", "output"});
   Experiment experiment;
   experiment.file = file;
@@ -136,6 +137,7 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
   experiment.backend = root.at("backend").value();
   experiment.budget = root.at("budget").value();
   if (const auto v = root.find("top_k")) experiment.top_k = static_cast<std::size_t>(v->as_positive_int());
+  if (const auto v = root.find("ramp_batches")) experiment.ramp_batches = v->as_bool();
   experiment.epsilon = root.get_number("epsilon", experiment.epsilon);
   experiment.seeds = static_cast<std::size_t>(root.at("seeds").as_positive_int());
   if (const auto v = root.find("first_seed")) experiment.first_seed = static_cast<std::uint64_t>(v->as_int());

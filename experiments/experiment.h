@@ -6,7 +6,7 @@
 //    "spaces": [{"name": "gemm/RTX_Titan", "source": {"path", "kernel", "device"}, "default": {...}}],
 //    "strategies": [{"name": "SA (measured)", "strategy": {...}, "model": {...}}],
 //    "backend": {...}, "budget": {"measurements": 200, "hardware_seconds": S},
-//    "top_k": K, "epsilon": 0.05, "seeds": 20, "first_seed": 1,
+//    "top_k": K, "ramp_batches": false, "epsilon": 0.05, "seeds": 20, "first_seed": 1,
 //    "report_budgets": [10, 25, 50, 100, 200], "output": DIR}
 // The "source", "default", "strategy", "model", "backend" and "budget" sections are exactly those
 // of a campaign, except that a model may be {"type": "learned", "pretrain": {...}}: a GNN trained per
@@ -59,6 +59,7 @@ struct Experiment {
   nlohmann::json backend;
   nlohmann::json budget;
   std::optional<std::size_t> top_k;
+  bool ramp_batches = false;  // every strategy's rounds measure 1, 2, 4, ... configs up to top_k
   double epsilon = 0.05;  // Ansor's eps_greedy default, as in a campaign
   std::size_t seeds = 0;
   std::uint64_t first_seed = 1;

@@ -46,6 +46,7 @@ TEST_CASE("campaign validation names the JSON path of what is wrong") {
       {"/model/checkpoint", "\"x.pt\"", "$.model.checkpoint", "no such key"},
       {"/epsilon", "1.5", "$.epsilon", "[0, 1]"},
       {"/top_k", "-4", "$.top_k", "positive integer"},
+      {"/ramp_batches", "1", "$.ramp_batches", "true or false"},
       {"/seed", "\"abc\"", "$.seed", "an integer"},
       {"/source/program", "\"p.json\"", "$.source", "exactly one of"},
       {"/default", "[1, 2]", "$.default", "an object"},
@@ -73,6 +74,10 @@ TEST_CASE("campaign paths resolve against the campaign's folder and PERFTUNE_DAT
   CHECK(campaign.output == "/work/x/configs/campaigns/run");
   CHECK(campaign.max_measurements == 30);
   CHECK(campaign.top_k == 5);
+  CHECK_FALSE(campaign.ramp_batches);
+  nlohmann::json ramped = valid_campaign();
+  ramped["ramp_batches"] = true;
+  CHECK(parse_campaign(ramped, "/work/x/configs/campaigns/toy.json").ramp_batches);
   CHECK(campaign.seed == 3);
   CHECK(campaign.strategy.type == "measured_evolution");
   CHECK(campaign.backend.replay_cost.runtime_multiple == 100);

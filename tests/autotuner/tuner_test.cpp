@@ -177,6 +177,20 @@ TEST_CASE("configs to measure first are measured in round 0, and the batch scale
   CHECK(default_top_k(3) == 1);
 }
 
+TEST_CASE("a ramped campaign measures 1, 2, 4, ... configs per round up to top_k") {
+  Setup s;
+  auto strategy = make("annealing");
+  TunerOptions options;
+  options.max_measurements = 30;
+  options.top_k = 6;
+  options.ramp_batches = true;
+  Tuner tuner(s.backend, *strategy, &s.model, nullptr, options);
+  const TuneResult result = tuner.run(s.kernel, s.space);
+  CHECK(s.backend.batches == std::vector<std::size_t>{1, 2, 4, 6, 6, 6, 5});  // the last round: what the budget leaves
+  CHECK(result.history.size() == 30);
+  CHECK(result.rounds == 7);
+}
+
 // A model that asks for a pool of 3k proposals and sends the worst-ranked first.
 class ReversingModel : public testing::ToyCostModel {
  public:

@@ -137,6 +137,22 @@ TEST_CASE("a run's identity follows its definition and the content of the checkp
   REQUIRE(run_identity(experiment, 0, 1, 1) != identity);
 }
 
+TEST_CASE("an experiment's ramped batches reach every run, and change its identity only when on") {
+  const std::string dir = scratch_dir("experiment_ramp");
+  const std::string cache = dir + "/toy_cache.json";
+  write_toy_cache(cache);
+  const Experiment plain = parse_experiment(toy_experiment(cache), dir + "/toy.json");
+  nlohmann::json json = toy_experiment(cache);
+  json["ramp_batches"] = true;
+  const Experiment ramped = parse_experiment(json, dir + "/toy.json");
+  CHECK(ramped.ramp_batches);
+  CHECK(experiment_campaign(ramped, 0, 1, 1, dir + "/run").ramp_batches);
+  CHECK_FALSE(experiment_campaign(plain, 0, 1, 1, dir + "/run").ramp_batches);
+  CHECK(run_identity(ramped, 0, 1, 1) != run_identity(plain, 0, 1, 1));
+  json["ramp_batches"] = false;  // off is the default: earlier runs keep their identity
+  CHECK(run_identity(parse_experiment(json, dir + "/toy.json"), 0, 1, 1) == run_identity(plain, 0, 1, 1));
+}
+
 TEST_CASE("a run's identity does not depend on where the experiment's output folder is") {
   const std::string dir = scratch_dir("experiment_run_identity_moved");
   const std::string cache = dir + "/toy_cache.json";
