@@ -46,6 +46,9 @@ std::unique_ptr<CostModel> with_residual(const ModelSpec& spec, std::vector<std:
   options.batch = spec.residual_batch == "thompson" ? BatchChoice::kThompson : BatchChoice::kTop;
   options.batch_pool = spec.residual_batch_pool;
   options.source_favourites = spec.residual_source_favourites;
+  options.incumbent_neighbours = spec.residual_incumbent_neighbours;
+  options.local_slots = spec.residual_local_slots;
+  options.relevance = spec.residual_relevance;
   options.sample_residual = spec.residual_sample_residual;
   try {
     return std::make_unique<TargetResidualModel>(std::move(priors), options);

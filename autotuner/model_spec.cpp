@@ -9,7 +9,8 @@ void parse_residual(const JsonView& view, ModelSpec& spec) {
   const auto residual = view.find("residual");
   if (!residual) return;
   if (!residual->is_object()) residual->fail("an object, e.g. {\"fine_tune_prior\": false}");
-  residual->expect_keys({"fine_tune_prior", "exploration", "batch", "batch_pool", "source_favourites", "sample_residual"});
+  residual->expect_keys({"fine_tune_prior", "exploration", "batch", "batch_pool", "source_favourites", "sample_residual",
+                        "incumbent_neighbours", "local_slots", "relevance"});
   spec.residual = true;
   if (const auto fine_tune = residual->find("fine_tune_prior")) spec.residual_fine_tune_prior = fine_tune->as_bool();
   if (const auto exploration = residual->find("exploration")) spec.residual_exploration = exploration->as_non_negative_number();
@@ -18,16 +19,24 @@ void parse_residual(const JsonView& view, ModelSpec& spec) {
     if (spec.residual_batch != "top" && spec.residual_batch != "thompson")
       batch->fail("\"top\" (the k best proposals) or \"thompson\" (batch Thompson sampling over the priors' weights)");
   }
-  for (const char* key : {"batch_pool", "source_favourites", "sample_residual"})
+  for (const char* key : {"batch_pool", "source_favourites", "sample_residual", "incumbent_neighbours", "local_slots"})
     if (const auto option = residual->find(key); option && spec.residual_batch != "thompson")
       option->fail(std::string("no \"") + key + "\" unless \"batch\" is \"thompson\" (the top-k batch takes the best proposals only)");
   if (const auto sample = residual->find("sample_residual")) spec.residual_sample_residual = sample->as_bool();
+  if (const auto relevance = residual->find("relevance")) spec.residual_relevance = relevance->as_bool();
   if (const auto pool = residual->find("batch_pool")) spec.residual_batch_pool = static_cast<std::size_t>(pool->as_positive_int());
-  if (const auto favourites = residual->find("source_favourites")) {
-    const std::int64_t value = favourites->as_int();
-    if (value < 0) favourites->fail("a count >= 0 of each prior's own best configs to consider");
-    spec.residual_source_favourites = static_cast<std::size_t>(value);
-  }
+  auto count = [&](const char* key, const char* what, std::size_t& into) {
+    if (const auto option = residual->find(key)) {
+      const std::int64_t value = option->as_int();
+      if (value < 0) option->fail(std::string("a count >= 0 of ") + what);
+      into = static_cast<std::size_t>(value);
+    }
+  };
+  count("source_favourites", "each prior's own best configs to consider", spec.residual_source_favourites);
+  count("incumbent_neighbours", "best measured configs whose one-knob changes to consider", spec.residual_incumbent_neighbours);
+  count("local_slots", "batch slots for the incumbents' neighbours", spec.residual_local_slots);
+  if (spec.residual_local_slots > 0 && spec.residual_incumbent_neighbours == 0)
+    residual->find("local_slots")->fail("no \"local_slots\" without \"incumbent_neighbours\" >= 1 (whose neighbours they measure)");
 }
 
 }  // namespace

@@ -20,8 +20,10 @@
 //   its mean minus `exploration` standard deviations; the model itself stays as trained unless
 //   fine_tune_prior. "batch": "thompson" (default "top") chooses each round's batch by batch
 //   Thompson sampling over the priors' weights, among "batch_pool" (default 10) proposals per slot
-//   and each prior's "source_favourites" (default 0) best scored configs, drawing the GP residual
-//   too with "sample_residual": true (BatchChoice)
+//   and each prior's "source_favourites" (default 0) best scored configs and the one-knob changes of
+//   the "incumbent_neighbours" (default 0) best measured configs, "local_slots" (default 0) of each
+//   batch going to the best of those neighbours, drawing the GP residual too with
+//   "sample_residual": true (BatchChoice); "relevance": true fits one length scale per knob
 // Parsing is kept apart from building the model (autotuner/model_factory.h) so that it compiles
 // and links without libtorch: the fuzz targets (fuzz/) are built with clang, which cannot compile
 // libtorch 1.13's headers against GCC 12's libstdc++.
@@ -52,6 +54,9 @@ struct ModelSpec {
   std::string residual_batch = "top";     // TargetResidualOptions::batch: "top" or "thompson"
   std::size_t residual_batch_pool = 10;   // TargetResidualOptions::batch_pool (thompson only)
   std::size_t residual_source_favourites = 0;  // TargetResidualOptions::source_favourites (thompson only)
+  std::size_t residual_incumbent_neighbours = 0;  // TargetResidualOptions::incumbent_neighbours (thompson only)
+  std::size_t residual_local_slots = 0;  // TargetResidualOptions::local_slots (thompson only)
+  bool residual_relevance = false;       // TargetResidualOptions::relevance
   bool residual_sample_residual = false;  // TargetResidualOptions::sample_residual (thompson only)
 };
 

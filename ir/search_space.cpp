@@ -165,6 +165,18 @@ std::vector<Config> SearchSpace::neighbours(const Config& config) const {
   return result;
 }
 
+std::vector<Config> SearchSpace::one_knob_changes(const Config& config) const {
+  std::vector<Config> result;
+  for (std::size_t k = 0; k < knobs_.size() && k < config.values.size(); ++k)
+    for (const std::int64_t value : knobs_[k].values) {
+      if (value == config.values[k]) continue;
+      Config changed = config;
+      changed.values[k] = value;
+      if (contains(changed)) result.push_back(std::move(changed));
+    }
+  return result;
+}
+
 nlohmann::ordered_json SearchSpace::to_json(const Config& config) const {
   nlohmann::ordered_json object = nlohmann::ordered_json::object();
   for (std::size_t k = 0; k < knobs_.size() && k < config.values.size(); ++k) object[knobs_[k].name] = config.values[k];

@@ -55,6 +55,8 @@ class SearchSpace {
   Config sample(Rng& rng) const;
   // Valid configs that differ in one knob by one step along its domain.
   std::vector<Config> neighbours(const Config& config) const;
+  // Valid configs that differ in one knob, to any other value of its domain (Hamming distance 1).
+  std::vector<Config> one_knob_changes(const Config& config) const;
   // Index of `value` in knob k's domain; -1 if absent.
   int index_of(std::size_t knob, std::int64_t value) const;
 

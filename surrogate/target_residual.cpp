@@ -27,8 +27,10 @@ constexpr std::size_t kMaxPriors = 8;
 // measured rank of runtimes is nearly noise-free, a poorly fitting prior leaves structure the GP
 // cannot use). Picked per fit by the marginal likelihood, so a grid suffices (ours).
 constexpr double kLengthScales[] = {0.25, 0.5, 1.0, 2.0};
-constexpr double kNoiseShares[] = {0.01, 0.1, 0.5};
+constexpr double kNoiseShares[] = {1e-4, 1e-3, 0.01, 0.1, 0.5};
 constexpr double kJitter = 1e-9;  // on the diagonal, so that duplicate coordinates factor
+// Points per knob before relevances are fitted (fewer would let them fit the noise).
+constexpr std::size_t kRelevanceMinPointsPerKnob = 3;
 
 // Matern 5/2 correlation (Rasmussen & Williams, eq. 4.17), the usual kernel of Bayesian optimization.
 double matern52(double r) {
@@ -36,9 +38,13 @@ double matern52(double r) {
   return (1.0 + s + s * s / 3.0) * std::exp(-s);
 }
 
-double distance(const std::vector<double>& a, const std::vector<double>& b) {
+// Euclidean, each coordinate weighted by its relevance (ResidualFit::relevance; empty: all 1).
+double distance(const std::vector<double>& a, const std::vector<double>& b, const std::vector<double>& relevance) {
   double sum = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) sum += (a[i] - b[i]) * (a[i] - b[i]);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double step = (a[i] - b[i]) * (relevance.empty() ? 1.0 : relevance[i]);
+    sum += step * step;
+  }
   return std::sqrt(sum);
 }
 
@@ -258,7 +264,7 @@ void TargetResidualModel::predict(const Kernel& kernel, const SearchSpace& space
     const std::vector<double> z = knob_index_coords(space, configs[c]);
     double correction = 0.0;
     for (std::size_t j = 0; j < n; ++j) {
-      k[j] = matern52(distance(z, data.coords[j]) / fit.length_scale);
+      k[j] = matern52(distance(z, data.coords[j], fit.relevance) / fit.length_scale);
       correction += k[j] * data.weights[j];
     }
     double bound = 0.0;
@@ -324,9 +330,13 @@ void TargetResidualModel::refit(KernelData& data) {
   std::vector<double> y(n), ones(n, 1.0);
   for (std::size_t i = 0; i < n; ++i) y[i] = data.log_seconds[i].value_or(slowest);
   const std::vector<std::vector<double>>& p = data.prior;
-  std::vector<double> dist(n * n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < i; ++j) dist[i * n + j] = dist[j * n + i] = distance(data.coords[i], data.coords[j]);
+  auto distances = [&](const std::vector<double>& relevance) {
+    std::vector<double> dist(n * n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        dist[i * n + j] = dist[j * n + i] = distance(data.coords[i], data.coords[j], relevance);
+    return dist;
+  };
 
   // Each share's prior mean and precision (kPriorWeightStd), and the priors' mean at those shares.
   const double share = 1.0 / static_cast<double>(n_priors);
@@ -342,13 +352,13 @@ void TargetResidualModel::refit(KernelData& data) {
   data.factor.clear();
   const std::size_t d = n_priors + 1;
   double best_likelihood = -std::numeric_limits<double>::infinity();
-  for (const double length : kLengthScales)
-    for (const double noise : kNoiseShares) {
+  // Fits at one (relevance, length, noise) and keeps it if its likelihood is the best so far.
+  auto try_fit = [&](const std::vector<double>& dist, const std::vector<double>& relevance, double length, double noise) {
       std::vector<double> c(n * n);
       for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = 0; j <= i; ++j)
           c[i * n + j] = c[j * n + i] = i == j ? 1.0 + noise + kJitter : matern52(dist[i * n + j] / length);
-      if (!cholesky(c, n)) continue;
+      if (!cholesky(c, n)) return;
       const std::vector<double> u1 = solve(c, n, ones), uy = solve(c, n, y);
       std::vector<std::vector<double>> up(n_priors);
       for (std::size_t k = 0; k < n_priors; ++k) up[k] = solve(c, n, p[k]);
@@ -372,7 +382,7 @@ void TargetResidualModel::refit(KernelData& data) {
       }
       // A prior that ranks the target backwards is switched off, not inverted.
       const std::optional<std::vector<double>> x = clamped_weights(m, r, n_priors);
-      if (!x) continue;
+      if (!x) return;
       const double a = (*x)[0];
       const std::vector<double> b(x->begin() + 1, x->end());
       std::vector<double> w(n);
@@ -397,7 +407,7 @@ void TargetResidualModel::refit(KernelData& data) {
         best_likelihood = likelihood;
         double total = 0.0;
         for (const double bk : b) total += bk;
-        data.fit = ResidualFit{n, a, total, b, length, noise, fit_s2};
+        data.fit = ResidualFit{n, a, total, b, length, noise, fit_s2, relevance};
         data.weights = std::move(w);
         data.factor = std::move(c);
         data.solved_ones = u1;
@@ -405,7 +415,26 @@ void TargetResidualModel::refit(KernelData& data) {
         data.solved_prior = up;
         data.weight_precision = m;
       }
-    }
+  };
+  const std::size_t dims = data.coords.front().size();
+  const std::vector<double> isotropic(dims, 1.0);
+  const std::vector<double> dist = distances(isotropic);
+  for (const double length : kLengthScales)
+    for (const double noise : kNoiseShares) try_fit(dist, isotropic, length, noise);
+  // Per-knob relevance (automatic relevance determination) by coordinate ascent on the same
+  // likelihood, once the data outnumber the knobs enough not to fit noise: a knob that barely
+  // matters on the target (or one that matters a lot) then stops blurring the residual.
+  if (options_.relevance && data.fit && n >= kRelevanceMinPointsPerKnob * dims)
+    for (int sweep = 0; sweep < 2; ++sweep)
+      for (std::size_t k = 0; k < dims; ++k) {
+        const std::vector<double> base = data.fit->relevance;
+        for (const double factor : {0.0, 0.5, 2.0}) {
+          std::vector<double> relevance = base;
+          relevance[k] *= factor;
+          if (relevance[k] == base[k]) continue;  // a knob already switched off
+          try_fit(distances(relevance), relevance, data.fit->length_scale, data.fit->noise_share);
+        }
+      }
 }
 
 std::size_t TargetResidualModel::proposal_pool(std::size_t k) const {
@@ -469,6 +498,37 @@ std::vector<Config> TargetResidualModel::choose_batch(const Kernel& kernel, cons
       }
     }
   }
+  std::vector<bool> local;  // one knob away from an incumbent (empty: no neighbourhood asked for)
+  if (options_.incumbent_neighbours > 0) {
+    std::vector<Config> incumbents;  // the kernel's best measured configs, best first
+    {
+      std::lock_guard lock(mutex_);
+      if (const auto it = kernels_.find(kernel.key()); it != kernels_.end()) {
+        const KernelData& data = it->second;
+        std::vector<std::size_t> order;
+        for (std::size_t j = 0; j < data.configs.size(); ++j)
+          if (data.log_seconds[j]) order.push_back(j);
+        const std::size_t m = std::min(options_.incumbent_neighbours, order.size());
+        std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(m), order.end(),
+                          [&](std::size_t x, std::size_t y) { return *data.log_seconds[x] < *data.log_seconds[y]; });
+        for (std::size_t j = 0; j < m; ++j) incumbents.push_back(data.configs[order[j]]);
+      }
+    }
+    std::unordered_map<Config, std::size_t, ConfigHash> index;
+    for (std::size_t c = 0; c < candidates.size(); ++c) index.emplace(candidates[c], c);
+    local.assign(candidates.size(), false);
+    for (const Config& incumbent : incumbents)
+      for (Config& neighbour : space.one_knob_changes(incumbent)) {
+        if (taken(neighbour)) continue;
+        if (const auto it = index.find(neighbour); it != index.end()) {
+          local[it->second] = true;
+        } else {
+          index.emplace(neighbour, candidates.size());
+          candidates.push_back(std::move(neighbour));
+          local.push_back(true);
+        }
+      }
+  }
   if (candidates.empty()) return ranked;
   const std::vector<std::vector<float>> columns = predict_priors(kernel, space, candidates);
 
@@ -497,7 +557,7 @@ std::vector<Config> TargetResidualModel::choose_batch(const Kernel& kernel, cons
       std::vector<double> kv(n);
       for (std::size_t c = 0; c < count; ++c) {
         coords[c] = knob_index_coords(space, candidates[c]);
-        for (std::size_t j = 0; j < n; ++j) kv[j] = matern52(distance(coords[c], data.coords[j]) / fit.length_scale);
+        for (std::size_t j = 0; j < n; ++j) kv[j] = matern52(distance(coords[c], data.coords[j], fit.relevance) / fit.length_scale);
         a_term[c] = 1.0 - dot(kv, data.solved_ones);
         constant[c] = dot(kv, data.solved_y);
         for (std::size_t i = 0; i < n_priors; ++i) b_term[i][c] -= dot(kv, data.solved_prior[i]);
@@ -512,7 +572,7 @@ std::vector<Config> TargetResidualModel::choose_batch(const Kernel& kernel, cons
         for (std::size_t c = 0; c < count; ++c)
           for (std::size_t d = 0; d <= c; ++d)
             covariance[c * count + d] = covariance[d * count + c] =
-                fit.signal_variance * ((c == d ? 1.0 : matern52(distance(coords[c], coords[d]) / fit.length_scale)) -
+                fit.signal_variance * ((c == d ? 1.0 : matern52(distance(coords[c], coords[d], fit.relevance) / fit.length_scale)) -
                                        dot(solved[c], solved[d]));
         for (const double jitter : {1e-6, 1e-4, 1e-2}) {
           std::vector<double> factor = covariance;
@@ -532,11 +592,16 @@ std::vector<Config> TargetResidualModel::choose_batch(const Kernel& kernel, cons
   std::vector<Config> batch;
   std::vector<bool> picked(count, false);
   std::vector<double> f_draw(count, 0.0);
+  const std::size_t local_count = static_cast<std::size_t>(std::count(local.begin(), local.end(), true));
+  const std::size_t local_slots = std::min(options_.local_slots, local_count);
   for (std::size_t slot = 0; slot < std::min(k, count); ++slot) {
     std::vector<double> x = mean_x;
-    // The first slot, and every slot without a residual draw, keep the lower confidence bound.
-    const bool sampled = slot > 0 && f_spread.has_value();
-    if (slot > 0) {
+    // The first slot and the local ones keep the lower confidence bound at the fitted weights, as
+    // does every slot without a residual draw.
+    const bool local_slot = slot > 0 && slot <= local_slots;
+    const bool drawn = slot > local_slots;
+    const bool sampled = drawn && f_spread.has_value();
+    if (drawn) {
       std::vector<double> z(n_priors + 1);
       for (double& value : z) value = standard_normal(rng);
       if (fitted) {
@@ -560,7 +625,7 @@ std::vector<Config> TargetResidualModel::choose_batch(const Kernel& kernel, cons
     std::size_t best = count;
     double best_score = std::numeric_limits<double>::infinity();
     for (std::size_t c = 0; c < count; ++c) {
-      if (picked[c]) continue;
+      if (picked[c] || (local_slot && !local[c])) continue;
       double score = x[0] * a_term[c] + constant[c] + (sampled ? f_draw[c] : -bonus[c]);
       for (std::size_t i = 0; i < n_priors; ++i) score += x[i + 1] * b_term[i][c];
       if (best == count || score < best_score) {

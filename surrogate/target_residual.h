@@ -10,7 +10,10 @@
 // that ranks the target backwards is switched off rather than inverted. With several priors (one
 // model per source device) the target's measurements so decide which sources to trust. The length
 // scale l and the noise share are picked each update by the marginal likelihood over a small grid
-// (s^2 in closed form). This is the "prior mean + GP" of transfer Bayesian optimization. Search
+// (s^2 in closed form); with `relevance`, once there are 3 points per knob, each knob's distance is
+// also scaled by its own factor (automatic relevance determination, by coordinate ascent on the
+// same likelihood): on the target some knobs matter far more than others, and one length scale for
+// all blurs the residual along the knobs that matter. This is the "prior mean + GP" of transfer Bayesian optimization. Search
 // ranks by the posterior mean minus `exploration` posterior standard deviations (a lower
 // confidence bound on log seconds: GP-LCB), so once the prior's favourites are measured, configs
 // the target's data say little about get their turn.
@@ -79,6 +82,19 @@ struct TargetResidualOptions {
   // kThompson: each further slot also draws the GP residual jointly at the candidates (full batch
   // Thompson sampling) instead of taking its mean minus the exploration bonus.
   bool sample_residual = false;
+  // kThompson: the candidates also hold every unmeasured config one knob away (any value of that
+  // knob) from each of the kernel's incumbent_neighbours best measured configs, so the batch can
+  // step off the target's own best configs (a local search the priors need not point to: the
+  // sources' favourites can all be slower on the target than a neighbour of its incumbent).
+  std::size_t incumbent_neighbours = 0;
+  // kThompson: after the first slot, this many slots take the best of those neighbours by the
+  // lower confidence bound (a model-ordered local search: once the incumbent settles, its whole
+  // neighbourhood gets measured, so the result is a one-knob local optimum of the target; the
+  // differences there, often under 1%, are finer than the priors or a Thompson draw resolve).
+  std::size_t local_slots = 0;
+  // Fit a relevance per knob by the marginal likelihood (ResidualFit::relevance) once there are 3
+  // points per knob; off: one isotropic length scale.
+  bool relevance = false;
 };
 
 // What the last fit of a kernel found (for tests and reports).
@@ -90,6 +106,9 @@ struct ResidualFit {
   double length_scale = 0.0;       // l, in units of the [0, 1] knob-index cube
   double noise_share = 0.0;        // noise variance / signal variance
   double signal_variance = 0.0;    // s^2, in log seconds squared
+  // Per knob coordinate, the factor its distance is scaled by (TargetResidualOptions::relevance;
+  // all 1: isotropic). Distances are |relevance * (z(x) - z(x'))| / length_scale.
+  std::vector<double> relevance;
 };
 
 class TargetResidualModel : public CostModel {

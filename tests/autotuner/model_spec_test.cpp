@@ -47,6 +47,13 @@ TEST_CASE("a learned model may be corrected by a residual on the target's measur
   CHECK_FALSE(thompson.residual_sample_residual);
   CHECK(parse(R"({"type": "learned", "checkpoint": "m.json", "residual": {"batch": "thompson", "sample_residual": true}})")
             .residual_sample_residual);
+  const ModelSpec local = parse(R"({"type": "learned", "checkpoint": "m.json", "residual": {"batch": "thompson",
+      "incumbent_neighbours": 3, "local_slots": 2, "relevance": true}})");
+  CHECK(local.residual_incumbent_neighbours == 3);
+  CHECK(local.residual_local_slots == 2);
+  CHECK(local.residual_relevance);
+  CHECK_FALSE(thompson.residual_relevance);
+  CHECK(thompson.residual_local_slots == 0);
 }
 
 TEST_CASE("several checkpoints are the priors of one residual, each resolved against the campaign") {
@@ -99,6 +106,14 @@ TEST_CASE("a bad model spec names its JSON path and what was expected") {
        "$.model.residual.batch_pool", "positive"},
       {R"({"type": "learned", "params": "m.json", "residual": {"batch": "thompson", "source_favourites": -1}})",
        "$.model.residual.source_favourites", ">= 0"},
+      {R"({"type": "learned", "params": "m.json", "residual": {"incumbent_neighbours": 1}})",
+       "$.model.residual.incumbent_neighbours", "unless \"batch\" is \"thompson\""},
+      {R"({"type": "learned", "params": "m.json", "residual": {"batch": "thompson", "incumbent_neighbours": -2}})",
+       "$.model.residual.incumbent_neighbours", ">= 0"},
+      {R"({"type": "learned", "params": "m.json", "residual": {"batch": "thompson", "local_slots": 2}})",
+       "$.model.residual.local_slots", "incumbent_neighbours"},
+      {R"({"type": "learned", "params": "m.json", "residual": {"relevance": "yes"}})", "$.model.residual.relevance",
+       "true or false"},
   }));
   CAPTURE(text);
   CHECK_THROWS_AS(parse(text), InputError);

@@ -64,6 +64,15 @@ TEST_CASE("neighbours differ in one knob by one step and stay valid") {
   REQUIRE(std::set<Config>(listed.begin(), listed.end()) == std::set<Config>{Config{{1, 10}}, Config{{2, 30}}});
 }
 
+TEST_CASE("one-knob changes reach every other value of one knob and stay valid") {
+  const SearchSpace wide({{"a", {1, 2, 4, 8}}, {"b", {8, 16}}}, [](const Config& c) { return c.values[0] * c.values[1] <= 64; });
+  const auto changes = wide.one_knob_changes(Config{{1, 16}});
+  // a: 2, 4 (8 * 16 > 64); b: 8. A step-neighbour search would not reach {4, 16} in one move.
+  REQUIRE(std::set<Config>(changes.begin(), changes.end()) == std::set<Config>{Config{{2, 16}}, Config{{4, 16}}, Config{{1, 8}}});
+  const auto listed = recorded().one_knob_changes(Config{{1, 10}});
+  REQUIRE(std::set<Config>(listed.begin(), listed.end()) == std::set<Config>{Config{{2, 10}}});
+}
+
 TEST_CASE("configs round-trip through JSON and bad JSON names the knob") {
   const SearchSpace space = product();
   const Config c{{4, 8}};

@@ -395,6 +395,85 @@ TEST_CASE("batch choice: after a fit, Thompson picks k distinct configs the tune
   CHECK(model.choose_batch(kKernel, space, ranked, 10, seed, 2, taken) == order);
 }
 
+TEST_CASE("batch choice: local slots step one knob off the incumbent, which the proposals never reach") {
+  const std::uint64_t seed = GENERATE(1u, 2u, 3u);
+  CAPTURE(seed);
+  const SearchSpace space = grid_space();
+  // Two sources that both point to the far corner (2, 2); the target's optimum is (10, 4).
+  auto make = [](std::size_t neighbours, std::size_t local_slots) {
+    return TargetResidualModel(function_priors({[](const Config& c) { return corner_bowl(c, 2); },
+                                                [](const Config& c) { return corner_bowl(c, 3); }}),
+                               TargetResidualOptions{.exploration = 1.0, .batch = BatchChoice::kThompson,
+                                                     .sample_residual = true, .incumbent_neighbours = neighbours,
+                                                     .local_slots = local_slots});
+  };
+  const Config incumbent{{10, 4}};  // the optimum: the best measured, whatever else was drawn
+  std::vector<Measurement> measurements = random_measurements(space, 12, seed);
+  auto taken = [&](const Config& c) {
+    return std::any_of(measurements.begin(), measurements.end(), [&](const Measurement& m) { return m.config == c; });
+  };
+  if (!taken(incumbent)) measurements.push_back(measured(incumbent));
+  auto one_knob_off = [&](const Config& c) { return (c.values[0] == 10) != (c.values[1] == 4); };
+  for (const std::size_t local_slots : {0u, 3u}) {
+    CAPTURE(local_slots);
+    TargetResidualModel model = make(local_slots > 0 ? 1 : 0, local_slots);
+    model.update(kKernel, space, measurements);
+    std::vector<Config> ranked;  // the search's proposals: the sources' corner, far from the incumbent
+    for (const Config& c : ranked_by(model, space))
+      if (!taken(c) && c.values[0] < 8 && c.values[1] < 3 && ranked.size() < 30) ranked.push_back(c);
+    const std::vector<Config> batch = first_k(model.choose_batch(kKernel, space, ranked, 6, seed, 1, taken), 6);
+    REQUIRE(batch.size() == 6);
+    CHECK(std::none_of(batch.begin(), batch.end(), taken));
+    // Without a neighbourhood nothing reaches the incumbent; with one, slots 1..local_slots take its
+    // unmeasured one-knob changes (and the other slots may too, they compete with the proposals).
+    const auto local = static_cast<std::size_t>(std::count_if(batch.begin(), batch.end(), one_knob_off));
+    if (local_slots == 0) CHECK(local == 0);
+    else CHECK(local >= local_slots);
+    for (std::size_t slot = 1; slot <= local_slots; ++slot) CHECK(one_knob_off(batch[slot]));
+  }
+}
+
+TEST_CASE("relevance: a knob the target ignores is weighted down, and the residual predicts better for it") {
+  const std::uint64_t seed = GENERATE(1u, 2u, 3u);
+  CAPTURE(seed);
+  const SearchSpace space = grid_space();
+  // Only knob a matters on the target, sharply; the prior knows nothing (a constant).
+  auto target = [](const Config& c) {
+    const double a = static_cast<double>(c.values[0]) - 10;
+    return std::log(1e-3) + 0.05 * a * a;
+  };
+  auto measure = [&](const std::vector<Config>& configs) {
+    std::vector<Measurement> out;
+    for (const Config& c : configs) out.push_back(Measurement{c, MeasureResult::from_repeats({std::exp(target(c))}, 0.0)});
+    return out;
+  };
+  std::vector<Config> sampled;
+  for (const Measurement& m : random_measurements(space, 30, seed)) sampled.push_back(m.config);
+  const std::vector<Config> all = space.enumerate();
+  auto rmse = [&](TargetResidualModel& model) {
+    const std::vector<double> predicted = predictions(model, kKernel, space, all);
+    double sum = 0.0;
+    for (std::size_t i = 0; i < all.size(); ++i) sum += (predicted[i] - target(all[i])) * (predicted[i] - target(all[i]));
+    return std::sqrt(sum / static_cast<double>(all.size()));
+  };
+  auto make = [](bool relevance) {
+    return TargetResidualModel(function_priors({[](const Config&) { return std::log(1e-3); }}),
+                               TargetResidualOptions{.relevance = relevance});
+  };
+  TargetResidualModel isotropic = make(false), relevant = make(true);
+  // Below 3 points per knob the fit stays isotropic.
+  const std::vector<Config> few(sampled.begin(), sampled.begin() + 5);
+  relevant.update(kKernel, space, measure(few));
+  CHECK(relevant.fit(kKernel)->relevance == std::vector<double>{1.0, 1.0});
+  relevant.update(kKernel, space, measure(std::vector<Config>(sampled.begin() + 5, sampled.end())));
+  isotropic.update(kKernel, space, measure(sampled));
+  const std::vector<double> relevance = relevant.fit(kKernel)->relevance;
+  REQUIRE(relevance.size() == 2);
+  CHECK(relevance[1] < relevance[0]);
+  CHECK(isotropic.fit(kKernel)->relevance == std::vector<double>{1.0, 1.0});
+  CHECK(rmse(relevant) < rmse(isotropic));
+}
+
 TEST_CASE("a residual needs at least one prior and at most a handful") {
   CHECK_THROWS_AS(TargetResidualModel(std::vector<std::unique_ptr<CostModel>>{}), std::invalid_argument);
   std::vector<std::function<double(const Config&)>> many(9, [](const Config&) { return 0.0; });
