@@ -27,7 +27,7 @@ constexpr std::size_t kMaxPriors = 8;
 // measured rank of runtimes is nearly noise-free, a poorly fitting prior leaves structure the GP
 // cannot use). Picked per fit by the marginal likelihood, so a grid suffices (ours).
 constexpr double kLengthScales[] = {0.25, 0.5, 1.0, 2.0};
-constexpr double kNoiseShares[] = {1e-4, 1e-3, 0.01, 0.1, 0.5};
+constexpr double kNoiseShares[] = {0.01, 0.1, 0.5};
 constexpr double kJitter = 1e-9;  // on the diagonal, so that duplicate coordinates factor
 // Points per knob before relevances are fitted (fewer would let them fit the noise).
 constexpr std::size_t kRelevanceMinPointsPerKnob = 3;
