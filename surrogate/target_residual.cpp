@@ -598,7 +598,10 @@ std::vector<Config> TargetResidualModel::choose_batch(const Kernel& kernel, cons
     std::vector<double> x = mean_x;
     // The first slot and the local ones keep the lower confidence bound at the fitted weights, as
     // does every slot without a residual draw.
-    const bool local_slot = slot > 0 && slot <= local_slots;
+    // A local slot whose neighbours the earlier slots already took falls back to every candidate.
+    bool local_left = false;
+    for (std::size_t c = 0; c < local.size(); ++c) local_left = local_left || (local[c] && !picked[c]);
+    const bool local_slot = slot > 0 && slot <= local_slots && local_left;
     const bool drawn = slot > local_slots;
     const bool sampled = drawn && f_spread.has_value();
     if (drawn) {

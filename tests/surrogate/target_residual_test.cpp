@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <set>
 
 #include <catch2/catch.hpp>
 
@@ -431,6 +432,28 @@ TEST_CASE("batch choice: local slots step one knob off the incumbent, which the 
     else CHECK(local >= local_slots);
     for (std::size_t slot = 1; slot <= local_slots; ++slot) CHECK(one_knob_off(batch[slot]));
   }
+}
+
+TEST_CASE("batch choice: a local slot whose neighbours the first slot took falls back to every candidate") {
+  // {a: 0, 1, 2} x {b: 0, 1}; (0, 0) and (2, 1) measured, (0, 0) the best: its three unmeasured
+  // neighbours fill the three local slots' quota, but the prior's favourite (1, 0) is one of them
+  // and goes first, so the last local slot has none left and takes the remaining proposal.
+  const SearchSpace space({{"a", {0, 1, 2}}, {"b", {0, 1}}});
+  auto favourite = [](const Config& c) { return c == Config{{1, 0}} ? -10.0 : 0.0; };
+  TargetResidualModel model(function_priors({favourite}),
+                            TargetResidualOptions{.exploration = 1.0, .batch = BatchChoice::kThompson,
+                                                  .incumbent_neighbours = 1, .local_slots = 3});
+  const std::vector<Measurement> measurements = {
+      Measurement{Config{{0, 0}}, MeasureResult::from_repeats({1e-3}, 0.0)},
+      Measurement{Config{{2, 1}}, MeasureResult::from_repeats({2e-3}, 0.0)}};
+  model.update(kKernel, space, measurements);
+  REQUIRE(model.fit(kKernel));
+  auto taken = [&](const Config& c) { return c == Config{{0, 0}} || c == Config{{2, 1}}; };
+  const std::vector<Config> batch = first_k(model.choose_batch(kKernel, space, {Config{{1, 1}}}, 4, 1, 1, taken), 4);
+  REQUIRE(batch.size() == 4);
+  CHECK(batch[0] == Config{{1, 0}});
+  CHECK(std::set<Config>(batch.begin(), batch.end()) ==
+        std::set<Config>{Config{{1, 0}}, Config{{2, 0}}, Config{{0, 1}}, Config{{1, 1}}});
 }
 
 TEST_CASE("relevance: a knob the target ignores is weighted down, and the residual predicts better for it") {
