@@ -7,9 +7,11 @@
 // experiments/RESULTS.md "model_study"); a factor picked on the pooled validation kernels of every
 // ensemble member keeps the model at the analytical ranking unless the correction earns its place.
 // Torch-free: the trainer fills the candidates, this file scores them.
+#include <array>
 #include <cstddef>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace perftune {
@@ -21,6 +23,9 @@ struct ShrinkageKernel {
   std::vector<std::vector<double>> learned;  // per candidate (e.g. an epoch's weights): log seconds per config
   double weight = 1.0;                       // its share of the pooled mean (> 0; kernel_selection_weight)
 };
+
+// The rules kernel_selection_weight knows (the train option's parser checks against this list).
+inline constexpr std::array<std::string_view, 3> kKernelWeightRules = {"uniform", "log_configs", "configs"};
 
 // A validation kernel's weight in the pooled choice (TrainOptions::select_kernel_weight) for a
 // kernel with `configs` measured configs: "uniform" 1; "log_configs" ln(configs), the information

@@ -354,67 +354,67 @@ void TargetResidualModel::refit(KernelData& data) {
   double best_likelihood = -std::numeric_limits<double>::infinity();
   // Fits at one (relevance, length, noise) and keeps it if its likelihood is the best so far.
   auto try_fit = [&](const std::vector<double>& dist, const std::vector<double>& relevance, double length, double noise) {
-      std::vector<double> c(n * n);
-      for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j <= i; ++j)
-          c[i * n + j] = c[j * n + i] = i == j ? 1.0 + noise + kJitter : matern52(dist[i * n + j] / length);
-      if (!cholesky(c, n)) return;
-      const std::vector<double> u1 = solve(c, n, ones), uy = solve(c, n, y);
-      std::vector<std::vector<double>> up(n_priors);
-      for (std::size_t k = 0; k < n_priors; ++k) up[k] = solve(c, n, p[k]);
-      std::vector<double> up_mean(n, 0.0);
-      for (const auto& column : up)
-        for (std::size_t i = 0; i < n; ++i) up_mean[i] += share * column[i];
-      // The signal variance at the priors' own shares (a = mean residual, b_i = 1/n) scales b's prior
-      // against the data; then a, b by generalized least squares under that prior.
-      const double a0 = mean_residual;
-      double s2 = 0.0;
-      for (std::size_t i = 0; i < n; ++i) s2 += (y[i] - a0 - p_mean[i]) * (uy[i] - a0 * u1[i] - up_mean[i]);
-      s2 = std::max(s2 / static_cast<double>(n), 1e-12);
-      std::vector<double> m(d * d), r(d);
-      m[0] = dot(ones, u1) / s2;
-      r[0] = dot(ones, uy) / s2;
+    std::vector<double> c(n * n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j <= i; ++j)
+        c[i * n + j] = c[j * n + i] = i == j ? 1.0 + noise + kJitter : matern52(dist[i * n + j] / length);
+    if (!cholesky(c, n)) return;
+    const std::vector<double> u1 = solve(c, n, ones), uy = solve(c, n, y);
+    std::vector<std::vector<double>> up(n_priors);
+    for (std::size_t k = 0; k < n_priors; ++k) up[k] = solve(c, n, p[k]);
+    std::vector<double> up_mean(n, 0.0);
+    for (const auto& column : up)
+      for (std::size_t i = 0; i < n; ++i) up_mean[i] += share * column[i];
+    // The signal variance at the priors' own shares (a = mean residual, b_i = 1/n) scales b's prior
+    // against the data; then a, b by generalized least squares under that prior.
+    const double a0 = mean_residual;
+    double s2 = 0.0;
+    for (std::size_t i = 0; i < n; ++i) s2 += (y[i] - a0 - p_mean[i]) * (uy[i] - a0 * u1[i] - up_mean[i]);
+    s2 = std::max(s2 / static_cast<double>(n), 1e-12);
+    std::vector<double> m(d * d), r(d);
+    m[0] = dot(ones, u1) / s2;
+    r[0] = dot(ones, uy) / s2;
+    for (std::size_t k = 0; k < n_priors; ++k) {
+      m[k + 1] = m[(k + 1) * d] = dot(ones, up[k]) / s2;
+      for (std::size_t j = 0; j <= k; ++j)
+        m[(k + 1) * d + j + 1] = m[(j + 1) * d + k + 1] = dot(p[k], up[j]) / s2 + (j == k ? prior_precision : 0.0);
+      r[k + 1] = dot(p[k], uy) / s2 + prior_precision * share;
+    }
+    // A prior that ranks the target backwards is switched off, not inverted.
+    const std::optional<std::vector<double>> x = clamped_weights(m, r, n_priors);
+    if (!x) return;
+    const double a = (*x)[0];
+    const std::vector<double> b(x->begin() + 1, x->end());
+    std::vector<double> w(n);
+    double fit_s2 = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      double wi = uy[i] - a * u1[i], ri = y[i] - a;
       for (std::size_t k = 0; k < n_priors; ++k) {
-        m[k + 1] = m[(k + 1) * d] = dot(ones, up[k]) / s2;
-        for (std::size_t j = 0; j <= k; ++j)
-          m[(k + 1) * d + j + 1] = m[(j + 1) * d + k + 1] = dot(p[k], up[j]) / s2 + (j == k ? prior_precision : 0.0);
-        r[k + 1] = dot(p[k], uy) / s2 + prior_precision * share;
+        wi -= b[k] * up[k][i];
+        ri -= b[k] * p[k][i];
       }
-      // A prior that ranks the target backwards is switched off, not inverted.
-      const std::optional<std::vector<double>> x = clamped_weights(m, r, n_priors);
-      if (!x) return;
-      const double a = (*x)[0];
-      const std::vector<double> b(x->begin() + 1, x->end());
-      std::vector<double> w(n);
-      double fit_s2 = 0.0;
-      for (std::size_t i = 0; i < n; ++i) {
-        double wi = uy[i] - a * u1[i], ri = y[i] - a;
-        for (std::size_t k = 0; k < n_priors; ++k) {
-          wi -= b[k] * up[k][i];
-          ri -= b[k] * p[k][i];
-        }
-        w[i] = wi;
-        fit_s2 += ri * wi;
-      }
-      fit_s2 = std::max(fit_s2 / static_cast<double>(n), 1e-12);
-      double log_det = 0.0;
-      for (std::size_t i = 0; i < n; ++i) log_det += std::log(c[i * n + i]);
-      // Profile log likelihood (s^2 at its maximum) plus the log prior of b, constants dropped.
-      double log_prior = 0.0;
-      for (const double bk : b) log_prior += 0.5 * prior_precision * (bk - share) * (bk - share);
-      const double likelihood = -0.5 * static_cast<double>(n) * std::log(fit_s2) - log_det - log_prior;
-      if (likelihood > best_likelihood) {
-        best_likelihood = likelihood;
-        double total = 0.0;
-        for (const double bk : b) total += bk;
-        data.fit = ResidualFit{n, a, total, b, length, noise, fit_s2, relevance};
-        data.weights = std::move(w);
-        data.factor = std::move(c);
-        data.solved_ones = u1;
-        data.solved_y = uy;
-        data.solved_prior = up;
-        data.weight_precision = m;
-      }
+      w[i] = wi;
+      fit_s2 += ri * wi;
+    }
+    fit_s2 = std::max(fit_s2 / static_cast<double>(n), 1e-12);
+    double log_det = 0.0;
+    for (std::size_t i = 0; i < n; ++i) log_det += std::log(c[i * n + i]);
+    // Profile log likelihood (s^2 at its maximum) plus the log prior of b, constants dropped.
+    double log_prior = 0.0;
+    for (const double bk : b) log_prior += 0.5 * prior_precision * (bk - share) * (bk - share);
+    const double likelihood = -0.5 * static_cast<double>(n) * std::log(fit_s2) - log_det - log_prior;
+    if (likelihood > best_likelihood) {
+      best_likelihood = likelihood;
+      double total = 0.0;
+      for (const double bk : b) total += bk;
+      data.fit = ResidualFit{n, a, total, b, length, noise, fit_s2, relevance};
+      data.weights = std::move(w);
+      data.factor = std::move(c);
+      data.solved_ones = u1;
+      data.solved_y = uy;
+      data.solved_prior = up;
+      data.weight_precision = m;
+    }
   };
   const std::size_t dims = data.coords.front().size();
   const std::vector<double> isotropic(dims, 1.0);

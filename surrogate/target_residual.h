@@ -13,7 +13,8 @@
 // (s^2 in closed form); with `relevance`, once there are 3 points per knob, each knob's distance is
 // also scaled by its own factor (automatic relevance determination, by coordinate ascent on the
 // same likelihood): on the target some knobs matter far more than others, and one length scale for
-// all blurs the residual along the knobs that matter. This is the "prior mean + GP" of transfer Bayesian optimization. Search
+// all blurs the residual along the knobs that matter. This is the "prior mean + GP" of transfer
+// Bayesian optimization. Search
 // ranks by the posterior mean minus `exploration` posterior standard deviations (a lower
 // confidence bound on log seconds: GP-LCB), so once the prior's favourites are measured, configs
 // the target's data say little about get their turn.

@@ -1,5 +1,8 @@
 #include "surrogate/train_options.h"
 
+#include <algorithm>
+
+#include "surrogate/correction_shrinkage.h"
 #include "surrogate/json_fields.h"
 
 namespace perftune {
@@ -86,7 +89,7 @@ TrainOptions TrainOptions::from_json(const JsonView& json) {
   }
   if (auto v = json.find("select_kernel_weight")) {
     o.select_kernel_weight = v->as_string();
-    if (o.select_kernel_weight != "uniform" && o.select_kernel_weight != "log_configs" && o.select_kernel_weight != "configs")
+    if (std::find(kKernelWeightRules.begin(), kKernelWeightRules.end(), o.select_kernel_weight) == kKernelWeightRules.end())
       v->fail("\"uniform\", \"log_configs\" or \"configs\"");
   }
   // A bound against a typo, not a tuned value: members train one after another, so 32 already means 32x the time.
