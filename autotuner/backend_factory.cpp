@@ -25,11 +25,7 @@ FaultPlan parse_fault_plan(const JsonView& view) {
     }
     if (plan.kinds.empty()) kinds->fail("at least one fault kind (or leave \"kinds\" out for all)");
   }
-  if (const auto v = view.find("seed")) {
-    const std::int64_t seed = v->as_int();
-    if (seed < 0) v->fail("a non-negative integer");
-    plan.seed = static_cast<std::uint64_t>(seed);
-  }
+  if (const auto v = view.find("seed")) plan.seed = v->as_count();
   for (const auto& [key, field] : {std::pair{"hang_seconds", &plan.hang_seconds}, std::pair{"latency_seconds", &plan.latency_seconds}})
     if (const auto v = view.find(key)) {
       *field = v->as_non_negative_number();

@@ -65,16 +65,8 @@ Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
     if (campaign.epsilon < 0 || campaign.epsilon > 1) v->fail("a share in [0, 1]");
   }
   if (const auto v = root.find("early_stopping")) campaign.early_stopping = static_cast<std::size_t>(v->as_positive_int());
-  if (const auto v = root.find("seed")) {
-    const std::int64_t seed = v->as_int();
-    if (seed < 0) v->fail("a non-negative integer");
-    campaign.seed = static_cast<std::uint64_t>(seed);
-  }
-  if (const auto v = root.find("timeout_retries")) {
-    const std::int64_t retries = v->as_int();
-    if (retries < 0) v->fail("a non-negative integer");
-    campaign.timeout_retries = static_cast<std::size_t>(retries);
-  }
+  if (const auto v = root.find("seed")) campaign.seed = v->as_count();
+  if (const auto v = root.find("timeout_retries")) campaign.timeout_retries = static_cast<std::size_t>(v->as_count());
   if (root.has("confirm_best")) campaign.confirm_best = root.get_bool("confirm_best", true);
   if (const auto v = root.find("search_time_share")) {
     const double share = v->as_number();

@@ -26,11 +26,7 @@ void parse_residual(const JsonView& view, ModelSpec& spec) {
   if (const auto relevance = residual->find("relevance")) spec.residual_relevance = relevance->as_bool();
   if (const auto pool = residual->find("batch_pool")) spec.residual_batch_pool = static_cast<std::size_t>(pool->as_positive_int());
   auto count = [&](const char* key, const char* what, std::size_t& into) {
-    if (const auto option = residual->find(key)) {
-      const std::int64_t value = option->as_int();
-      if (value < 0) option->fail(std::string("a count >= 0 of ") + what);
-      into = static_cast<std::size_t>(value);
-    }
+    if (const auto option = residual->find(key)) into = static_cast<std::size_t>(option->as_count(std::string("a count >= 0 of ") + what));
   };
   count("source_favourites", "each prior's own best configs to consider", spec.residual_source_favourites);
   count("incumbent_neighbours", "best measured configs whose one-knob changes to consider", spec.residual_incumbent_neighbours);
@@ -65,7 +61,7 @@ ModelSpec parse_model_spec(const JsonView& view, const std::function<std::string
         checkpoints->fail("a \"residual\" beside it: several checkpoints are combined as priors of the residual");
     }
     if (const auto params = view.find("params")) spec.params = resolve(params->as_string());
-    if (const auto seed = view.find("seed")) spec.seed = static_cast<std::uint64_t>(seed->as_int());
+    if (const auto seed = view.find("seed")) spec.seed = seed->as_count();
     parse_residual(view, spec);
   } else if (spec.type == "recorded") {
     view.expect_keys({"type", "sources", "residual"});

@@ -28,9 +28,7 @@ double get_probability(const JsonView& view, std::string_view key, double fallba
 std::size_t get_warmup(const JsonView& view) {
   const auto member = view.find("warmup");
   if (!member) return 0;
-  const std::int64_t value = member->as_int();
-  if (value < 0) member->fail("a count of measurements >= 0, found " + std::to_string(value));
-  return static_cast<std::size_t>(value);
+  return static_cast<std::size_t>(member->as_count("a count of measurements >= 0"));
 }
 
 MutationWeights parse_mutation(const JsonView& parent) {

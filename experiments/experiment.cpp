@@ -140,7 +140,7 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
   if (const auto v = root.find("ramp_batches")) experiment.ramp_batches = v->as_bool();
   experiment.epsilon = root.get_number("epsilon", experiment.epsilon);
   experiment.seeds = static_cast<std::size_t>(root.at("seeds").as_positive_int());
-  if (const auto v = root.find("first_seed")) experiment.first_seed = static_cast<std::uint64_t>(v->as_int());
+  if (const auto v = root.find("first_seed")) experiment.first_seed = v->as_count();
   if (const auto v = root.find("report_budgets")) {
     experiment.report_budgets.clear();
     for (const JsonView& b : v->elements()) experiment.report_budgets.push_back(static_cast<std::size_t>(b.as_positive_int()));

@@ -81,8 +81,8 @@ CollectSpec load_collect_spec(const std::string& path) {
   };
   spec.tile_configs_per_kernel = count("tile_configs_per_kernel", spec.tile_configs_per_kernel);
   spec.batch_size = count("batch_size", spec.batch_size);
-  if (auto v = root.find("fusion_variants_per_program")) spec.fusion_variants_per_program = static_cast<std::size_t>(v->as_int());
-  if (auto v = root.find("program_fusion_configs")) spec.program_fusion_configs = static_cast<std::size_t>(v->as_int());
+  if (auto v = root.find("fusion_variants_per_program")) spec.fusion_variants_per_program = static_cast<std::size_t>(v->as_count());
+  if (auto v = root.find("program_fusion_configs")) spec.program_fusion_configs = static_cast<std::size_t>(v->as_count());
   if (auto cpu = root.find("cpu")) {
     cpu->expect_keys({"min_repeats", "max_repeats", "time_budget_seconds", "run_timeout_seconds", "target_cv", "cache_dir"});
     spec.cpu.min_repeats = static_cast<int>(cpu->get_int("min_repeats", spec.cpu.min_repeats));

@@ -129,6 +129,12 @@ std::int64_t JsonView::as_positive_int() const {
   return value;
 }
 
+std::uint64_t JsonView::as_count(const std::string& what) const {
+  const std::int64_t value = as_int();
+  if (value < 0) fail(what + ", found " + std::to_string(value));
+  return static_cast<std::uint64_t>(value);
+}
+
 double JsonView::as_number() const {
   if (!value_->is_number()) fail("a number, found " + describe(*value_));
   const double value = value_->get<double>();

@@ -73,7 +73,7 @@ SplitSpec SplitSpec::from_json(const JsonView& json) {
     spec.validation_fraction = v->as_non_negative_number();
     if (spec.validation_fraction >= 1) v->fail("a fraction in [0, 1)");
   }
-  if (auto v = json.find("seed")) spec.seed = static_cast<std::uint64_t>(v->as_int());
+  if (auto v = json.find("seed")) spec.seed = v->as_count();
   return spec;
 }
 

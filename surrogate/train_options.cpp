@@ -97,7 +97,7 @@ TrainOptions TrainOptions::from_json(const JsonView& json) {
   if (o.validation == "kernels" && o.validation_fraction <= 0)
     json.fail("\"validation_fraction\" > 0 with \"validation\": \"kernels\" (the share of training kernels to hold out)");
   if (auto v = json.find("select_top1_weight")) o.select_top1_weight = v->as_non_negative_number();
-  if (auto v = json.find("seed")) o.seed = static_cast<std::uint64_t>(v->as_int());
+  if (auto v = json.find("seed")) o.seed = v->as_count();
   if (auto v = json.find("time_limit_seconds")) o.time_limit_seconds = v->as_non_negative_number();
   return o;
 }

@@ -10,12 +10,6 @@
 namespace perftune {
 namespace {
 
-std::string unary_program(const std::string& opcode) {
-  return R"({"name": "u", "ops": [
-    {"name": "x", "opcode": "parameter", "shape": [3, 5], "parameter_number": 0},
-    {"name": "y", "opcode": ")" + opcode + R"(", "operands": ["x"], "shape": [3, 5]}]})";
-}
-
 std::string binary_program(const std::string& opcode) {
   return R"({"name": "b", "ops": [
     {"name": "x", "opcode": "parameter", "shape": [4, 6], "parameter_number": 0},

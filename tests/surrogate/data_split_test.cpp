@@ -107,4 +107,7 @@ TEST_CASE("the split modes are read from JSON and a bad one is named") {
   const nlohmann::json bad = {{"by", "leave_one_config_out"}};
   REQUIRE_THROWS_WITH(SplitSpec::from_json(JsonView(bad, "eval.json")),
                       Catch::Contains("eval.json") && Catch::Contains("$.by") && Catch::Contains("leave_one_program_out"));
+  const nlohmann::json negative_seed = {{"by", "leave_one_program_out"}, {"seed", -3}};
+  REQUIRE_THROWS_WITH(SplitSpec::from_json(JsonView(negative_seed, "eval.json")),
+                      Catch::Contains("$.seed") && Catch::Contains("an integer >= 0, found -3"));
 }
