@@ -26,7 +26,8 @@ void parse_residual(const JsonView& view, ModelSpec& spec) {
   if (const auto relevance = residual->find("relevance")) spec.residual_relevance = relevance->as_bool();
   if (const auto pool = residual->find("batch_pool")) spec.residual_batch_pool = static_cast<std::size_t>(pool->as_positive_int());
   auto count = [&](const char* key, const char* what, std::size_t& into) {
-    if (const auto option = residual->find(key)) into = static_cast<std::size_t>(option->as_count(std::string("a count >= 0 of ") + what));
+    if (const auto option = residual->find(key))
+      into = static_cast<std::size_t>(option->as_count(std::string("a count >= 0 of ") + what));
   };
   count("source_favourites", "each prior's own best configs to consider", spec.residual_source_favourites);
   count("incumbent_neighbours", "best measured configs whose one-knob changes to consider", spec.residual_incumbent_neighbours);

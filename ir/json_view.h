@@ -44,7 +44,7 @@ class JsonView {
   std::int64_t as_positive_int() const;  // > 0
   // >= 0 (counts and seeds: a negative one would wrap to a huge unsigned value); `what` names it in
   // the error, e.g. "a count >= 0 of measurements".
-  std::uint64_t as_count(const std::string& what = "an integer >= 0") const;
+  std::uint64_t as_count(const std::string& what = "a non-negative integer") const;
   double as_number() const;
   double as_non_negative_number() const;  // finite and >= 0
   bool as_bool() const;

@@ -85,7 +85,7 @@ TEST_CASE("a bad model spec names its JSON path and what was expected") {
       {R"({"type": "recorded", "sources": ["a"], "seed": 1})", "$.model", "seed"},
       {R"({"type": "analytical", "device": 3})", "$.model.device", "string"},
       {R"({"type": "learned", "params": "m.json", "seed": "one"})", "$.model.seed", "integer"},
-      {R"({"type": "learned", "params": "m.json", "seed": -1})", "$.model.seed", "an integer >= 0, found -1"},
+      {R"({"type": "learned", "params": "m.json", "seed": -1})", "$.model.seed", "a non-negative integer, found -1"},
       {R"({"type": "learned", "params": "m.json", "residual": true})", "$.model.residual", "an object"},
       {R"({"type": "learned", "params": "m.json", "residual": {"fine_tune": true}})", "$.model.residual", "fine_tune"},
       {R"({"type": "learned", "params": "m.json", "residual": {"fine_tune_prior": 1}})",

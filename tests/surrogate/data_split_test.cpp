@@ -109,5 +109,5 @@ TEST_CASE("the split modes are read from JSON and a bad one is named") {
                       Catch::Contains("eval.json") && Catch::Contains("$.by") && Catch::Contains("leave_one_program_out"));
   const nlohmann::json negative_seed = {{"by", "leave_one_program_out"}, {"seed", -3}};
   REQUIRE_THROWS_WITH(SplitSpec::from_json(JsonView(negative_seed, "eval.json")),
-                      Catch::Contains("$.seed") && Catch::Contains("an integer >= 0, found -3"));
+                      Catch::Contains("$.seed") && Catch::Contains("a non-negative integer, found -3"));
 }

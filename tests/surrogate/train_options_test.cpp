@@ -47,7 +47,7 @@ TEST_CASE("train options: bad ensemble or validation settings name the place") {
                             Row{R"({"correction_scales": [-0.5]})", "$.correction_scales[0]"},
                             Row{R"({"select_kernel_weight": "size"})", "$.select_kernel_weight"},
                             // A negative seed used to wrap silently to a huge unsigned one.
-                            Row{R"({"seed": -1})", "an integer >= 0, found -1"});
+                            Row{R"({"seed": -1})", "a non-negative integer, found -1"});
   CAPTURE(row.json);
   REQUIRE_THROWS_AS(parse(row.json), InputError);
   REQUIRE_THROWS_WITH(parse(row.json), Catch::Contains("train.json") && Catch::Contains(row.expected));
