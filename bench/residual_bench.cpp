@@ -90,8 +90,10 @@ void run(const char* label, const TargetResidualOptions& options, std::size_t bu
     std::vector<Config> ranked;  // the 100 best of the scored sample, as a search's proposals
     std::vector<std::size_t> order(scored.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::partial_sort(order.begin(), order.begin() + 200, order.end(), [&](std::size_t a, std::size_t b) { return out[a] < out[b]; });
-    for (std::size_t i = 0; i < 200 && ranked.size() < 100; ++i)
+    const std::size_t head = std::min<std::size_t>(200, order.size());  // --predict may ask for fewer
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(head), order.end(),
+                      [&](std::size_t a, std::size_t b) { return out[a] < out[b]; });
+    for (std::size_t i = 0; i < head && ranked.size() < 100; ++i)
       if (!taken(scored[order[i]])) ranked.push_back(scored[order[i]]);
     start = std::chrono::steady_clock::now();
     const std::vector<Config> chosen = model.choose_batch(kernel, space, ranked, 10, 1, round, taken);

@@ -29,7 +29,16 @@ double kernel_selection_weight(const std::string& rule, std::size_t configs) {
   if (rule == "uniform") return 1.0;
   if (rule == "log_configs") return std::log(std::max(n, 2.0));  // a scored kernel has >= 2 configs
   if (rule == "configs") return std::max(n, 1.0);
-  throw std::invalid_argument("unknown kernel weight rule \"" + rule + "\" (uniform, log_configs or configs)");
+  throw std::invalid_argument("unknown kernel weight rule \"" + rule + "\" (" + kernel_weight_rules_text() + ")");
+}
+
+std::string kernel_weight_rules_text() {
+  std::string text;
+  for (std::size_t i = 0; i < kKernelWeightRules.size(); ++i) {
+    if (i > 0) text += i + 1 == kKernelWeightRules.size() ? " or " : ", ";
+    text += "\"" + std::string(kKernelWeightRules[i]) + "\"";
+  }
+  return text;
 }
 
 ShrinkageChoice choose_shrinkage(std::span<const ShrinkageKernel> kernels, std::span<const double> scales,

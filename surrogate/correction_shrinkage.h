@@ -26,6 +26,8 @@ struct ShrinkageKernel {
 
 // The rules kernel_selection_weight knows (the train option's parser checks against this list).
 inline constexpr std::array<std::string_view, 3> kKernelWeightRules = {"uniform", "log_configs", "configs"};
+// "\"uniform\", \"log_configs\" or \"configs\"": the list above, for error messages.
+std::string kernel_weight_rules_text();
 
 // A validation kernel's weight in the pooled choice (TrainOptions::select_kernel_weight) for a
 // kernel with `configs` measured configs: "uniform" 1; "log_configs" ln(configs), the information

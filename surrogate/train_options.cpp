@@ -90,7 +90,7 @@ TrainOptions TrainOptions::from_json(const JsonView& json) {
   if (auto v = json.find("select_kernel_weight")) {
     o.select_kernel_weight = v->as_string();
     if (std::find(kKernelWeightRules.begin(), kKernelWeightRules.end(), o.select_kernel_weight) == kKernelWeightRules.end())
-      v->fail("\"uniform\", \"log_configs\" or \"configs\"");
+      v->fail(kernel_weight_rules_text());
   }
   // A bound against a typo, not a tuned value: members train one after another, so 32 already means 32x the time.
   if (o.ensemble > kMaxEnsemble) json.at("ensemble").fail("at most " + std::to_string(kMaxEnsemble) + " members");
