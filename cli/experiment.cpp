@@ -81,7 +81,7 @@ const bool registered = register_command({"experiment",
       int name_width = 10;
       for (const auto& [name, row] : summary["strategies"].items())
         name_width = std::max(name_width, static_cast<int>(name.size()) + 2);
-      std::cout << std::left << std::setw(name_width) << "strategy" << std::setw(8) << "score";
+      std::cout << std::left << std::setw(name_width) << "strategy" << std::setw(8) << "score" << std::setw(8) << "+-s.e.";
       for (const auto& [budget, value] : summary["strategies"].begin().value()["speedup_at"].items())
         std::cout << std::setw(9) << ("x@" + budget);
       std::cout << "\n" << std::fixed << std::setprecision(3);
@@ -89,6 +89,8 @@ const bool registered = register_command({"experiment",
         std::cout << std::setw(name_width) << name;
         if (row["score"].is_null()) std::cout << std::setw(8) << "-";
         else std::cout << std::setw(8) << row["score"].get<double>();
+        if (row["score_standard_error"].is_null()) std::cout << std::setw(8) << "-";
+        else std::cout << std::setw(8) << row["score_standard_error"].get<double>();
         for (const auto& [budget, value] : row["speedup_at"].items()) std::cout << std::setw(9) << value.get<double>();
         std::cout << "\n";
       }

@@ -124,20 +124,25 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
   // One score per strategy.
   {
     std::ostringstream data;
-    data << "# index \"strategy\" score\n";
+    data << "# index \"strategy\" score standard_error\n";
     for (std::size_t t = 0; t < strategies.size(); ++t) {
-      const JsonView score = summary.at("strategies").at(strategies[t]).at("score");
-      data << t << " " << gnuplot_quote(strategies[t]) << " " << (score.value().is_null() ? NAN : score.as_number()) << "\n";
+      const JsonView row = summary.at("strategies").at(strategies[t]);
+      const JsonView score = row.at("score");
+      // Summaries written before the standard error existed have none: no bar then.
+      const std::optional<JsonView> error = row.find("score_standard_error");
+      data << t << " " << gnuplot_quote(strategies[t]) << " " << (score.value().is_null() ? NAN : score.as_number()) << " "
+           << (!error || error->value().is_null() ? NAN : error->as_number()) << "\n";
     }
     write_plot_file((plots / "score.dat").string(), data.str());
     std::ostringstream body;
-    body << "set title " << gnuplot_quote(experiment + ": score per strategy (P averaged over report budgets and " +
-                                          std::to_string(spaces.size()) + " spaces)")
+    body << "set title " << gnuplot_quote(experiment + ": score per strategy\n(P averaged over report budgets and " +
+                                          std::to_string(spaces.size()) + " spaces; bars: 95% interval over seeds)")
          << "\nset ylabel \"score P (0 = random search, 1 = optimum; unitless)\"\nset xlabel \"strategy\"\n"
          << "set yrange [*<-0.1:1.1]\nset grid ytics\nset style fill solid 0.7 border -1\nset boxwidth 0.6\n"
          << "set xtics rotate by -25\nset key off\nset xzeroaxis lt -1\n"
          << "plot \"score.dat\" using 1:3:($1+1):xtic(2) with boxes lc variable, "
-         << "\"\" using 1:3:(sprintf(\"%.2f\", $3)) with labels offset 0,0.8\n";
+         << "\"\" using 1:3:(1.96*$4) with yerrorbars lc black pt 0, "
+         << "\"\" using 1:3:(sprintf(\"%.2f\", $3)) with labels offset 3,0.6\n";
     render("score", body.str());
   }
 

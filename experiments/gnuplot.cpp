@@ -59,6 +59,10 @@ std::vector<std::string> render_png_and_svg(const std::string& dir, const std::s
 std::string gnuplot_quote(const std::string& text) {
   std::string quoted = "\"";
   for (char c : text) {
+    if (c == '\n') {
+      quoted += "\\n";
+      continue;
+    }
     if (c == '"' || c == '\\') quoted += '\\';
     quoted += c;
   }

@@ -26,7 +26,8 @@ void write_plot_file(const std::string& path, const std::string& text);
 // message when it is missing or exits non-zero.
 void run_gnuplot(const std::string& script_path);
 
-// `text` quoted for a gnuplot string literal (double quotes; backslash and quote escaped).
+// `text` quoted for a gnuplot string literal (double quotes; backslash and quote escaped, a newline
+// written as gnuplot's \n escape so that a title can take two lines).
 std::string gnuplot_quote(const std::string& text);
 
 }  // namespace perftune

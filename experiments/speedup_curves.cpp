@@ -18,6 +18,36 @@ double mean(const std::vector<double>& sample) {
   return sum / static_cast<double>(sample.size());
 }
 
+// Sample variance (n - 1 in the denominator) of at least two values.
+double sample_variance(const std::vector<double>& sample) {
+  const double centre = mean(sample);
+  double sum = 0.0;
+  for (double v : sample) sum += (v - centre) * (v - centre);
+  return sum / static_cast<double>(sample.size() - 1);
+}
+
+// What one space contributes to a strategy's score: its scored budgets and each run's mean P
+// over them. P(b) is linear in the mean best runtime, so it is the mean over runs of each run's
+// own P(b), and the space's mean score is the mean of these per-run values: their spread over
+// seeds is what the score's standard error is made of.
+struct SpaceScores {
+  std::size_t budgets = 0;
+  std::vector<double> per_run;
+};
+
+// The standard error of a weighted sum of space means, sum_s w_s * mean(per_run_s): the runs of
+// a space are independent draws (one per seed), so its variance is sum_s w_s^2 var_s / n_s.
+// Null when a weighted space has fewer than two runs (no spread to estimate).
+nlohmann::ordered_json standard_error(const std::vector<std::pair<double, const SpaceScores*>>& weighted) {
+  double variance = 0.0;
+  for (const auto& [weight, space] : weighted) {
+    if (weight == 0.0) continue;
+    if (space->per_run.size() < 2) return nullptr;
+    variance += weight * weight * sample_variance(space->per_run) / static_cast<double>(space->per_run.size());
+  }
+  return std::sqrt(variance);
+}
+
 }  // namespace
 
 double best_at(const RunCurve& run, const RecordedValues& values, std::size_t b) {
@@ -44,6 +74,7 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
 
   // Per strategy: P at each scored budget for each space; log median speedups per report budget.
   std::vector<std::vector<std::vector<double>>> scores(strategies.size(), std::vector<std::vector<double>>(spaces.size()));
+  std::vector<std::vector<SpaceScores>> run_scores(strategies.size(), std::vector<SpaceScores>(spaces.size()));
   std::vector<std::vector<std::vector<double>>> log_speedups(strategies.size(),
                                                              std::vector<std::vector<double>>(scored_budgets.size()));
 
@@ -124,6 +155,17 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
       curve["hardware_seconds_median"] = hardware_median;
       curve["score"] = std::move(score_curve);
       curve["mean_score"] = scores[t][s].empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(scores[t][s]));
+      SpaceScores& mine_scored = run_scores[t][s];
+      mine_scored.budgets = scores[t][s].size();
+      for (const RunCurve* run : mine) {
+        std::vector<double> run_p;
+        for (const std::size_t b : scored_budgets)
+          if (random_curve[b - 1])
+            if (const auto p = standardized_score(*random_curve[b - 1], best_at(*run, values, b), values.optimum())) run_p.push_back(*p);
+        if (!run_p.empty()) mine_scored.per_run.push_back(mean(run_p));
+      }
+      curve["mean_score_standard_error"] =
+          mine_scored.budgets == 0 ? nlohmann::ordered_json(nullptr) : standard_error({{1.0, &mine_scored}});
       per_strategy[strategies[t]] = std::move(curve);
     }
     entry["strategies"] = std::move(per_strategy);
@@ -148,7 +190,12 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
           at_budget.push_back(p.get<double>());
       score_at[key] = at_budget.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(at_budget));
     }
+    // The score weighs each space by its share of the scored (space, budget) pairs.
+    std::vector<std::pair<double, const SpaceScores*>> weighted;
+    for (const SpaceScores& space : run_scores[t])
+      weighted.emplace_back(all.empty() ? 0.0 : static_cast<double>(space.budgets) / static_cast<double>(all.size()), &space);
     strategy_table[strategies[t]] = {{"score", all.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(all))},
+                                     {"score_standard_error", all.empty() ? nlohmann::ordered_json(nullptr) : standard_error(weighted)},
                                      {"speedup_at", speedup_at},
                                      {"score_at", score_at},
                                      {"score_per_space", per_space}};

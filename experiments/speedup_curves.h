@@ -13,6 +13,11 @@
 // - A live space's f_random(b) and f_opt are measured, not exact (SpaceBaseline::live).
 // - Per strategy: "score" is P(b) averaged over the report budgets (those <= the experiment's
 //   budget) and over spaces; "speedup_at" is the geometric mean over spaces of the median speedup.
+// - "score_standard_error" (per strategy) and "mean_score_standard_error" (per space and strategy)
+//   are the standard errors of those scores over seeds: P(b) is the mean of each run's own P(b),
+//   so a score is a mean over independent runs, and its standard error says how far another set
+//   of seeds would likely move it (two scores closer than about twice it are not told apart).
+//   Null with fewer than two runs of a space.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -53,7 +58,7 @@ double best_at(const RunCurve& run, const RecordedValues& values, std::size_t b)
 // Linear-interpolation quantile (q in [0, 1]) of a non-empty sample.
 double quantile(std::vector<double> sample, double q);
 
-// {"spaces": [...], "strategies": {NAME: {"score", "speedup_at", "score_per_space", "score_at"}}}
+// {"spaces": [...], "strategies": {NAME: {"score", "score_standard_error", "speedup_at", "score_at", "score_per_space"}}}
 // over budgets 1..max_budget. Throws std::invalid_argument when a (space, strategy) pair has no run.
 nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces,
                                         const std::vector<std::string>& strategies, const std::vector<RunCurve>& runs,

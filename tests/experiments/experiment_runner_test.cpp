@@ -50,6 +50,7 @@ TEST_CASE("a tiny experiment end to end writes curves, a summary and PNG/SVG plo
     CAPTURE(name);
     const auto& row = summary["strategies"][name];
     REQUIRE(row["score"].is_number());
+    REQUIRE(row["score_standard_error"].get<double>() >= 0.0);  // 3 seeds: a spread to estimate
     for (const char* budget : {"5", "10", "20"}) REQUIRE(row["speedup_at"][budget].get<double>() > 0.0);
   }
   const auto& space = summary["spaces"][0];

@@ -103,3 +103,31 @@ TEST_CASE("a live space is scored against the random strategy's measured curve a
   REQUIRE(unscored["strategies"]["model"]["score"].is_null());
   REQUIRE(unscored["spaces"][0]["random_expected_best"][0].is_null());
 }
+
+TEST_CASE("the score's standard error is the spread of the runs' own scores over seeds") {
+  // f_random(1) = 5.5 and f_opt = 1: a run at 1 s scores 1, a run at 3 s scores 2.5 / 4.5.
+  const RecordedValues values = values_1_to_10();
+  const SpaceBaseline space{"toy", "k", "dev", values, 5.0};
+  const RunCurve fast{0, 0, 1, {1.0, 1.0}, {}}, slow{0, 0, 2, {3.0, 3.0}, {}};
+  const auto summary = summarize_curves({space}, {"model"}, {fast, slow}, 2, {1});
+  const auto& model = summary["strategies"]["model"];
+  const double low = 2.5 / 4.5;
+  REQUIRE(model["score"].get<double>() == Approx((1.0 + low) / 2));
+  // Two runs: sample sd |1 - low| / sqrt(2), over sqrt(2) runs.
+  REQUIRE(model["score_standard_error"].get<double>() == Approx((1.0 - low) / 2));
+  REQUIRE(summary["spaces"][0]["strategies"]["model"]["mean_score_standard_error"].get<double>() == Approx((1.0 - low) / 2));
+
+  // Two such spaces, each half of the score: the error shrinks by sqrt(2).
+  SpaceBaseline twin = space;
+  twin.name = "twin";
+  RunCurve fast_twin = fast, slow_twin = slow;
+  fast_twin.space = slow_twin.space = 1;
+  const auto both = summarize_curves({space, twin}, {"model"}, {fast, slow, fast_twin, slow_twin}, 2, {1});
+  REQUIRE(both["strategies"]["model"]["score_standard_error"].get<double>() == Approx((1.0 - low) / 2 / std::sqrt(2.0)));
+
+  // Runs that agree leave no error; a single run leaves it unknown, not zero.
+  const auto agreeing = summarize_curves({space}, {"model"}, {fast, RunCurve{0, 0, 3, {1.0, 1.0}, {}}}, 2, {1});
+  REQUIRE(agreeing["strategies"]["model"]["score_standard_error"].get<double>() == Approx(0.0).margin(1e-12));
+  const auto single = summarize_curves({space}, {"model"}, {fast}, 2, {1});
+  REQUIRE(single["strategies"]["model"]["score_standard_error"].is_null());
+}
