@@ -155,17 +155,17 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
       curve["hardware_seconds_median"] = hardware_median;
       curve["score"] = std::move(score_curve);
       curve["mean_score"] = scores[t][s].empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(scores[t][s]));
-      SpaceScores& mine_scored = run_scores[t][s];
-      mine_scored.budgets = scores[t][s].size();
+      SpaceScores& space_scores = run_scores[t][s];
+      space_scores.budgets = scores[t][s].size();
       for (const RunCurve* run : mine) {
         std::vector<double> run_p;
         for (const std::size_t b : scored_budgets)
           if (random_curve[b - 1])
             if (const auto p = standardized_score(*random_curve[b - 1], best_at(*run, values, b), values.optimum())) run_p.push_back(*p);
-        if (!run_p.empty()) mine_scored.per_run.push_back(mean(run_p));
+        if (!run_p.empty()) space_scores.per_run.push_back(mean(run_p));
       }
       curve["mean_score_standard_error"] =
-          mine_scored.budgets == 0 ? nlohmann::ordered_json(nullptr) : standard_error({{1.0, &mine_scored}});
+          space_scores.budgets == 0 ? nlohmann::ordered_json(nullptr) : standard_error({{1.0, &space_scores}});
       per_strategy[strategies[t]] = std::move(curve);
     }
     entry["strategies"] = std::move(per_strategy);

@@ -17,7 +17,8 @@
 //   are the standard errors of those scores over seeds: P(b) is the mean of each run's own P(b),
 //   so a score is a mean over independent runs, and its standard error says how far another set
 //   of seeds would likely move it (two scores closer than about twice it are not told apart).
-//   Null with fewer than two runs of a space.
+//   Null with fewer than two runs of a space. On a live space f_random(b) is itself a mean over
+//   the random strategy's runs; its own error is left out (it is exact on a recorded space).
 #include <cstddef>
 #include <cstdint>
 #include <optional>
