@@ -394,7 +394,8 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                       "slowest best-so-far of any run"},
       {"score", "P(b) = (f_random(b) - f_strategy(b)) / (f_random(b) - f_opt), averaged over report budgets and spaces"},
       {"score_standard_error", "standard error of the score over seeds: P(b) is the mean of each run's own P(b), so the "
-                               "score is a mean over independent runs (sum over spaces of w_s^2 var_s / n_s, square-rooted)"},
+                               "score is a mean over independent runs (sum over spaces of w_s^2 var_s / n_s, square-rooted); "
+                               "on a live space the random baseline's own error is left out"},
       {"speedup", "reference / best: reference is the space's default config, or the median valid runtime where the "
                   "space has no default (see each space's \"reference\")"},
       {"speedup_at", "geometric mean over spaces of the median speedup over seeds"}};
