@@ -119,6 +119,8 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
       std::vector<double> best_mean, best_median, best_q25, best_q75, speedup_mean, speedup_median, speedup_q25, speedup_q75,
           hardware_median;
       nlohmann::ordered_json score_curve = nlohmann::ordered_json::array();
+      SpaceScores& space_scores = run_scores[t][s];
+      space_scores.per_run.assign(mine.size(), 0.0);  // sums of each run's P over the scored budgets
       for (std::size_t b = 1; b <= max_budget; ++b) {
         std::vector<double> best, speedup, hardware;
         for (const RunCurve* run : mine) {
@@ -140,7 +142,12 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
         score_curve.push_back(number_or_null(p));
         for (std::size_t i = 0; i < scored_budgets.size(); ++i) {
           if (scored_budgets[i] != b) continue;
-          if (p) scores[t][s].push_back(*p);
+          if (p) {
+            scores[t][s].push_back(*p);
+            // Defined wherever p is: the same f_random and f_opt standardize each run's best.
+            for (std::size_t r = 0; r < mine.size(); ++r)
+              space_scores.per_run[r] += *standardized_score(*random_curve[b - 1], best[r], values.optimum());
+          }
           log_speedups[t][i].push_back(std::log(speedup_median.back()));
         }
       }
@@ -155,15 +162,9 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
       curve["hardware_seconds_median"] = hardware_median;
       curve["score"] = std::move(score_curve);
       curve["mean_score"] = scores[t][s].empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(scores[t][s]));
-      SpaceScores& space_scores = run_scores[t][s];
       space_scores.budgets = scores[t][s].size();
-      for (const RunCurve* run : mine) {
-        std::vector<double> run_p;
-        for (const std::size_t b : scored_budgets)
-          if (random_curve[b - 1])
-            if (const auto p = standardized_score(*random_curve[b - 1], best_at(*run, values, b), values.optimum())) run_p.push_back(*p);
-        if (!run_p.empty()) space_scores.per_run.push_back(mean(run_p));
-      }
+      if (space_scores.budgets > 0)
+        for (double& sum : space_scores.per_run) sum /= static_cast<double>(space_scores.budgets);
       curve["mean_score_standard_error"] =
           space_scores.budgets == 0 ? nlohmann::ordered_json(nullptr) : standard_error({{1.0, &space_scores}});
       per_strategy[strategies[t]] = std::move(curve);
