@@ -7,12 +7,14 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/command.h"
 #include "cli/cpu_tiling.h"
 #include "experiments/experiment.h"
 #include "experiments/experiment_runner.h"
 #include "experiments/model_study.h"
+#include "experiments/optimum_noise.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "surrogate/torch_threads.h"
@@ -94,6 +96,18 @@ const bool registered = register_command({"experiment",
         for (const auto& [budget, value] : row["speedup_at"].items()) std::cout << std::setw(9) << value.get<double>();
         std::cout << "\n";
       }
+      // Where the recording cannot rank its optimum, P's last percent measures noise: say where.
+      std::ostringstream ties;
+      ties << std::fixed << std::setprecision(2);
+      for (const auto& space : summary["spaces"]) {
+        const auto& noise = space["optimum_noise"];
+        if (noise.is_null() || noise["tied_configs"].get<std::size_t>() < 2) continue;
+        ties << (ties.tellp() > 0 ? ", " : "") << space["name"].get<std::string>() << " " << noise["tied_configs"].get<std::size_t>()
+             << " (s.e. " << 100 * noise["relative_standard_error"].get<double>() << "%)";
+      }
+      if (ties.tellp() > 0)
+        std::cout << "configs within " << std::defaultfloat << kTiedStandardErrors << std::fixed << " standard errors of the recorded optimum (P near 1 "
+                  << "measures noise there): " << ties.str() << "\n";
       std::cout << "results in " << (options->output.empty() ? experiment.output : options->output)
                 << " (runs.csv, summary.json, plots/)\n";
     });

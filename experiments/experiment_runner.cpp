@@ -18,6 +18,7 @@
 
 #include "autotuner/campaign_runner.h"
 #include "experiments/experiment_plots.h"
+#include "experiments/optimum_noise.h"
 #include "experiments/pretraining.h"
 #include "experiments/speedup_curves.h"
 #include "ir/file_io.h"
@@ -300,7 +301,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
     const MeasuredKernel& measured = campaign_kernel(sources.at(campaign.source.path), campaign);
     space_kernels.push_back(&measured);
     try {
-      baselines.push_back({experiment.spaces[s].name, measured.kernel.name(), measured.device, recorded_values(measured), {}});
+      baselines.push_back({experiment.spaces[s].name, measured.kernel.name(), measured.device, recorded_values(measured), {}, false, {}, optimum_noise(measured)});
     } catch (const std::invalid_argument& error) {
       throw InputError(experiment.file, "$.spaces[" + std::to_string(s) + "]", std::string("a space with a valid measurement: ") + error.what());
     }
@@ -398,7 +399,11 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                                "on a live space the random baseline's own error is left out"},
       {"speedup", "reference / best: reference is the space's default config, or the median valid runtime where the "
                   "space has no default (see each space's \"reference\")"},
-      {"speedup_at", "geometric mean over spaces of the median speedup over seeds"}};
+      {"speedup_at", "geometric mean over spaces of the median speedup over seeds"},
+      {"optimum_noise", "per recorded space: the relative standard error of the optimum's recorded runtime (from its "
+                        "repeats) and how many configs lie within two of them of it (tied_configs, the optimum "
+                        "included): the recording does not rank those, so P near 1 there measures noise; the score "
+                        "ignores it"}};
   if (!pretraining.empty()) summary["pretraining"] = pretraining;
   summary["strategies"] = tables["strategies"];
   summary["spaces"] = tables["spaces"];

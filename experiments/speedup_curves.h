@@ -19,6 +19,8 @@
 //   of seeds would likely move it (two scores closer than about twice it are not told apart).
 //   Null with fewer than two runs of a space. On a live space f_random(b) is itself a mean over
 //   the random strategy's runs; its own error is left out (it is exact on a recorded space).
+// - Per recorded space, "optimum_noise" says how many configs the recording cannot rank against
+//   its optimum (optimum_noise.h); null when the optimum has no repeats. The score ignores it.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -27,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "experiments/optimum_noise.h"
 #include "experiments/random_baseline.h"
 
 namespace perftune {
@@ -51,6 +54,8 @@ struct SpaceBaseline {
   // runtimes (its optimum is the best any run measured).
   bool live = false;
   std::vector<double> measured_random;
+  // A recorded space's optimum against the recording's own noise (empty: live, or no repeats).
+  std::optional<OptimumNoise> noise;
 };
 
 // The best-so-far value of `run` after b >= 1 measurements under the conventions above.

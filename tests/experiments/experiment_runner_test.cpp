@@ -57,6 +57,7 @@ TEST_CASE("a tiny experiment end to end writes curves, a summary and PNG/SVG plo
   REQUIRE(space["configs"] == 64);
   REQUIRE(space["failed"] == 4);
   REQUIRE(space["reference"] == "median");  // the toy cache has no space.json, so no default
+  REQUIRE(space.at("optimum_noise").is_null());  // nor repeats ("times")
   REQUIRE(fs::exists(dir + "/out/summary.json"));
   for (const char* image : {"speedup_toy_gpu", "score", "score_vs_budget"})
     for (const char* ext : {".png", ".svg"}) {

@@ -1,0 +1,28 @@
+#include "experiments/optimum_noise.h"
+
+#include <cmath>
+#include <unordered_set>
+#include <vector>
+
+namespace perftune {
+
+std::optional<OptimumNoise> optimum_noise(const MeasuredKernel& kernel) {
+  std::unordered_set<Config, ConfigHash> seen;
+  std::vector<const MeasureResult*> first_ok;
+  const MeasureResult* fastest = nullptr;
+  for (const Measurement& m : kernel.measurements) {
+    if (!seen.insert(m.config).second || !m.result.ok()) continue;
+    first_ok.push_back(&m.result);
+    if (!fastest || m.result.seconds < fastest->seconds) fastest = &m.result;
+  }
+  if (!fastest || fastest->repeats.size() < 2) return std::nullopt;
+  OptimumNoise noise;
+  noise.repeats = fastest->repeats.size();
+  noise.relative_standard_error = fastest->spread / std::sqrt(static_cast<double>(noise.repeats));
+  const double limit = fastest->seconds * (1.0 + kTiedStandardErrors * noise.relative_standard_error);
+  for (const MeasureResult* result : first_ok)
+    if (result->seconds <= limit) ++noise.tied_configs;
+  return noise;
+}
+
+}  // namespace perftune
