@@ -143,8 +143,8 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
         speedup_q25.push_back(quantile(speedup, 0.25));
         speedup_q75.push_back(quantile(speedup, 0.75));
         hardware_median.push_back(hardware.empty() ? 0.0 : quantile(hardware, 0.5));
-        const std::optional<double> p =
-            random_curve[b - 1] ? standardized_score(*random_curve[b - 1], best_mean.back(), values.optimum()) : std::nullopt;
+        std::optional<double> p;
+        if (random_curve[b - 1]) p = standardized_score(*random_curve[b - 1], best_mean.back(), values.optimum());
         score_curve.push_back(number_or_null(p));
         for (std::size_t i = 0; i < scored_budgets.size(); ++i) {
           if (scored_budgets[i] != b) continue;
