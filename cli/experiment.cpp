@@ -102,12 +102,13 @@ const bool registered = register_command({"experiment",
       for (const auto& space : summary["spaces"]) {
         const auto& noise = space["optimum_noise"];
         if (noise.is_null() || noise["tied_configs"].get<std::size_t>() < 2) continue;
-        ties << (ties.tellp() > 0 ? ", " : "") << space["name"].get<std::string>() << " " << noise["tied_configs"].get<std::size_t>()
-             << " (s.e. " << 100 * noise["relative_standard_error"].get<double>() << "%)";
+        ties << (ties.tellp() > 0 ? ", " : "") << space["name"].get<std::string>() << " "
+             << noise["tied_configs"].get<std::size_t>() << " (s.e. " << 100 * noise["relative_standard_error"].get<double>()
+             << "%)";
       }
       if (ties.tellp() > 0)
-        std::cout << "configs within " << std::defaultfloat << kTiedStandardErrors << std::fixed << " standard errors of the recorded optimum (P near 1 "
-                  << "measures noise there): " << ties.str() << "\n";
+        std::cout << "configs within " << std::defaultfloat << kTiedStandardErrors << std::fixed
+                  << " standard errors of the recorded optimum (P near 1 measures noise there): " << ties.str() << "\n";
       std::cout << "results in " << (options->output.empty() ? experiment.output : options->output)
                 << " (runs.csv, summary.json, plots/)\n";
     });

@@ -301,7 +301,8 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
     const MeasuredKernel& measured = campaign_kernel(sources.at(campaign.source.path), campaign);
     space_kernels.push_back(&measured);
     try {
-      baselines.push_back({experiment.spaces[s].name, measured.kernel.name(), measured.device, recorded_values(measured), {}, false, {}, optimum_noise(measured)});
+      baselines.push_back({experiment.spaces[s].name, measured.kernel.name(), measured.device, recorded_values(measured), {},
+                           false, {}, optimum_noise(measured)});
     } catch (const std::invalid_argument& error) {
       throw InputError(experiment.file, "$.spaces[" + std::to_string(s) + "]", std::string("a space with a valid measurement: ") + error.what());
     }
@@ -401,9 +402,9 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                   "space has no default (see each space's \"reference\")"},
       {"speedup_at", "geometric mean over spaces of the median speedup over seeds"},
       {"optimum_noise", "per recorded space: the relative standard error of the optimum's recorded runtime (from its "
-                        "repeats) and how many configs lie within two of them of it (tied_configs, the optimum "
-                        "included): the recording does not rank those, so P near 1 there measures noise; the score "
-                        "ignores it"}};
+                        "repeats) and how many configs lie within two such standard errors of it (tied_configs, the "
+                        "optimum included): the recording does not rank those, so P near 1 there measures noise; the "
+                        "score ignores it"}};
   if (!pretraining.empty()) summary["pretraining"] = pretraining;
   summary["strategies"] = tables["strategies"];
   summary["spaces"] = tables["spaces"];

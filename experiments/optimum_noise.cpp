@@ -1,19 +1,17 @@
 #include "experiments/optimum_noise.h"
 
 #include <cmath>
-#include <unordered_set>
 #include <vector>
 
 namespace perftune {
 
 std::optional<OptimumNoise> optimum_noise(const MeasuredKernel& kernel) {
-  std::unordered_set<Config, ConfigHash> seen;
   std::vector<const MeasureResult*> first_ok;
   const MeasureResult* fastest = nullptr;
-  for (const Measurement& m : kernel.measurements) {
-    if (!seen.insert(m.config).second || !m.result.ok()) continue;
-    first_ok.push_back(&m.result);
-    if (!fastest || m.result.seconds < fastest->seconds) fastest = &m.result;
+  for (const Measurement* m : kernel.first_recordings()) {
+    if (!m->result.ok()) continue;
+    first_ok.push_back(&m->result);
+    if (!fastest || m->result.seconds < fastest->seconds) fastest = &m->result;
   }
   if (!fastest || fastest->repeats.size() < 2) return std::nullopt;
   OptimumNoise noise;

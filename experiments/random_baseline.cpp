@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <unordered_set>
 
 namespace perftune {
 
@@ -14,10 +13,8 @@ double RecordedValues::median() const {
 
 RecordedValues recorded_values(const MeasuredKernel& kernel) {
   RecordedValues values;
-  std::unordered_set<Config, ConfigHash> seen;
-  for (const Measurement& m : kernel.measurements) {
-    if (!seen.insert(m.config).second) continue;
-    if (m.result.ok()) values.ok_sorted.push_back(m.result.seconds);
+  for (const Measurement* m : kernel.first_recordings()) {
+    if (m->result.ok()) values.ok_sorted.push_back(m->result.seconds);
     else ++values.failed;
   }
   if (values.ok_sorted.empty())

@@ -1,5 +1,7 @@
 #include "ir/corpus.h"
 
+#include <unordered_set>
+
 namespace perftune {
 
 std::size_t MeasuredKernel::failed_count() const {
@@ -14,6 +16,14 @@ std::optional<std::size_t> MeasuredKernel::best_index() const {
     if (measurements[i].result.ok() && (!best || measurements[i].result.seconds < measurements[*best].result.seconds))
       best = i;
   return best;
+}
+
+std::vector<const Measurement*> MeasuredKernel::first_recordings() const {
+  std::unordered_set<Config, ConfigHash> seen;
+  std::vector<const Measurement*> first;
+  for (const Measurement& m : measurements)
+    if (seen.insert(m.config).second) first.push_back(&m);
+  return first;
 }
 
 std::size_t Corpus::measurement_count() const {

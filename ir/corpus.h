@@ -28,6 +28,9 @@ struct MeasuredKernel {
   std::size_t failed_count() const;
   // Fastest ok measurement, if any.
   std::optional<std::size_t> best_index() const;
+  // Each config's first measurement, in recording order: what replay serves (later duplicates
+  // are ignored).
+  std::vector<const Measurement*> first_recordings() const;
 };
 
 struct Corpus {
