@@ -148,23 +148,25 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   summary["seed"] = campaign.seed;
   const auto best = result.history.best();
   summary["best_config"] = best ? space.to_json(result.history.entries()[*best].config) : nlohmann::ordered_json(nullptr);
-  const std::optional<double> best_seconds =
-      best ? std::optional<double>(result.history.entries()[*best].result.seconds) : std::nullopt;
+  // Optionals assigned in ifs: GCC 12 warns (falsely) that a ternary's may be used uninitialized.
+  std::optional<double> best_seconds, speedup_over_default;
+  if (best) best_seconds = result.history.entries()[*best].result.seconds;
+  if (best_seconds && default_seconds) speedup_over_default = *default_seconds / *best_seconds;
   summary["best_seconds"] = optional_number(best_seconds);
   summary["default_config"] = default_cfg ? space.to_json(*default_cfg) : nlohmann::ordered_json(nullptr);
   summary["default_seconds"] = optional_number(default_seconds);
-  summary["speedup_over_default"] =
-      optional_number(best_seconds && default_seconds ? std::optional<double>(*default_seconds / *best_seconds) : std::nullopt);
+  summary["speedup_over_default"] = optional_number(speedup_over_default);
   if (!named_defaults.empty()) {
     // Every default the program target names (no fusion, greedy fusion), and the speedup over each.
     nlohmann::ordered_json defaults = nlohmann::ordered_json::object();
     for (const auto& [name, config] : named_defaults) {
       const MeasureResult* result_of_default = result.history.find(config);
-      const std::optional<double> seconds =
-          result_of_default && result_of_default->ok() ? std::optional<double>(result_of_default->seconds) : std::nullopt;
+      std::optional<double> seconds, speedup;
+      if (result_of_default && result_of_default->ok()) seconds = result_of_default->seconds;
+      if (best_seconds && seconds) speedup = *seconds / *best_seconds;
       defaults[name] = {{"config", space.to_json(config)},
                         {"seconds", optional_number(seconds)},
-                        {"speedup", optional_number(best_seconds && seconds ? std::optional<double>(*seconds / *best_seconds) : std::nullopt)}};
+                        {"speedup", optional_number(speedup)}};
     }
     summary["defaults"] = std::move(defaults);
   }
