@@ -20,7 +20,8 @@
 //   Null with fewer than two runs of a space. On a live space f_random(b) is itself a mean over
 //   the random strategy's runs; its own error is left out (it is exact on a recorded space).
 // - Per recorded space, "optimum_noise" says how many configs the recording cannot rank against
-//   its optimum (optimum_noise.h); null when the optimum has no repeats. The score ignores it.
+//   its optimum (optimum_noise.h); null on a live space or when the optimum has no repeats. The
+//   score ignores it.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
