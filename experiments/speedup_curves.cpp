@@ -26,24 +26,18 @@ double sample_variance(const std::vector<double>& sample) {
   return sum / static_cast<double>(sample.size() - 1);
 }
 
-// What one space contributes to a strategy's score: its scored budgets and each run's mean P
-// over them. P(b) is linear in the mean best runtime, so it is the mean over runs of each run's
-// own P(b), and the space's mean score is the mean of these per-run values: their spread over
-// seeds is what the score's standard error is made of.
-struct SpaceScores {
-  std::size_t budgets = 0;
-  std::vector<double> per_run;
-};
-
-// The standard error of a weighted sum of space means, sum_s w_s * mean(per_run_s): the runs of
-// a space are independent draws (one per seed), so its variance is sum_s w_s^2 var_s / n_s.
-// Null when a weighted space has fewer than two runs (no spread to estimate).
-nlohmann::ordered_json standard_error(const std::vector<std::pair<double, const SpaceScores*>>& weighted) {
+// The standard error of a weighted sum of space means, sum_s w_s * mean(per_run_s), where
+// per_run_s holds each run's mean P over the space's scored budgets. P(b) is linear in the mean
+// best runtime, so it is the mean over runs of each run's own P(b), and the space's mean score is
+// the mean of these per-run values. The runs of a space are independent draws (one per seed), so
+// the variance is sum_s w_s^2 var_s / n_s. Null when a weighted space has fewer than two runs (no
+// spread to estimate).
+nlohmann::ordered_json standard_error(const std::vector<std::pair<double, const std::vector<double>*>>& weighted) {
   double variance = 0.0;
-  for (const auto& [weight, space] : weighted) {
+  for (const auto& [weight, per_run] : weighted) {
     if (weight == 0.0) continue;
-    if (space->per_run.size() < 2) return nullptr;
-    variance += weight * weight * sample_variance(space->per_run) / static_cast<double>(space->per_run.size());
+    if (per_run->size() < 2) return nullptr;
+    variance += weight * weight * sample_variance(*per_run) / static_cast<double>(per_run->size());
   }
   return std::sqrt(variance);
 }
@@ -74,7 +68,8 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
 
   // Per strategy: P at each scored budget for each space; log median speedups per report budget.
   std::vector<std::vector<std::vector<double>>> scores(strategies.size(), std::vector<std::vector<double>>(spaces.size()));
-  std::vector<std::vector<SpaceScores>> run_scores(strategies.size(), std::vector<SpaceScores>(spaces.size()));
+  // Per strategy and space: each run's mean P over the scored budgets (for the standard errors).
+  std::vector<std::vector<std::vector<double>>> run_scores(strategies.size(), std::vector<std::vector<double>>(spaces.size()));
   std::vector<std::vector<std::vector<double>>> log_speedups(strategies.size(),
                                                              std::vector<std::vector<double>>(scored_budgets.size()));
 
@@ -125,8 +120,8 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
       std::vector<double> best_mean, best_median, best_q25, best_q75, speedup_mean, speedup_median, speedup_q25, speedup_q75,
           hardware_median;
       nlohmann::ordered_json score_curve = nlohmann::ordered_json::array();
-      SpaceScores& space_scores = run_scores[t][s];
-      space_scores.per_run.assign(mine.size(), 0.0);  // sums of each run's P over the scored budgets
+      std::vector<double>& per_run = run_scores[t][s];
+      per_run.assign(mine.size(), 0.0);  // sums of each run's P over the scored budgets
       for (std::size_t b = 1; b <= max_budget; ++b) {
         std::vector<double> best, speedup, hardware;
         for (const RunCurve* run : mine) {
@@ -152,7 +147,7 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
             scores[t][s].push_back(*p);
             // Defined wherever p is: the same f_random and f_opt standardize each run's best.
             for (std::size_t r = 0; r < mine.size(); ++r)
-              space_scores.per_run[r] += *standardized_score(*random_curve[b - 1], best[r], values.optimum());
+              per_run[r] += *standardized_score(*random_curve[b - 1], best[r], values.optimum());
           }
           log_speedups[t][i].push_back(std::log(speedup_median.back()));
         }
@@ -168,11 +163,10 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
       curve["hardware_seconds_median"] = hardware_median;
       curve["score"] = std::move(score_curve);
       curve["mean_score"] = scores[t][s].empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(scores[t][s]));
-      space_scores.budgets = scores[t][s].size();
-      if (space_scores.budgets > 0)
-        for (double& sum : space_scores.per_run) sum /= static_cast<double>(space_scores.budgets);
-      curve["mean_score_standard_error"] =
-          space_scores.budgets == 0 ? nlohmann::ordered_json(nullptr) : standard_error({{1.0, &space_scores}});
+      const std::size_t budgets = scores[t][s].size();
+      if (budgets > 0)
+        for (double& sum : per_run) sum /= static_cast<double>(budgets);
+      curve["mean_score_standard_error"] = budgets == 0 ? nlohmann::ordered_json(nullptr) : standard_error({{1.0, &per_run}});
       per_strategy[strategies[t]] = std::move(curve);
     }
     entry["strategies"] = std::move(per_strategy);
@@ -198,9 +192,10 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
       score_at[key] = at_budget.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(at_budget));
     }
     // The score weighs each space by its share of the scored (space, budget) pairs.
-    std::vector<std::pair<double, const SpaceScores*>> weighted;
-    for (const SpaceScores& space : run_scores[t])
-      weighted.emplace_back(all.empty() ? 0.0 : static_cast<double>(space.budgets) / static_cast<double>(all.size()), &space);
+    std::vector<std::pair<double, const std::vector<double>*>> weighted;
+    for (std::size_t s = 0; s < spaces.size(); ++s)
+      weighted.emplace_back(all.empty() ? 0.0 : static_cast<double>(scores[t][s].size()) / static_cast<double>(all.size()),
+                            &run_scores[t][s]);
     strategy_table[strategies[t]] = {{"score", all.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(all))},
                                      {"score_standard_error", all.empty() ? nlohmann::ordered_json(nullptr) : standard_error(weighted)},
                                      {"speedup_at", speedup_at},

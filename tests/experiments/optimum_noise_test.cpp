@@ -1,7 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include <cmath>
-
 #include "experiments/optimum_noise.h"
 
 using namespace perftune;
