@@ -7,7 +7,9 @@
 #include "experiments/experiment.h"
 #include "experiments/experiment_plots.h"
 #include "experiments/experiment_runner.h"
+#include "experiments/model_study.h"
 #include "ir/input_error.h"
+#include "ir/json_view.h"
 #include "test_support.h"
 #include "experiment_fixtures.h"
 
@@ -196,4 +198,22 @@ TEST_CASE("an experiment's mistakes name their place in the experiment file") {
     REQUIRE(error.file() == "toy.json");
     REQUIRE(error.place().starts_with(place));
   }
+}
+
+TEST_CASE("every bundled experiment config parses as perftune experiment reads it") {
+  const fs::path dir = source_path("configs/experiments");
+  REQUIRE(fs::exists(dir));
+  std::size_t count = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    const std::string path = entry.path().string();
+    CAPTURE(path);
+    const nlohmann::json json = parse_json_file(path);
+    if (is_model_study(json))
+      CHECK_NOTHROW(parse_model_study(json, path));
+    else
+      CHECK_NOTHROW(parse_experiment(json, path));
+    ++count;
+  }
+  CHECK(count >= 5);
 }
