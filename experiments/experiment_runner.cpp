@@ -301,8 +301,9 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
     const MeasuredKernel& measured = campaign_kernel(sources.at(campaign.source.path), campaign);
     space_kernels.push_back(&measured);
     try {
-      baselines.push_back({experiment.spaces[s].name, measured.kernel.name(), measured.device, recorded_values(measured), {},
-                           false, {}, optimum_noise(measured)});
+      SpaceBaseline baseline{experiment.spaces[s].name, measured.kernel.name(), measured.device, recorded_values(measured)};
+      baseline.noise = optimum_noise(measured);
+      baselines.push_back(std::move(baseline));
     } catch (const std::invalid_argument& error) {
       throw InputError(experiment.file, "$.spaces[" + std::to_string(s) + "]", std::string("a space with a valid measurement: ") + error.what());
     }

@@ -23,4 +23,11 @@ std::optional<OptimumNoise> optimum_noise(const MeasuredKernel& kernel) {
   return noise;
 }
 
+nlohmann::ordered_json to_json(const std::optional<OptimumNoise>& noise) {
+  if (!noise) return nullptr;
+  return {{"repeats", noise->repeats},
+          {"relative_standard_error", noise->relative_standard_error},
+          {"tied_configs", noise->tied_configs}};
+}
+
 }  // namespace perftune

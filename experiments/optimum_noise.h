@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 #include "ir/corpus.h"
 
 namespace perftune {
@@ -29,5 +31,8 @@ inline constexpr double kTiedStandardErrors = 2.0;
 // For the first recording of each config of `kernel` (what replay serves). Empty when the fastest
 // config has fewer than two repeats (no spread to estimate) or there is no valid measurement.
 std::optional<OptimumNoise> optimum_noise(const MeasuredKernel& kernel);
+
+// {"repeats", "relative_standard_error", "tied_configs"}, or null when unknown (summary.json).
+nlohmann::ordered_json to_json(const std::optional<OptimumNoise>& noise);
 
 }  // namespace perftune

@@ -89,12 +89,7 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
       entry["failed"] = values.failed;
     }
     entry["optimum_seconds"] = values.optimum();  // live: the best any run measured
-    if (space.noise)
-      entry["optimum_noise"] = {{"repeats", space.noise->repeats},
-                                {"relative_standard_error", space.noise->relative_standard_error},
-                                {"tied_configs", space.noise->tied_configs}};
-    else
-      entry["optimum_noise"] = nullptr;
+    entry["optimum_noise"] = to_json(space.noise);
     entry["default_seconds"] = number_or_null(space.default_seconds);
     entry["reference"] = has_default ? "default" : "median";
     entry["reference_seconds"] = reference;
