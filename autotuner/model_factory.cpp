@@ -49,6 +49,7 @@ std::unique_ptr<CostModel> with_residual(const ModelSpec& spec, std::vector<std:
   options.incumbent_neighbours = spec.residual_incumbent_neighbours;
   options.local_slots = spec.residual_local_slots;
   options.relevance = spec.residual_relevance;
+  options.categorical = spec.residual_categorical;
   options.sample_residual = spec.residual_sample_residual;
   try {
     return std::make_unique<TargetResidualModel>(std::move(priors), options);

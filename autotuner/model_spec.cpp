@@ -10,7 +10,7 @@ void parse_residual(const JsonView& view, ModelSpec& spec) {
   if (!residual) return;
   if (!residual->is_object()) residual->fail("an object, e.g. {\"fine_tune_prior\": false}");
   residual->expect_keys({"fine_tune_prior", "exploration", "batch", "batch_pool", "source_favourites", "sample_residual",
-                        "incumbent_neighbours", "local_slots", "relevance"});
+                        "incumbent_neighbours", "local_slots", "relevance", "categorical"});
   spec.residual = true;
   if (const auto fine_tune = residual->find("fine_tune_prior")) spec.residual_fine_tune_prior = fine_tune->as_bool();
   if (const auto exploration = residual->find("exploration")) spec.residual_exploration = exploration->as_non_negative_number();
@@ -24,6 +24,11 @@ void parse_residual(const JsonView& view, ModelSpec& spec) {
       option->fail(std::string("no \"") + key + "\" unless \"batch\" is \"thompson\" (the top-k batch takes the best proposals only)");
   if (const auto sample = residual->find("sample_residual")) spec.residual_sample_residual = sample->as_bool();
   if (const auto relevance = residual->find("relevance")) spec.residual_relevance = relevance->as_bool();
+  if (const auto categorical = residual->find("categorical")) {
+    spec.residual_categorical = categorical->as_bool();
+    if (spec.residual_categorical && !spec.residual_relevance)
+      categorical->fail("no \"categorical\" without \"relevance\": true (the choice is a step of the per-knob relevance search)");
+  }
   if (const auto pool = residual->find("batch_pool")) spec.residual_batch_pool = static_cast<std::size_t>(pool->as_positive_int());
   auto count = [&](const char* key, const char* what, std::size_t& into) {
     if (const auto option = residual->find(key))

@@ -23,7 +23,9 @@
 //   and each prior's "source_favourites" (default 0) best scored configs and the one-knob changes of
 //   the "incumbent_neighbours" (default 0) best measured configs, "local_slots" (default 0) of each
 //   batch going to the best of those neighbours, drawing the GP residual too with
-//   "sample_residual": true (BatchChoice); "relevance": true fits one length scale per knob
+//   "sample_residual": true (BatchChoice); "relevance": true fits one length scale per knob, and
+//   "categorical": true (with it) lets each knob's distance be categorical where the target's data
+//   say so (TargetResidualOptions::categorical)
 // Parsing is kept apart from building the model (autotuner/model_factory.h) so that it compiles
 // and links without libtorch: the fuzz targets (fuzz/) are built with clang, which cannot compile
 // libtorch 1.13's headers against GCC 12's libstdc++.
@@ -57,6 +59,7 @@ struct ModelSpec {
   std::size_t residual_incumbent_neighbours = 0;  // TargetResidualOptions::incumbent_neighbours (thompson only)
   std::size_t residual_local_slots = 0;  // TargetResidualOptions::local_slots (thompson only)
   bool residual_relevance = false;       // TargetResidualOptions::relevance
+  bool residual_categorical = false;     // TargetResidualOptions::categorical (relevance only)
   bool residual_sample_residual = false;  // TargetResidualOptions::sample_residual (thompson only)
 };
 

@@ -38,11 +38,15 @@ double matern52(double r) {
   return (1.0 + s + s * s / 3.0) * std::exp(-s);
 }
 
-// Euclidean, each coordinate weighted by its relevance (ResidualFit::relevance; empty: all 1).
-double distance(const std::vector<double>& a, const std::vector<double>& b, const std::vector<double>& relevance) {
+// Euclidean, each coordinate weighted by its relevance (ResidualFit::relevance; empty: all 1); a
+// categorical coordinate (ResidualFit::categorical; empty: none) counts any two different values one
+// unit apart, as far as the ends of an ordered knob.
+double distance(const std::vector<double>& a, const std::vector<double>& b, const std::vector<double>& relevance,
+                const std::vector<bool>& categorical) {
   double sum = 0.0;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    const double step = (a[i] - b[i]) * (relevance.empty() ? 1.0 : relevance[i]);
+    const double apart = !categorical.empty() && categorical[i] ? (a[i] != b[i] ? 1.0 : 0.0) : a[i] - b[i];
+    const double step = apart * (relevance.empty() ? 1.0 : relevance[i]);
     sum += step * step;
   }
   return std::sqrt(sum);
@@ -264,7 +268,7 @@ void TargetResidualModel::predict(const Kernel& kernel, const SearchSpace& space
     const std::vector<double> z = knob_index_coords(space, configs[c]);
     double correction = 0.0;
     for (std::size_t j = 0; j < n; ++j) {
-      k[j] = matern52(distance(z, data.coords[j], fit.relevance) / fit.length_scale);
+      k[j] = matern52(distance(z, data.coords[j], fit.relevance, fit.categorical) / fit.length_scale);
       correction += k[j] * data.weights[j];
     }
     double bound = 0.0;
@@ -330,11 +334,11 @@ void TargetResidualModel::refit(KernelData& data) {
   std::vector<double> y(n), ones(n, 1.0);
   for (std::size_t i = 0; i < n; ++i) y[i] = data.log_seconds[i].value_or(slowest);
   const std::vector<std::vector<double>>& p = data.prior;
-  auto distances = [&](const std::vector<double>& relevance) {
+  auto distances = [&](const std::vector<double>& relevance, const std::vector<bool>& categorical) {
     std::vector<double> dist(n * n);
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = 0; j < i; ++j)
-        dist[i * n + j] = dist[j * n + i] = distance(data.coords[i], data.coords[j], relevance);
+        dist[i * n + j] = dist[j * n + i] = distance(data.coords[i], data.coords[j], relevance, categorical);
     return dist;
   };
 
@@ -352,8 +356,9 @@ void TargetResidualModel::refit(KernelData& data) {
   data.factor.clear();
   const std::size_t d = n_priors + 1;
   double best_likelihood = -std::numeric_limits<double>::infinity();
-  // Fits at one (relevance, length, noise) and keeps it if its likelihood is the best so far.
-  auto try_fit = [&](const std::vector<double>& dist, const std::vector<double>& relevance, double length, double noise) {
+  // Fits at one (relevance, categorical, length, noise) and keeps it if its likelihood is the best so far.
+  auto try_fit = [&](const std::vector<double>& dist, const std::vector<double>& relevance,
+                     const std::vector<bool>& categorical, double length, double noise) {
     std::vector<double> c(n * n);
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = 0; j <= i; ++j)
@@ -407,7 +412,7 @@ void TargetResidualModel::refit(KernelData& data) {
       best_likelihood = likelihood;
       double total = 0.0;
       for (const double bk : b) total += bk;
-      data.fit = ResidualFit{n, a, total, b, length, noise, fit_s2, relevance};
+      data.fit = ResidualFit{n, a, total, b, length, noise, fit_s2, relevance, categorical};
       data.weights = std::move(w);
       data.factor = std::move(c);
       data.solved_ones = u1;
@@ -418,21 +423,29 @@ void TargetResidualModel::refit(KernelData& data) {
   };
   const std::size_t dims = data.coords.front().size();
   const std::vector<double> isotropic(dims, 1.0);
-  const std::vector<double> dist = distances(isotropic);
+  const std::vector<bool> ordered(options_.categorical ? dims : 0, false);
+  const std::vector<double> dist = distances(isotropic, ordered);
   for (const double length : kLengthScales)
-    for (const double noise : kNoiseShares) try_fit(dist, isotropic, length, noise);
+    for (const double noise : kNoiseShares) try_fit(dist, isotropic, ordered, length, noise);
   // Per-knob relevance (automatic relevance determination) by coordinate ascent on the same
   // likelihood, once the data outnumber the knobs enough not to fit noise: a knob that barely
-  // matters on the target (or one that matters a lot) then stops blurring the residual.
+  // matters on the target (or one that matters a lot) then stops blurring the residual. With
+  // `categorical`, each knob may also switch between ordered and categorical distances.
   if (options_.relevance && data.fit && n >= kRelevanceMinPointsPerKnob * dims)
     for (int sweep = 0; sweep < 2; ++sweep)
       for (std::size_t k = 0; k < dims; ++k) {
         const std::vector<double> base = data.fit->relevance;
+        const std::vector<bool> base_categorical = data.fit->categorical;
         for (const double factor : {0.0, 0.5, 2.0}) {
           std::vector<double> relevance = base;
           relevance[k] *= factor;
           if (relevance[k] == base[k]) continue;  // a knob already switched off
-          try_fit(distances(relevance), relevance, data.fit->length_scale, data.fit->noise_share);
+          try_fit(distances(relevance, base_categorical), relevance, base_categorical, data.fit->length_scale, data.fit->noise_share);
+        }
+        if (options_.categorical && base[k] != 0.0) {
+          std::vector<bool> categorical = base_categorical;
+          categorical[k] = !categorical[k];
+          try_fit(distances(base, categorical), base, categorical, data.fit->length_scale, data.fit->noise_share);
         }
       }
 }
@@ -557,7 +570,7 @@ std::vector<Config> TargetResidualModel::choose_batch(const Kernel& kernel, cons
       std::vector<double> kv(n);
       for (std::size_t c = 0; c < count; ++c) {
         coords[c] = knob_index_coords(space, candidates[c]);
-        for (std::size_t j = 0; j < n; ++j) kv[j] = matern52(distance(coords[c], data.coords[j], fit.relevance) / fit.length_scale);
+        for (std::size_t j = 0; j < n; ++j) kv[j] = matern52(distance(coords[c], data.coords[j], fit.relevance, fit.categorical) / fit.length_scale);
         a_term[c] = 1.0 - dot(kv, data.solved_ones);
         constant[c] = dot(kv, data.solved_y);
         for (std::size_t i = 0; i < n_priors; ++i) b_term[i][c] -= dot(kv, data.solved_prior[i]);
@@ -572,7 +585,7 @@ std::vector<Config> TargetResidualModel::choose_batch(const Kernel& kernel, cons
         for (std::size_t c = 0; c < count; ++c)
           for (std::size_t d = 0; d <= c; ++d)
             covariance[c * count + d] = covariance[d * count + c] =
-                fit.signal_variance * ((c == d ? 1.0 : matern52(distance(coords[c], coords[d], fit.relevance) / fit.length_scale)) -
+                fit.signal_variance * ((c == d ? 1.0 : matern52(distance(coords[c], coords[d], fit.relevance, fit.categorical) / fit.length_scale)) -
                                        dot(solved[c], solved[d]));
         for (const double jitter : {1e-6, 1e-4, 1e-2}) {
           std::vector<double> factor = covariance;

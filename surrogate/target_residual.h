@@ -96,6 +96,12 @@ struct TargetResidualOptions {
   // Fit a relevance per knob by the marginal likelihood (ResidualFit::relevance) once there are 3
   // points per knob; off: one isotropic length scale.
   bool relevance = false;
+  // With relevance: each knob's distance may also be categorical (any two different values one
+  // unit apart), chosen per knob by the same likelihood. An ordered distance says a measurement
+  // informs the neighbouring values most; where the target's runtimes jump between neighbouring
+  // values (convolution/A100's fast block widths 48 and 112 among slow 32, 64 and 128), it blurs
+  // what was measured at one value over the others, and a category keeps it to that value.
+  bool categorical = false;
 };
 
 // What the last fit of a kernel found (for tests and reports).
@@ -110,6 +116,9 @@ struct ResidualFit {
   // Per knob coordinate, the factor its distance is scaled by (TargetResidualOptions::relevance;
   // all 1: isotropic). Distances are |relevance * (z(x) - z(x'))| / length_scale.
   std::vector<double> relevance;
+  // Per knob coordinate, true where its distance is categorical (TargetResidualOptions::categorical;
+  // empty: all ordered): any two different values are |relevance| apart, the ends of an ordered knob.
+  std::vector<bool> categorical;
 };
 
 class TargetResidualModel : public CostModel {

@@ -54,6 +54,9 @@ TEST_CASE("a learned model may be corrected by a residual on the target's measur
   CHECK(local.residual_relevance);
   CHECK_FALSE(thompson.residual_relevance);
   CHECK(thompson.residual_local_slots == 0);
+  CHECK_FALSE(local.residual_categorical);
+  CHECK(parse(R"({"type": "learned", "checkpoint": "m.json", "residual": {"relevance": true, "categorical": true}})")
+            .residual_categorical);
 }
 
 TEST_CASE("several checkpoints are the priors of one residual, each resolved against the campaign") {
@@ -115,6 +118,8 @@ TEST_CASE("a bad model spec names its JSON path and what was expected") {
        "$.model.residual.local_slots", "incumbent_neighbours"},
       {R"({"type": "learned", "params": "m.json", "residual": {"relevance": "yes"}})", "$.model.residual.relevance",
        "true or false"},
+      {R"({"type": "learned", "params": "m.json", "residual": {"categorical": true}})", "$.model.residual.categorical",
+       "without \"relevance\""},
   }));
   CAPTURE(text);
   CHECK_THROWS_AS(parse(text), InputError);

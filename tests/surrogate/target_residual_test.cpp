@@ -497,6 +497,43 @@ TEST_CASE("relevance: a knob the target ignores is weighted down, and the residu
   CHECK(rmse(relevant) < rmse(isotropic));
 }
 
+TEST_CASE("categorical: a knob whose values follow no order is told apart by value, an ordered one stays ordered") {
+  const std::uint64_t seed = GENERATE(1u, 2u, 3u);
+  CAPTURE(seed);
+  const SearchSpace space = grid_space();
+  // Knob a: each value its own offset, unrelated to its neighbours' (like a block width whose
+  // runtime depends on its alignment); knob b: smooth. The prior knows nothing (a constant).
+  static constexpr double kOffset[16] = {0.9, 0.1, 0.7, 0.0, 1.0, 0.3, 0.8, 0.2, 0.6, 0.05, 0.95, 0.4, 0.15, 0.85, 0.25, 0.5};
+  auto target = [](const Config& c) {
+    const double b = static_cast<double>(c.values[1]) - 4;
+    return std::log(1e-3) + kOffset[c.values[0]] + 0.01 * b * b;
+  };
+  auto measure = [&](const std::vector<Config>& configs) {
+    std::vector<Measurement> out;
+    for (const Config& c : configs) out.push_back(Measurement{c, MeasureResult::from_repeats({std::exp(target(c))}, 0.0)});
+    return out;
+  };
+  std::vector<Config> sampled;
+  for (const Measurement& m : random_measurements(space, 60, seed)) sampled.push_back(m.config);
+  const std::vector<Config> all = space.enumerate();
+  auto rmse = [&](TargetResidualModel& model) {
+    const std::vector<double> predicted = predictions(model, kKernel, space, all);
+    double sum = 0.0;
+    for (std::size_t i = 0; i < all.size(); ++i) sum += (predicted[i] - target(all[i])) * (predicted[i] - target(all[i]));
+    return std::sqrt(sum / static_cast<double>(all.size()));
+  };
+  auto make = [](bool categorical) {
+    return TargetResidualModel(function_priors({[](const Config&) { return std::log(1e-3); }}),
+                               TargetResidualOptions{.relevance = true, .categorical = categorical});
+  };
+  TargetResidualModel ordered = make(false), chosen = make(true);
+  ordered.update(kKernel, space, measure(sampled));
+  chosen.update(kKernel, space, measure(sampled));
+  CHECK(ordered.fit(kKernel)->categorical.empty());
+  CHECK(chosen.fit(kKernel)->categorical == std::vector<bool>{true, false});
+  CHECK(rmse(chosen) < 0.8 * rmse(ordered));
+}
+
 TEST_CASE("a residual needs at least one prior and at most a handful") {
   CHECK_THROWS_AS(TargetResidualModel(std::vector<std::unique_ptr<CostModel>>{}), std::invalid_argument);
   std::vector<std::function<double(const Config&)>> many(9, [](const Config&) { return 0.0; });
