@@ -78,6 +78,24 @@ std::vector<double> predictions(CostModel& model, const Kernel& kernel, const Se
 
 const Kernel kKernel = Kernel::opaque("bowl", "00000000000000b0");
 
+using LogSeconds = std::function<double(const Config&)>;
+
+// Exact measurements (one repeat each) of `configs` on a target whose runtime is `target`.
+std::vector<Measurement> measured_on(const LogSeconds& target, const std::vector<Config>& configs) {
+  std::vector<Measurement> out;
+  for (const Config& c : configs) out.push_back(Measurement{c, MeasureResult::from_repeats({std::exp(target(c))}, 0.0)});
+  return out;
+}
+
+// The model's root mean square error in log seconds over every config of the space.
+double rmse_over_space(CostModel& model, const SearchSpace& space, const LogSeconds& target) {
+  const std::vector<Config> all = space.enumerate();
+  const std::vector<double> predicted = predictions(model, kKernel, space, all);
+  double sum = 0.0;
+  for (std::size_t i = 0; i < all.size(); ++i) sum += (predicted[i] - target(all[i])) * (predicted[i] - target(all[i]));
+  return std::sqrt(sum / static_cast<double>(all.size()));
+}
+
 TEST_CASE("before two successful measurements the prior's prediction passes through") {
   const SearchSpace space = grid_space();
   const std::vector<Config> all = space.enumerate();
@@ -465,20 +483,8 @@ TEST_CASE("relevance: a knob the target ignores is weighted down, and the residu
     const double a = static_cast<double>(c.values[0]) - 10;
     return std::log(1e-3) + 0.05 * a * a;
   };
-  auto measure = [&](const std::vector<Config>& configs) {
-    std::vector<Measurement> out;
-    for (const Config& c : configs) out.push_back(Measurement{c, MeasureResult::from_repeats({std::exp(target(c))}, 0.0)});
-    return out;
-  };
   std::vector<Config> sampled;
   for (const Measurement& m : random_measurements(space, 30, seed)) sampled.push_back(m.config);
-  const std::vector<Config> all = space.enumerate();
-  auto rmse = [&](TargetResidualModel& model) {
-    const std::vector<double> predicted = predictions(model, kKernel, space, all);
-    double sum = 0.0;
-    for (std::size_t i = 0; i < all.size(); ++i) sum += (predicted[i] - target(all[i])) * (predicted[i] - target(all[i]));
-    return std::sqrt(sum / static_cast<double>(all.size()));
-  };
   auto make = [](bool relevance) {
     return TargetResidualModel(function_priors({[](const Config&) { return std::log(1e-3); }}),
                                TargetResidualOptions{.relevance = relevance});
@@ -486,15 +492,15 @@ TEST_CASE("relevance: a knob the target ignores is weighted down, and the residu
   TargetResidualModel isotropic = make(false), relevant = make(true);
   // Below 3 points per knob the fit stays isotropic.
   const std::vector<Config> few(sampled.begin(), sampled.begin() + 5);
-  relevant.update(kKernel, space, measure(few));
+  relevant.update(kKernel, space, measured_on(target, few));
   CHECK(relevant.fit(kKernel)->relevance == std::vector<double>{1.0, 1.0});
-  relevant.update(kKernel, space, measure(std::vector<Config>(sampled.begin() + 5, sampled.end())));
-  isotropic.update(kKernel, space, measure(sampled));
+  relevant.update(kKernel, space, measured_on(target, std::vector<Config>(sampled.begin() + 5, sampled.end())));
+  isotropic.update(kKernel, space, measured_on(target, sampled));
   const std::vector<double> relevance = relevant.fit(kKernel)->relevance;
   REQUIRE(relevance.size() == 2);
   CHECK(relevance[1] < relevance[0]);
   CHECK(isotropic.fit(kKernel)->relevance == std::vector<double>{1.0, 1.0});
-  CHECK(rmse(relevant) < rmse(isotropic));
+  CHECK(rmse_over_space(relevant, space, target) < rmse_over_space(isotropic, space, target));
 }
 
 TEST_CASE("categorical: a knob whose values follow no order is told apart by value, an ordered one stays ordered") {
@@ -508,30 +514,18 @@ TEST_CASE("categorical: a knob whose values follow no order is told apart by val
     const double b = static_cast<double>(c.values[1]) - 4;
     return std::log(1e-3) + kOffset[c.values[0]] + 0.01 * b * b;
   };
-  auto measure = [&](const std::vector<Config>& configs) {
-    std::vector<Measurement> out;
-    for (const Config& c : configs) out.push_back(Measurement{c, MeasureResult::from_repeats({std::exp(target(c))}, 0.0)});
-    return out;
-  };
   std::vector<Config> sampled;
   for (const Measurement& m : random_measurements(space, 60, seed)) sampled.push_back(m.config);
-  const std::vector<Config> all = space.enumerate();
-  auto rmse = [&](TargetResidualModel& model) {
-    const std::vector<double> predicted = predictions(model, kKernel, space, all);
-    double sum = 0.0;
-    for (std::size_t i = 0; i < all.size(); ++i) sum += (predicted[i] - target(all[i])) * (predicted[i] - target(all[i]));
-    return std::sqrt(sum / static_cast<double>(all.size()));
-  };
   auto make = [](bool categorical) {
     return TargetResidualModel(function_priors({[](const Config&) { return std::log(1e-3); }}),
                                TargetResidualOptions{.relevance = true, .categorical = categorical});
   };
   TargetResidualModel ordered = make(false), chosen = make(true);
-  ordered.update(kKernel, space, measure(sampled));
-  chosen.update(kKernel, space, measure(sampled));
+  ordered.update(kKernel, space, measured_on(target, sampled));
+  chosen.update(kKernel, space, measured_on(target, sampled));
   CHECK(ordered.fit(kKernel)->categorical.empty());
   CHECK(chosen.fit(kKernel)->categorical == std::vector<bool>{true, false});
-  CHECK(rmse(chosen) < 0.8 * rmse(ordered));
+  CHECK(rmse_over_space(chosen, space, target) < 0.8 * rmse_over_space(ordered, space, target));
 }
 
 TEST_CASE("a residual needs at least one prior and at most a handful") {
