@@ -68,13 +68,9 @@ inline std::vector<MeasuredKernel> synthetic_corpus(std::size_t count, std::uint
   Rng rng(seed);
   const std::vector<std::int64_t> sizes{128, 256, 512, 1024};
   std::vector<MeasuredKernel> kernels;
-  for (std::size_t i = 0; i < count; ++i) {
-    // Appended, not "k" + to_string(i): GCC 12 warns falsely (-Wrestrict) on that prepend.
-    std::string name = "k";
-    name += std::to_string(i);
-    kernels.push_back(measured_kernel(name, sizes[uniform_index(rng, 4)], sizes[uniform_index(rng, 4)],
+  for (std::size_t i = 0; i < count; ++i)
+    kernels.push_back(measured_kernel("k" + std::to_string(i), sizes[uniform_index(rng, 4)], sizes[uniform_index(rng, 4)],
                                       sizes[uniform_index(rng, 4)], i % 3 == 0 ? 2 : 0));
-  }
   return kernels;
 }
 
