@@ -52,8 +52,15 @@ class FunctionModel : public CostModel {
   std::function<double(const Config&)> f_;
 };
 
+using LogSeconds = std::function<double(const Config&)>;
+
+// An exact measurement (one repeat) of `config` on a target whose runtime is `target`.
+Measurement measured_on(const LogSeconds& target, const Config& config) {
+  return Measurement{config, MeasureResult::from_repeats({std::exp(target(config))}, 0.0)};
+}
+
 Measurement measured(const Config& config) {
-  return Measurement{config, MeasureResult::from_repeats({std::exp(true_log_seconds(config))}, 0.0)};
+  return measured_on([](const Config& c) { return true_log_seconds(c); }, config);
 }
 
 std::vector<Measurement> random_measurements(const SearchSpace& space, std::size_t n, std::uint64_t seed) {
@@ -78,12 +85,9 @@ std::vector<double> predictions(CostModel& model, const Kernel& kernel, const Se
 
 const Kernel kKernel = Kernel::opaque("bowl", "00000000000000b0");
 
-using LogSeconds = std::function<double(const Config&)>;
-
-// Exact measurements (one repeat each) of `configs` on a target whose runtime is `target`.
 std::vector<Measurement> measured_on(const LogSeconds& target, const std::vector<Config>& configs) {
   std::vector<Measurement> out;
-  for (const Config& c : configs) out.push_back(Measurement{c, MeasureResult::from_repeats({std::exp(target(c))}, 0.0)});
+  for (const Config& c : configs) out.push_back(measured_on(target, c));
   return out;
 }
 
