@@ -211,6 +211,18 @@ GnnCostModel::State::Group sample_group(const Kernel& kernel, const SearchSpace&
   return group;
 }
 
+GnnCostModel::State::Group sample_fast_group(const Kernel& kernel, const SearchSpace& space,
+                                             std::span<const Measurement> fastest_first, std::size_t fast_count,
+                                             std::size_t count, double fast_share, Rng& rng) {
+  fast_count = std::min(fast_count, fastest_first.size());
+  const auto fast = std::min(count, static_cast<std::size_t>(std::lround(fast_share * static_cast<double>(count))));
+  GnnCostModel::State::Group group = sample_group(kernel, space, fastest_first.first(fast_count), fast, rng);
+  const GnnCostModel::State::Group rest = sample_group(kernel, space, fastest_first.subspan(fast_count), count - fast, rng);
+  group.configs.insert(group.configs.end(), rest.configs.begin(), rest.configs.end());
+  group.log_seconds.insert(group.log_seconds.end(), rest.log_seconds.begin(), rest.log_seconds.end());
+  return group;
+}
+
 GnnCostModel::GnnCostModel(GnnParams params, FeatureVocabulary vocabulary, TrainOptions options)
     : state_(std::make_unique<State>(std::move(params), std::move(vocabulary), options)) {}
 

@@ -99,5 +99,12 @@ struct GnnCostModel::State {
 // `count` successful measurements of `measurements`, drawn without replacement (all if fewer).
 GnnCostModel::State::Group sample_group(const Kernel& kernel, const SearchSpace& space,
                                         std::span<const Measurement> measurements, std::size_t count, Rng& rng);
+// A group favouring the fast end (TrainOptions::fast_share): `fastest_first` holds successful
+// measurements sorted by runtime; round(fast_share * count) of the group come from its first
+// `fast_count`, the rest from the others, each part drawn without replacement (fewer when a part
+// runs out). The fast part comes first in the group.
+GnnCostModel::State::Group sample_fast_group(const Kernel& kernel, const SearchSpace& space,
+                                             std::span<const Measurement> fastest_first, std::size_t fast_count,
+                                             std::size_t count, double fast_share, Rng& rng);
 
 }  // namespace perftune

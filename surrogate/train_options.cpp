@@ -35,13 +35,17 @@ nlohmann::ordered_json TrainOptions::to_json() const {
   if (epoch_selection != "member") json["epoch_selection"] = epoch_selection;
   if (!correction_scales.empty()) json["correction_scales"] = correction_scales;
   if (select_kernel_weight != "uniform") json["select_kernel_weight"] = select_kernel_weight;
+  if (fast_share != 0.0) {
+    json["fast_share"] = fast_share;
+    json["fast_quantile"] = fast_quantile;
+  }
   return json;
 }
 
 TrainOptions TrainOptions::from_json(const JsonView& json) {
   json.expect_keys({"loss", "learning_rate", "epochs", "steps_per_epoch", "kernels_per_step", "configs_per_kernel",
                     "patience", "select_top1_weight", "validation_configs", "validation", "validation_fraction", "ensemble", "epoch_selection",
-                    "correction_scales", "select_kernel_weight", "seed",
+                    "correction_scales", "fast_share", "fast_quantile", "select_kernel_weight", "seed",
                     "time_limit_seconds", "update_steps", "replay_kernels", "replay_configs", "comment"});
   TrainOptions o;
   if (auto loss = json.find("loss")) {
@@ -74,6 +78,14 @@ TrainOptions TrainOptions::from_json(const JsonView& json) {
   if (auto v = json.find("validation_fraction")) {
     o.validation_fraction = v->as_non_negative_number();
     if (o.validation_fraction >= 1) v->fail("a fraction in [0, 1)");
+  }
+  if (auto v = json.find("fast_share")) {
+    o.fast_share = v->as_non_negative_number();
+    if (o.fast_share > 1) v->fail("a share in [0, 1]");
+  }
+  if (auto v = json.find("fast_quantile")) {
+    o.fast_quantile = v->as_non_negative_number();
+    if (o.fast_quantile <= 0 || o.fast_quantile >= 1) v->fail("a fraction in (0, 1)");
   }
   if (auto v = json.find("epoch_selection")) {
     o.epoch_selection = v->as_string();

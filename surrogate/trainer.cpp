@@ -26,6 +26,9 @@ constexpr std::size_t kStatisticsConfigs = 20000;
 struct TrainKernel {
   const MeasuredKernel* measured;
   std::vector<Measurement> measurements;  // successful ones used for training
+  // With fast groups (TrainOptions::fast_share > 0) `measurements` is sorted fastest first and
+  // the first `fast_count` of them are the fast end a group favours; 0 otherwise.
+  std::size_t fast_count = 0;
 };
 
 struct ValidationKernel {
@@ -58,10 +61,25 @@ ValidationKernel validation_kernel(const MeasuredKernel& kernel, std::vector<std
   return v;
 }
 
-TrainKernel train_kernel(const MeasuredKernel& kernel, const std::vector<std::size_t>& ok) {
+TrainKernel train_kernel(const MeasuredKernel& kernel, const std::vector<std::size_t>& ok, const TrainOptions& options) {
   TrainKernel t{&kernel, {}};
   for (std::size_t i : ok) t.measurements.push_back(kernel.measurements[i]);
+  if (options.fast_share > 0) {
+    // Stable, so ties keep the recording's order and a seed gives the same groups every run.
+    std::stable_sort(t.measurements.begin(), t.measurements.end(),
+                     [](const Measurement& a, const Measurement& b) { return a.result.seconds < b.result.seconds; });
+    const auto fast = static_cast<std::size_t>(std::ceil(options.fast_quantile * t.measurements.size()));
+    t.fast_count = std::clamp<std::size_t>(fast, 1, t.measurements.size() - 1);
+  }
   return t;
+}
+
+// One training group of `t`: uniform unless fast groups are on.
+GnnCostModel::State::Group training_group(const TrainKernel& t, const TrainOptions& options, Rng& rng) {
+  const auto count = static_cast<std::size_t>(options.configs_per_kernel);
+  const MeasuredKernel& measured = *t.measured;
+  if (t.fast_count == 0) return sample_group(measured.kernel, *measured.space, t.measurements, count, rng);
+  return sample_fast_group(measured.kernel, *measured.space, t.measurements, t.fast_count, count, options.fast_share, rng);
 }
 
 // The training data, split for early stopping as the options say. The pools are shared by all
@@ -102,7 +120,7 @@ TrainingData split_training_data(const std::vector<const MeasuredKernel*>& train
         ok.resize(ok.size() - count);
         data.validation.push_back(validation_kernel(*measured, held, options.validation_configs, split_rng));
       }
-      data.train.push_back(train_kernel(*measured, ok));
+      data.train.push_back(train_kernel(*measured, ok, options));
     }
     for (const MeasuredKernel* measured : validation)
       if (measured->space)
@@ -121,7 +139,7 @@ TrainingData split_training_data(const std::vector<const MeasuredKernel*>& train
   if (n < 2)
     throw std::invalid_argument("validation by kernels needs at least two training kernels with two successful measurements");
   for (auto& [measured, ok] : usable) {
-    data.train.push_back(train_kernel(*measured, ok));
+    data.train.push_back(train_kernel(*measured, ok, options));
     data.validation.push_back(validation_kernel(*measured, ok, options.validation_configs, split_rng));
   }
   std::vector<std::size_t> order(n);
@@ -262,8 +280,7 @@ MemberReport train_member(GnnCostModel& cost_model, std::size_t member, const Me
       std::vector<GnnCostModel::State::Group> groups;
       for (int k = 0; k < options.kernels_per_step; ++k) {
         const TrainKernel& t = *data.train[uniform_index(rng, data.train.size())];
-        groups.push_back(sample_group(t.measured->kernel, *t.measured->space, t.measurements,
-                                      static_cast<std::size_t>(options.configs_per_kernel), rng));
+        groups.push_back(training_group(t, options, rng));
         total.samples += groups.back().configs.size();
       }
       loss_sum += s.train_step(groups, member);

@@ -15,7 +15,7 @@ TrainOptions parse(const std::string& text) {
 TEST_CASE("train options: ensemble and validation round trip through JSON") {
   const TrainOptions o = parse(R"({"ensemble": 4, "validation": "kernels", "validation_fraction": 0.25, "epochs": 7,
                                     "epoch_selection": "shared", "correction_scales": [0, 0.5, 1],
-                                    "select_kernel_weight": "log_configs"})");
+                                    "select_kernel_weight": "log_configs", "fast_share": 0.5, "fast_quantile": 0.01})");
   REQUIRE(o.ensemble == 4);
   REQUIRE(o.validation == "kernels");
   const auto json = nlohmann::json::parse(o.to_json().dump());
@@ -27,6 +27,8 @@ TEST_CASE("train options: ensemble and validation round trip through JSON") {
   REQUIRE(back.epoch_selection == "shared");
   REQUIRE(back.correction_scales == std::vector<double>{0.0, 0.5, 1.0});
   REQUIRE(back.select_kernel_weight == "log_configs");
+  REQUIRE(back.fast_share == 0.5);
+  REQUIRE(back.fast_quantile == 0.01);
   // Defaults stay out of the JSON: identities written before these options existed still match.
   const auto defaults = TrainOptions{}.to_json();
   REQUIRE_FALSE(defaults.contains("ensemble"));
@@ -34,6 +36,8 @@ TEST_CASE("train options: ensemble and validation round trip through JSON") {
   REQUIRE_FALSE(defaults.contains("epoch_selection"));
   REQUIRE_FALSE(defaults.contains("correction_scales"));
   REQUIRE_FALSE(defaults.contains("select_kernel_weight"));
+  REQUIRE_FALSE(defaults.contains("fast_share"));
+  REQUIRE_FALSE(defaults.contains("fast_quantile"));
 }
 
 TEST_CASE("train options: bad ensemble or validation settings name the place") {
@@ -46,6 +50,9 @@ TEST_CASE("train options: bad ensemble or validation settings name the place") {
                             Row{R"({"correction_scales": [0.5, 1.5]})", "$.correction_scales[1]"},
                             Row{R"({"correction_scales": [-0.5]})", "$.correction_scales[0]"},
                             Row{R"({"select_kernel_weight": "size"})", "$.select_kernel_weight"},
+                            Row{R"({"fast_share": 1.5})", "$.fast_share"},
+                            Row{R"({"fast_quantile": 0})", "$.fast_quantile: a fraction in (0, 1)"},
+                            Row{R"({"fast_quantile": 1})", "$.fast_quantile"},
                             // A negative seed used to wrap silently to a huge unsigned one.
                             Row{R"({"seed": -1})", "a non-negative integer, found -1"});
   CAPTURE(row.json);

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "surrogate/analytical_model.h"
+#include "surrogate/gnn_state.h"
 #include "surrogate/ranking_metrics.h"
 #include "surrogate/trainer.h"
 #include "synthetic_kernels.h"
@@ -77,6 +78,30 @@ TEST_CASE("a tiny training run learns a known tile ranking that an untrained mod
   REQUIRE_FALSE(report.config_holdout);
   REQUIRE(report.epochs >= 1);
   REQUIRE(progress.str().find("validation tau") != std::string::npos);
+}
+
+TEST_CASE("fast groups draw their share from the fastest configs, without repeats") {
+  const MeasuredKernel k = testing::measured_kernel("k", 512, 512, 512);
+  std::vector<Measurement> fastest_first = k.measurements;
+  std::sort(fastest_first.begin(), fastest_first.end(),
+            [](const Measurement& a, const Measurement& b) { return a.result.seconds < b.result.seconds; });
+  struct Row { std::size_t fast_count, count; double share; std::size_t expected_fast, expected_size; };
+  const auto row = GENERATE(Row{6, 12, 0.5, 6, 12}, Row{6, 16, 0.25, 4, 16}, Row{9, 10, 1.0, 9, 9},
+                            // The fast part runs out at 2: the group is smaller, never padded with repeats.
+                            Row{2, 12, 0.5, 2, 8}, Row{6, 12, 0.0, 0, 12});
+  CAPTURE(row.fast_count, row.count, row.share);
+  Rng rng(7);
+  const auto group = sample_fast_group(k.kernel, *k.space, fastest_first, row.fast_count, row.count, row.share, rng);
+  REQUIRE(group.configs.size() == row.expected_size);
+  REQUIRE(group.log_seconds.size() == row.expected_size);
+  std::set<Config> fast_end;
+  for (std::size_t i = 0; i < row.fast_count; ++i) fast_end.insert(fastest_first[i].config);
+  std::set<Config> seen;
+  for (std::size_t i = 0; i < group.configs.size(); ++i) {
+    REQUIRE(seen.insert(group.configs[i]).second);
+    CAPTURE(i);
+    REQUIRE(fast_end.count(group.configs[i]) == (i < row.expected_fast ? 1u : 0u));  // the fast part first, then the others
+  }
 }
 
 TEST_CASE("a fixed seed gives the same model") {
