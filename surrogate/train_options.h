@@ -34,6 +34,7 @@ struct TrainOptions {
   // learns the bulk's order and barely the top's: gpu_transfer's per-source models, trained on
   // one GPU each, picked a config 0-58% off their own GPU's best (mean 13.8%; 4.6% with half of
   // each group from the fastest 5%, 0.2% from the fastest 1%). 0: uniform groups, as before.
+  // Offline training only: an online update's groups stay uniform.
   double fast_share = 0.0;
   double fast_quantile = 0.05;
   int patience = 8;                   // epochs without a better validation score before stopping
