@@ -39,7 +39,8 @@ TrainOptions kernel_window_options(int epochs, int steps) {
   return options;
 }
 
-double mean_tau(CostModel& model, const std::vector<MeasuredKernel>& kernels) {
+// The model's ranking metrics over every successful config of each kernel, averaged over kernels.
+RankingMetrics ranking_on(CostModel& model, const std::vector<MeasuredKernel>& kernels) {
   RankingMetricsAccumulator metrics;
   for (const MeasuredKernel& k : kernels) {
     std::vector<Config> configs;
@@ -53,8 +54,10 @@ double mean_tau(CostModel& model, const std::vector<MeasuredKernel>& kernels) {
     model.predict(k.kernel, *k.space, configs, predicted);
     metrics.add_kernel(std::vector<double>(predicted.begin(), predicted.end()), measured, true);
   }
-  return metrics.average().kendall_tau;
+  return metrics.average();
 }
+
+double mean_tau(CostModel& model, const std::vector<MeasuredKernel>& kernels) { return ranking_on(model, kernels).kendall_tau; }
 
 }  // namespace
 
@@ -321,20 +324,6 @@ MeasuredKernel bowl_with_fine_bottom() {
   return measured;
 }
 
-// The first pick's slowdown against the kernel's best, over every config.
-double top1_slowdown(CostModel& model, const MeasuredKernel& k) {
-  std::vector<Config> configs;
-  std::vector<double> seconds;
-  for (const auto& m : k.measurements) {
-    configs.push_back(m.config);
-    seconds.push_back(m.result.seconds);
-  }
-  std::vector<float> predicted(configs.size());
-  model.predict(k.kernel, *k.space, configs, predicted);
-  const auto pick = std::min_element(predicted.begin(), predicted.end()) - predicted.begin();
-  return seconds[static_cast<std::size_t>(pick)] / *std::min_element(seconds.begin(), seconds.end()) - 1.0;
-}
-
 }  // namespace
 
 TEST_CASE("fast groups teach the order at the top that uniform groups miss") {
@@ -347,7 +336,7 @@ TEST_CASE("fast groups teach the order at the top that uniform groups miss") {
     options.fast_share = fast_share;
     options.fast_quantile = 0.02;
     auto model = train_gnn(testing::pointers(kernels), {}, small_params(), options, nullptr);
-    return top1_slowdown(*model, kernels[0]);
+    return ranking_on(*model, kernels).top1_slowdown;
   };
   double uniform = 0.0, fast = 0.0;
   for (std::uint64_t seed : {1u, 2u, 3u}) {
