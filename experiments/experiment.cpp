@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 
+#include "experiments/pretraining.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
@@ -172,12 +173,15 @@ std::string run_identity(const Experiment& experiment, std::size_t space, std::s
   const ModelSpec model = parse_campaign(json, experiment.file).model;
   json.erase("output");
   std::string identity = json.dump();
-  // A checkpoint is named by its path; retrained in place (perftune train), it is another model.
+  // A checkpoint is named by its path; retrained in place (perftune train), it is another model,
+  // unless the training reproduced it (the same weights and report; only its duration differs).
   std::vector<std::string> checkpoints = model.checkpoints;
   if (!model.checkpoint.empty()) checkpoints.push_back(model.checkpoint);
-  for (const std::string& checkpoint : checkpoints)
-    for (const std::string& file : {checkpoint, std::filesystem::path(checkpoint).replace_extension(".pt").string()})
-      if (path_exists(file)) identity += "\n" + file + " " + stable_hash_hex(read_file(file));
+  for (const std::string& checkpoint : checkpoints) {
+    if (path_exists(checkpoint)) identity += "\n" + checkpoint + " " + stable_hash_hex(checkpoint_definition(checkpoint));
+    const std::string weights = std::filesystem::path(checkpoint).replace_extension(".pt").string();
+    if (path_exists(weights)) identity += "\n" + weights + " " + stable_hash_hex(read_file(weights));
+  }
   // Where the experiment writes is not part of a run's definition: pre-trained checkpoints live in
   // its output folder, so without this a results folder copied or moved (--output elsewhere)
   // would run everything again although every model and curve is the same.

@@ -141,6 +141,34 @@ TEST_CASE("a run's identity follows its definition and the content of the checkp
   REQUIRE(run_identity(experiment, 0, 1, 1) != identity);
 }
 
+TEST_CASE("a checkpoint trained again to the same weights keeps its runs' identity; another training does not") {
+  const std::string dir = scratch_dir("experiment_run_identity_retrained");
+  const std::string cache = dir + "/toy_cache.json";
+  write_toy_cache(cache);
+  const std::string checkpoint = dir + "/model.json";
+  // The training report as ensure_pretrained writes it into the checkpoint.
+  auto write_checkpoint = [&](double seconds, double member_seconds, int best_epoch) {
+    const nlohmann::json training = {{"best_epoch", best_epoch},
+                                     {"seconds", seconds},
+                                     {"members", {{{"seed", 1}, {"best_epoch", best_epoch}, {"seconds", member_seconds}}}}};
+    std::ofstream(checkpoint) << nlohmann::json{{"weights", "model.pt"}, {"extra", {{"training", training}}}}.dump(2);
+  };
+  write_checkpoint(101.4, 19.6, 7);
+  std::ofstream(dir + "/model.pt") << "weights";
+  nlohmann::json json = toy_experiment(cache);
+  json["strategies"][1]["model"] = {{"type", "learned"}, {"checkpoint", checkpoint}};
+  const Experiment experiment = parse_experiment(json, dir + "/toy.json");
+  const std::string identity = run_identity(experiment, 0, 1, 1);
+
+  write_checkpoint(142.7, 27.1, 7);  // the same training on a busier machine
+  REQUIRE(run_identity(experiment, 0, 1, 1) == identity);
+  write_checkpoint(142.7, 27.1, 8);  // a training that stopped elsewhere
+  REQUIRE(run_identity(experiment, 0, 1, 1) != identity);
+  write_checkpoint(101.4, 19.6, 7);
+  std::ofstream(dir + "/model.pt") << "other weights";
+  REQUIRE(run_identity(experiment, 0, 1, 1) != identity);
+}
+
 TEST_CASE("an experiment's ramped batches reach every run, and change its identity only when on") {
   const std::string dir = scratch_dir("experiment_ramp");
   const std::string cache = dir + "/toy_cache.json";
