@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <set>
 
-#include "experiments/pretraining.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
@@ -165,6 +164,29 @@ Campaign experiment_campaign(const Experiment& experiment, std::size_t space, st
     throw InputError(experiment.file, experiment_place(error.place(), space, strategy), expected);
   }
 }
+
+namespace {
+
+// What a checkpoint JSON holds as a model: its bytes, except that the wall-clock seconds of the
+// training report ensure_pretrained (experiments/pretraining.h) writes into it, under
+// extra.training and each of its members, are left out: two trainings of the same weights take
+// different times. A file without such a report (or not JSON) is its bytes unchanged. (Here, not
+// beside ensure_pretrained, so that this file stays free of libtorch for the fuzz targets.)
+std::string checkpoint_definition(const std::string& checkpoint) {
+  std::string bytes = read_file(checkpoint);
+  nlohmann::json json = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object() || !json.contains("extra") || !json["extra"].is_object() || !json["extra"].contains("training") ||
+      !json["extra"]["training"].is_object())
+    return bytes;
+  nlohmann::json& training = json["extra"]["training"];
+  training.erase("seconds");
+  if (training.contains("members") && training["members"].is_array())
+    for (nlohmann::json& member : training["members"])
+      if (member.is_object()) member.erase("seconds");
+  return json.dump();
+}
+
+}  // namespace
 
 std::string run_identity(const Experiment& experiment, std::size_t space, std::size_t strategy, std::uint64_t seed,
                          const std::vector<std::string>* prior_spaces) {

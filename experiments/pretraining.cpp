@@ -2,7 +2,6 @@
 
 #include <filesystem>
 
-#include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "surrogate/gnn_cost_model.h"
 #include "surrogate/trainer.h"
@@ -71,20 +70,6 @@ PretrainedModel ensure_pretrained(const PretrainSpec& spec, const std::string& c
   fs::rename(staged_json, final_json);
   fs::remove_all(staging);
   return model;
-}
-
-std::string checkpoint_definition(const std::string& checkpoint) {
-  std::string bytes = read_file(checkpoint);
-  nlohmann::json json = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object() || !json.contains("extra") || !json["extra"].is_object() || !json["extra"].contains("training") ||
-      !json["extra"]["training"].is_object())
-    return bytes;
-  nlohmann::json& training = json["extra"]["training"];
-  training.erase("seconds");
-  if (training.contains("members") && training["members"].is_array())
-    for (nlohmann::json& member : training["members"])
-      if (member.is_object()) member.erase("seconds");
-  return json.dump();
 }
 
 }  // namespace perftune

@@ -42,10 +42,4 @@ struct PretrainedModel {
 PretrainedModel ensure_pretrained(const PretrainSpec& spec, const std::string& checkpoint, const std::string& space,
                                   const std::vector<std::pair<std::string, const MeasuredKernel*>>& sources);
 
-// What a checkpoint JSON holds as a model: its bytes, except that the wall-clock seconds its
-// training report records (extra.training and each of its members, as ensure_pretrained writes
-// them) are left out, since two trainings of the same weights take different times. A file
-// without such a report (or not JSON) is its bytes unchanged.
-std::string checkpoint_definition(const std::string& checkpoint);
-
 }  // namespace perftune
