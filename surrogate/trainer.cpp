@@ -64,7 +64,9 @@ ValidationKernel validation_kernel(const MeasuredKernel& kernel, std::vector<std
 TrainKernel train_kernel(const MeasuredKernel& kernel, const std::vector<std::size_t>& ok, const TrainOptions& options) {
   TrainKernel t{&kernel, {}};
   for (std::size_t i : ok) t.measurements.push_back(kernel.measurements[i]);
-  if (options.fast_share > 0) {
+  // A fast end and a rest need two configs; a kernel left with one by a large validation holdout
+  // trains on uniform groups (std::clamp below needs 1 <= size - 1).
+  if (options.fast_share > 0 && t.measurements.size() >= 2) {
     // Stable, so ties keep the recording's order and a seed gives the same groups every run.
     std::stable_sort(t.measurements.begin(), t.measurements.end(),
                      [](const Measurement& a, const Measurement& b) { return a.result.seconds < b.result.seconds; });
