@@ -50,16 +50,18 @@ BackendSpec parse_backend_spec(const JsonView& view) {
       if (const auto v = cost->find("runtime_multiple")) spec.replay_cost.runtime_multiple = v->as_non_negative_number();
     }
   } else if (spec.type == "cpu") {
-    view.expect_keys({"type", "faults", "run_timeout_seconds", "compile_timeout_seconds", "min_repeats", "max_repeats",
-                      "target_cv", "time_budget_seconds", "cache_dir"});
-    CpuBackendOptions& cpu = spec.cpu;
-    if (const auto v = view.find("run_timeout_seconds")) cpu.run_timeout_seconds = v->as_non_negative_number();
-    if (const auto v = view.find("compile_timeout_seconds")) cpu.compile_timeout_seconds = v->as_non_negative_number();
+    view.expect_keys({"type", "faults", "run_timeout_seconds", "min_repeats", "max_repeats", "target_cv",
+                      "time_budget_seconds", "threads"});
+    HalideBackendOptions& cpu = spec.cpu;
+    if (const auto v = view.find("run_timeout_seconds")) {
+      cpu.run_timeout_seconds = v->as_non_negative_number();
+      if (!(cpu.run_timeout_seconds > 0)) v->fail("a timeout above 0 seconds");
+    }
+    if (const auto v = view.find("threads")) cpu.threads = static_cast<int>(v->as_positive_int());
     if (const auto v = view.find("min_repeats")) cpu.min_repeats = static_cast<int>(v->as_positive_int());
     if (const auto v = view.find("max_repeats")) cpu.max_repeats = static_cast<int>(v->as_positive_int());
     if (const auto v = view.find("target_cv")) cpu.target_cv = v->as_non_negative_number();
     if (const auto v = view.find("time_budget_seconds")) cpu.time_budget_seconds = v->as_non_negative_number();
-    if (const auto v = view.find("cache_dir")) cpu.cache_dir = v->as_string();
     if (cpu.max_repeats < cpu.min_repeats) view.at("max_repeats").fail("at least min_repeats");
   } else if (spec.type == "command") {
     view.expect_keys({"type", "faults", "commands", "device", "timeout_seconds"});
@@ -76,7 +78,7 @@ BackendSpec parse_backend_spec(const JsonView& view) {
 std::unique_ptr<Backend> make_backend(const BackendSpec& spec, const Corpus& recorded, const std::string& device) {
   std::unique_ptr<Backend> backend;
   if (spec.type == "replay") backend = std::make_unique<ReplayBackend>(recorded, device, spec.replay_cost);
-  else if (spec.type == "cpu") backend = std::make_unique<CpuBackend>(spec.cpu);
+  else if (spec.type == "cpu") backend = std::make_unique<HalideBackend>(spec.cpu);
   else backend = std::make_unique<CommandBackend>(spec.command);
   if (!spec.faults) return backend;
   return std::make_unique<FaultInjectingBackend>(std::move(backend), *spec.faults);

@@ -1,7 +1,7 @@
 #pragma once
 // The "backend" section of a campaign: which Backend measures, and its settings.
 //   {"type": "replay", "cost": {"per_measurement_seconds": 1.0, "runtime_multiple": 10}}
-//   {"type": "cpu", "run_timeout_seconds": 10, "max_repeats": 30, "target_cv": 0.02, "cache_dir": DIR}
+//   {"type": "cpu", "run_timeout_seconds": 60, "max_repeats": 30, "target_cv": 0.02, "threads": 2}  (Halide, hardware/halide_backend.h)
 //   {"type": "command", "commands": ["ssh tpu-vm-1 runner", ...], "device": "tpu-v4", "timeout_seconds": 600}
 // Any backend may carry "faults" to rehearse bad hardware (hardware/fault_injecting_backend.h):
 //   "faults": {"share": 0.2, "kinds": ["compile_error", "hang", "crash", "nan", "negative", "off_100x"],
@@ -13,7 +13,7 @@
 
 #include "hardware/backend.h"
 #include "hardware/command_backend.h"
-#include "hardware/cpu_backend.h"
+#include "hardware/halide_backend.h"
 #include "hardware/fault_injecting_backend.h"
 #include "hardware/replay_backend.h"
 #include "ir/corpus.h"
@@ -24,7 +24,7 @@ namespace perftune {
 struct BackendSpec {
   std::string type;  // "replay", "cpu", "command"
   ReplayCost replay_cost;
-  CpuBackendOptions cpu;          // "cpu" only
+  HalideBackendOptions cpu;       // "cpu" only
   CommandBackendOptions command;  // "command" only
   std::optional<FaultPlan> faults;  // wraps the backend in a FaultInjectingBackend when set
   std::string file;  // where the spec was read, for errors

@@ -50,6 +50,59 @@ std::optional<Config> default_config(const Campaign& campaign, const MeasuredKer
   return std::nullopt;
 }
 
+// A peer at equal budget (autoscheduler_sampling.h): its samples in place of the tuning loop,
+// summarized with the fields an experiment's curves read. The samples are not configs of the
+// space, so they go to samples.jsonl beside the summary, not to the record log.
+nlohmann::ordered_json sample_target(const Campaign& campaign, const MeasuredKernel& measured, const AutoschedulerSamplingOptions& sampling,
+                                     double load_seconds, const CampaignRunOptions& options) {
+  std::unique_ptr<Backend> backend = make_backend(campaign.backend, Corpus{}, measured.device);
+  auto* halide = dynamic_cast<HalideBackend*>(backend.get());
+  if (!halide) throw InputError(campaign.file, "$.backend.type", "\"cpu\" (Halide) for strategy autoscheduler_sampling");
+  const std::string output = options.output.empty() ? campaign.output : options.output;
+  std::filesystem::create_directories(output);
+  const auto start = std::chrono::steady_clock::now();
+  std::ofstream samples((std::filesystem::path(output) / "samples.jsonl").string(), std::ios::trunc);
+  nlohmann::ordered_json best_after = nlohmann::ordered_json::array(), hardware_after = nlohmann::ordered_json::array();
+  std::optional<double> best;
+  double hardware = 0;
+  std::size_t failed = 0;
+  const std::size_t budget = campaign.max_measurements ? campaign.max_measurements : sampling.batch;
+  sample_autoscheduler(*halide, measured.kernel, sampling, campaign.seed, budget, [&](std::size_t i, const MeasureResult& r) {
+    hardware += r.cost_seconds;
+    if (r.ok()) best = std::min(best.value_or(INFINITY), r.seconds);
+    else ++failed;
+    best_after.push_back(optional_number(best));
+    hardware_after.push_back(hardware);
+    const AutoschedulerRun run = autoscheduler_sample(sampling, campaign.seed, i);
+    samples << nlohmann::ordered_json{{"sample", i}, {"env", run.env}, {"status", std::string(status_name(r.status))},
+                                      {"seconds", optional_number(r.ok() ? std::optional<double>(r.seconds) : std::nullopt)},
+                                      {"message", r.message}}.dump()
+            << "\n" << std::flush;
+    if (options.progress)
+      *options.progress << "[tune] " << sampling.autoscheduler << " sample " << i + 1 << "/" << budget << "  best "
+                        << (best ? format_seconds(*best) : std::string("none yet")) << std::endl;
+  });
+  nlohmann::ordered_json summary;
+  summary["campaign"] = campaign.name;
+  summary["campaign_file"] = campaign.file;
+  summary["kernel"] = measured.kernel.name();
+  summary["kernel_key"] = measured.kernel.key();
+  summary["device"] = backend->fingerprint();
+  summary["strategy"] = sampling.autoscheduler + " sampling";
+  summary["seed"] = campaign.seed;
+  summary["best_seconds"] = optional_number(best);
+  summary["default_seconds"] = nullptr;
+  summary["measurements"] = budget;
+  summary["failed"] = failed;
+  summary["hardware_seconds"] = hardware;
+  summary["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  summary["load_seconds"] = load_seconds;
+  summary["best_after"] = std::move(best_after);
+  summary["hardware_after"] = std::move(hardware_after);
+  write_file_atomically((std::filesystem::path(output) / "summary.json").string(), summary.dump(1) + "\n");
+  return summary;
+}
+
 // Tunes `measured` (a kernel of `corpus`, or a program target with `named_defaults`) and writes
 // the summary (the only place that writes it), with the caller's time to load the source.
 nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpus, const MeasuredKernel& measured,
@@ -58,6 +111,8 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   if (campaign.backend.type != "replay" && measured.kernel.body().empty())
     throw InputError(campaign.file, "$.backend.type",
                      "\"replay\" for kernel " + measured.kernel.name() + ": it comes from a recording and has no graph to run");
+  if (const auto* sampling = std::get_if<AutoschedulerSamplingOptions>(&campaign.strategy.options))
+    return sample_target(campaign, measured, *sampling, load_seconds, options);
   const Kernel& kernel = measured.kernel;
   const SearchSpace& space = *measured.space;
 
@@ -167,6 +222,19 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
       defaults[name] = {{"config", space.to_json(config)},
                         {"seconds", optional_number(seconds)},
                         {"speedup", optional_number(speedup)}};
+    }
+    if (options.measure_peers && campaign.backend.type != "replay") {
+      if (options.progress) *options.progress << "[tune] measuring the platform's own schedulers" << std::endl;
+      for (const PeerMeasurement& peer : backend->measure_peers(kernel)) {
+        std::optional<double> seconds, speedup;
+        if (peer.result.ok()) seconds = peer.result.seconds;
+        if (best_seconds && seconds) speedup = *seconds / *best_seconds;
+        defaults[peer.name] = {{"settings", peer.settings},
+                               {"status", std::string(status_name(peer.result.status))},
+                               {"seconds", optional_number(seconds)},
+                               {"speedup", optional_number(speedup)}};
+        if (!peer.result.ok()) defaults[peer.name]["message"] = peer.result.message;
+      }
     }
     summary["defaults"] = std::move(defaults);
   }

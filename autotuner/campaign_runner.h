@@ -15,6 +15,9 @@ namespace perftune {
 struct CampaignRunOptions {
   std::string output;               // overrides campaign.output when non-empty
   std::ostream* progress = nullptr;  // one line per round, when set
+  // A live program target also measures the backend's peers (Backend::measure_peers) into
+  // "defaults"; an experiment measures them once per space instead.
+  bool measure_peers = true;
 };
 
 // The summary: "best_config", "best_seconds", "default_config", "default_seconds",
@@ -26,7 +29,8 @@ struct CampaignRunOptions {
 // time went: propose, rank, update, record, other; the model's own predict time and its score
 // cache's hits and misses), "load_seconds" (reading the source),
 // "stop_reason", "best_after", "hardware_after" (hardware seconds charged after each
-// measurement), "defaults" (program sources: each named default's config, seconds and speedup),
+// measurement), "defaults" (program sources: each named default's config, seconds and speedup over the best;
+// and each peer of a live backend: its settings, status, seconds and that speedup),
 // plus what ran ("campaign", "kernel", "device", "strategy", "model", "seed", "records"). Throws
 // InputError for campaign problems found while building (a kernel not in the source, a default
 // config outside the space, a live backend asked to run a kernel that has no graph).

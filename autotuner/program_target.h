@@ -1,7 +1,9 @@
 #pragma once
 // What a campaign over a program JSON tunes on a live backend: one kernel of the unfused program
-// over its CPU tile space ("kernel": NAME), or the whole program over its fusion space
-// ("kernel": "fusion"; the program is then one kernel whose knobs are fuse.<e> flags).
+// over its Halide schedule space ("kernel": NAME, hardware/halide_schedule.h), or the whole
+// program over its fusion space ("kernel": "fusion"; the program is then one kernel whose knobs
+// are fuse.<e> placements), or the whole program as one kernel over its schedule space ("kernel":
+// "program": placements and the root stage's schedule together).
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,8 +18,9 @@ namespace perftune {
 struct ProgramTarget {
   Kernel kernel;
   std::shared_ptr<const SearchSpace> space;
-  // Configs to beat, by name, measured first: a kernel's default tiles; a program's "no_fusion"
-  // and "greedy_elementwise" (XLA's first pass: fuse every elementwise consumer).
+  // Configs to beat, by name, measured first: a kernel's "unscheduled" (Halide's default: every
+  // stage at root, untiled, scalar, serial) and "heuristic" (a first hand schedule); a program's
+  // "no_fusion" and "greedy_elementwise" (XLA's first pass: fuse every elementwise consumer).
   std::vector<std::pair<std::string, Config>> defaults;
 };
 

@@ -96,9 +96,11 @@ StrategySpec parse_strategy_spec(const JsonView& view) {
     options.mutation_probability = get_probability(view, "mutation_probability", options.mutation_probability);
     options.mutation = parse_mutation(view);
     spec.options = options;
+  } else if (spec.type == "autoscheduler_sampling") {
+    spec.options = parse_autoscheduler_sampling(view);
   } else {
     view.at("type").fail("one of \"random\", \"exhaustive\", \"annealing\", \"evolution\", \"measured_annealing\", "
-                         "\"measured_evolution\", found \"" + spec.type + "\"");
+                         "\"measured_evolution\", \"autoscheduler_sampling\", found \"" + spec.type + "\"");
   }
   return spec;
 }
@@ -111,6 +113,9 @@ std::unique_ptr<Strategy> make_strategy(const StrategySpec& spec) {
     std::unique_ptr<Strategy> operator()(const EvolutionOptions& o) const { return std::make_unique<EvolutionarySearch>(o); }
     std::unique_ptr<Strategy> operator()(const MeasuredAnnealingOptions& o) const { return std::make_unique<MeasuredAnnealing>(o); }
     std::unique_ptr<Strategy> operator()(const MeasuredEvolutionOptions& o) const { return std::make_unique<MeasuredEvolution>(o); }
+    std::unique_ptr<Strategy> operator()(const AutoschedulerSamplingOptions&) const {
+      throw std::invalid_argument("autoscheduler_sampling proposes no configs: the campaign runner samples the autoscheduler itself");
+    }
   };
   return std::visit(Maker{}, spec.options);
 }

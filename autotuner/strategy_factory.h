@@ -9,10 +9,14 @@
 //    "warmup"}                       warmup: random proposals for the first N measurements (search/warmup.h)
 //   {"type": "measured_annealing", "chains", "start_temperature", "min_temperature", "cooling", "mutation"}
 //   {"type": "measured_evolution", "parents", "mutation_probability", "mutation"}
+//   {"type": "autoscheduler_sampling", ...}   a peer, not a strategy over the space: Halide's
+//                                      Adams2019 sampled (autotuner/autoscheduler_sampling.h); the
+//                                      campaign runner runs it instead of the tuning loop
 #include <memory>
 #include <string>
 #include <variant>
 
+#include "autotuner/autoscheduler_sampling.h"
 #include "ir/json_view.h"
 #include "search/exhaustive_search.h"
 #include "search/evolutionary_search.h"
@@ -28,12 +32,13 @@ struct RandomOptions {};
 struct StrategySpec {
   std::string type;
   std::variant<RandomOptions, ExhaustiveOptions, AnnealingOptions, EvolutionOptions, MeasuredAnnealingOptions,
-               MeasuredEvolutionOptions>
+               MeasuredEvolutionOptions, AutoschedulerSamplingOptions>
       options;
 };
 
 // Throws InputError naming the JSON path of an unknown key, a wrong type or an out-of-range value.
 StrategySpec parse_strategy_spec(const JsonView& view);
+// Throws std::invalid_argument for "autoscheduler_sampling", which proposes no configs.
 std::unique_ptr<Strategy> make_strategy(const StrategySpec& spec);
 
 }  // namespace perftune

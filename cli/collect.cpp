@@ -6,7 +6,7 @@
 
 #include "cli/command.h"
 #include "hardware/corpus_collection.h"
-#include "hardware/cpu_backend.h"
+#include "hardware/halide_backend.h"
 
 namespace perftune::cli {
 namespace {
@@ -26,7 +26,7 @@ const bool registered = register_command({"collect", "Build a training corpus by
     app.callback([o] {
       CollectSpec spec = load_collect_spec(o->config);
       if (!o->output.empty()) spec.output = o->output;
-      CpuBackend backend(spec.cpu);
+      HalideBackend backend(spec.cpu);
       const bool terminal = ::isatty(2);
       const auto summary = collect_corpus(spec, backend, [&](const CollectProgress& p) {
         std::cerr << (terminal ? "\r" : "") << progress_bar(p) << (terminal ? "" : "\n") << std::flush;

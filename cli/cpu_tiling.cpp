@@ -1,19 +1,18 @@
 #include "cli/cpu_tiling.h"
 
-#include "hardware/cpu_tile_space.h"
+#include "hardware/halide_schedule.h"
 #include "hardware/op_semantics.h"
 #include "surrogate/fusion_evaluation.h"
 
 namespace perftune::cli {
 
-// The fusion task's kernels run with the tiles the CPU backend gives a kernel inside a fused
-// program (hardware/cpu_codegen.cpp: default_tiles), so the summed prediction scores the configs the
-// collector measured; the CPU backend is the one that measures fusion configs. A kernel the CPU
-// code generator cannot tile is scored untiled.
+// The fusion task's kernels run with the schedule the Halide backend gives a group inside a fused
+// program (halide_schedule.h: heuristic_stage), so the summed prediction scores the configs the
+// collector measured. A kernel the backend cannot lower is scored untiled.
 std::pair<std::shared_ptr<const SearchSpace>, Config> cpu_default_tiling(const Kernel& kernel) {
   try {
-    auto space = std::make_shared<const SearchSpace>(cpu_tile_space(kernel));
-    Config config = default_tile_config(kernel, *space);
+    auto space = std::make_shared<const SearchSpace>(halide_schedule_space(kernel));
+    Config config = heuristic_config(*space, kernel);
     return {std::move(space), std::move(config)};
   } catch (const UnsupportedProgram&) {
     return untiled(kernel);

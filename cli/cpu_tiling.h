@@ -10,8 +10,8 @@
 
 namespace perftune::cli {
 
-// The CPU backend's tiles for a kernel inside a fused program, with its tile space; untiled when
-// the code generator cannot tile the kernel. A surrogate/fusion_evaluation.h KernelTiling.
+// The Halide backend's schedule for a kernel inside a fused program, with its schedule space;
+// untiled when the backend cannot lower the kernel. A surrogate/fusion_evaluation.h KernelTiling.
 std::pair<std::shared_ptr<const SearchSpace>, Config> cpu_default_tiling(const Kernel& kernel);
 
 }  // namespace perftune::cli

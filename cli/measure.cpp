@@ -1,5 +1,5 @@
 // perftune measure PROGRAM.json [--kernel NAME] [--config JSON | --random N] [--fusion JSON] [--json]
-// Measures on this CPU (hardware/cpu_backend.h), or through runner commands (--runner, see
+// Measures on this CPU (Halide, hardware/halide_backend.h), or through runner commands (--runner, see
 // hardware/command_backend.h), and prints one result per config.
 #include <cstdio>
 #include <iostream>
@@ -8,9 +8,9 @@
 
 #include "cli/command.h"
 #include "hardware/command_backend.h"
-#include "hardware/cpu_backend.h"
-#include "hardware/cpu_tile_space.h"
 #include "hardware/fusion_space.h"
+#include "hardware/halide_backend.h"
+#include "hardware/halide_schedule.h"
 #include "ir/fusion.h"
 #include "ir/json_view.h"
 #include "ir/program_json.h"
@@ -25,8 +25,8 @@ struct MeasureOptions {
   std::size_t random = 0;
   std::string fusion = "none";
   std::uint64_t seed = 1;
-  double timeout = 10;
-  std::string cache;
+  double timeout = 60;
+  int threads = 0;
   bool as_kernel = false;
   std::vector<std::string> runners;
   double runner_timeout = 600;
@@ -58,11 +58,11 @@ void run(const MeasureOptions& o) {
   std::vector<Config> configs;
   if (o.as_kernel) {
     kernel = Kernel(program.name(), program);
-    space = std::make_shared<const SearchSpace>(cpu_tile_space(kernel));
-    configs.push_back(default_tile_config(kernel, *space));
+    space = std::make_shared<const SearchSpace>(halide_schedule_space(kernel));
+    configs.push_back(heuristic_config(*space, kernel));
   } else if (o.kernel.empty()) {
     kernel = Kernel(program.name(), program);
-    space = std::make_shared<const SearchSpace>(fusion_space(program));
+    space = std::make_shared<const SearchSpace>(fusion_space(program, FusionChoices::kPlacements));
     configs.push_back(fusion_space_config(program, *space, fusion));
     if (!space->contains(configs.back()))
       throw std::runtime_error("--fusion " + o.fusion + " fuses a reduction into a non-elementwise consumer or two reductions together, which the CPU backend does not run");
@@ -74,8 +74,8 @@ void run(const MeasureOptions& o) {
       names += (names.empty() ? "" : ", ") + k.kernel.name();
     }
     if (kernel.key().empty()) throw std::runtime_error("no kernel '" + o.kernel + "' in the partition of " + o.program + "; kernels: " + names);
-    space = std::make_shared<const SearchSpace>(cpu_tile_space(kernel));
-    configs.push_back(default_tile_config(kernel, *space));
+    space = std::make_shared<const SearchSpace>(halide_schedule_space(kernel));
+    configs.push_back(heuristic_config(*space, kernel));
   }
   if (!o.config.empty()) {
     const nlohmann::json json = parse_json_text(o.config, "--config");
@@ -95,10 +95,11 @@ void run(const MeasureOptions& o) {
 
   std::unique_ptr<Backend> backend;
   if (o.runners.empty()) {
-    CpuBackendOptions options;
+    if (!(o.timeout > 0)) throw std::runtime_error("--timeout must be above 0 seconds");
+    HalideBackendOptions options;
     options.run_timeout_seconds = o.timeout;
-    options.cache_dir = o.cache;
-    backend = std::make_unique<CpuBackend>(options);
+    options.threads = o.threads;
+    backend = std::make_unique<HalideBackend>(options);
   } else {
     backend = std::make_unique<CommandBackend>(CommandBackendOptions{o.runners, "runner", o.runner_timeout});
   }
@@ -147,12 +148,12 @@ const bool registered = register_command({"measure", "Measure a bundled program,
     app.add_option("program", o->program, "Program JSON (configs/programs/*.json)")->required()->check(CLI::ExistingFile);
     app.add_flag("--as-kernel", o->as_kernel, "Measure the whole program as ONE fused kernel over its tile space (a kernel definition from a record log or a runner request)");
     app.add_option("--kernel", o->kernel, "Measure this kernel of the partition (by name) over its tile space; default: the whole program over its fusion space");
-    auto* config = app.add_option("--config", o->config, "One config as a JSON object {knob: value}; default: the default tiles, or the --fusion decisions");
+    auto* config = app.add_option("--config", o->config, "One config as a JSON object {knob: value}; default: the heuristic schedule, or the --fusion decisions");
     app.add_option("--random", o->random, "Measure N random distinct valid configs instead")->excludes(config);
     app.add_option("--fusion", o->fusion, "Fused edges: a JSON list of edge ids, \"greedy\" or \"none\"")->capture_default_str();
     app.add_option("--seed", o->seed, "Seed of --random")->capture_default_str();
-    app.add_option("--timeout", o->timeout, "Seconds a kernel may run (warm-up + repeats) before it counts as a timeout")->capture_default_str();
-    app.add_option("--cache", o->cache, "Folder of compiled kernels (default: $PERFTUNE_CACHE or ~/.cache/perftune)");
+    app.add_option("--timeout", o->timeout, "Seconds a config may take (compile + warm-up + repeats) before it counts as a timeout")->capture_default_str();
+    app.add_option("--threads", o->threads, "Threads of Halide's pool (default: the machine's cores)");
     app.add_option("--runner", o->runners, "Measure with a user's runner command instead of this CPU (hardware/README.md protocol); repeat for a pool");
     app.add_option("--runner-timeout", o->runner_timeout, "Seconds a runner may take for its share of the batch")->capture_default_str();
     app.add_flag("--json", o->json, "Print the results as JSON");

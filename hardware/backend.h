@@ -12,6 +12,14 @@
 
 namespace perftune {
 
+// A kernel scheduled by a tool the backend's platform ships (a compiler's autoscheduler, a vendor
+// library): a reference a tuned config should beat, measured on the same device.
+struct PeerMeasurement {
+  std::string name;      // "Adams2019", "openblas"
+  std::string settings;  // how it was run ("machine 16,16777216,40 (Halide's generic)", "2 threads")
+  MeasureResult result;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -21,6 +29,8 @@ class Backend {
                                              std::span<const Config> configs) = 0;
   // Device and version, stored in every record ("cpu:AMD EPYC ...:g++12", "replay:TITAN_RTX").
   virtual std::string fingerprint() const = 0;
+  // The platform's own tools on this kernel, each at its best settings; none by default.
+  virtual std::vector<PeerMeasurement> measure_peers(const Kernel& kernel) { return {}; }
 };
 
 }  // namespace perftune

@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include "hardware/cpu_tile_space.h"
 #include "hardware/fusion_space.h"
+#include "hardware/halide_schedule.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
@@ -84,7 +84,7 @@ CollectSpec load_collect_spec(const std::string& path) {
   if (auto v = root.find("fusion_variants_per_program")) spec.fusion_variants_per_program = static_cast<std::size_t>(v->as_count());
   if (auto v = root.find("program_fusion_configs")) spec.program_fusion_configs = static_cast<std::size_t>(v->as_count());
   if (auto cpu = root.find("cpu")) {
-    cpu->expect_keys({"min_repeats", "max_repeats", "time_budget_seconds", "run_timeout_seconds", "target_cv", "cache_dir"});
+    cpu->expect_keys({"min_repeats", "max_repeats", "time_budget_seconds", "run_timeout_seconds", "target_cv", "threads"});
     spec.cpu.min_repeats = static_cast<int>(cpu->get_int("min_repeats", spec.cpu.min_repeats));
     spec.cpu.max_repeats = static_cast<int>(cpu->get_int("max_repeats", spec.cpu.max_repeats));
     if (spec.cpu.min_repeats < 1 || spec.cpu.max_repeats < spec.cpu.min_repeats)
@@ -94,7 +94,8 @@ CollectSpec load_collect_spec(const std::string& path) {
     spec.cpu.target_cv = cpu->get_number("target_cv", spec.cpu.target_cv);
     if (!(spec.cpu.time_budget_seconds > 0) || !(spec.cpu.run_timeout_seconds > 0) || !(spec.cpu.target_cv >= 0))
       cpu->fail("positive time_budget_seconds and run_timeout_seconds, non-negative target_cv");
-    spec.cpu.cache_dir = cpu->get_string("cache_dir", "");
+    spec.cpu.threads = static_cast<int>(cpu->get_int("threads", 0));
+    if (spec.cpu.threads < 0) cpu->at("threads").fail("a thread count (0 = the machine's cores)");
   }
   return spec;
 }
@@ -125,7 +126,7 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
     std::vector<FusionConfig> variants = {FusionConfig::none(program)};
     std::shared_ptr<const SearchSpace> whole_space;
     try {
-      whole_space = std::make_shared<const SearchSpace>(fusion_space(program));
+      whole_space = std::make_shared<const SearchSpace>(fusion_space(program, FusionChoices::kPlacements));
     } catch (const std::invalid_argument& error) {
       summary.warnings.push_back(path + ": " + error.what());
     }
@@ -136,7 +137,7 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
     for (const FusionConfig& variant : variants) {
       for (FusedKernel& fused : partition(program, variant).kernels) {
         try {
-          auto space = std::make_shared<const SearchSpace>(cpu_tile_space(fused.kernel));
+          auto space = std::make_shared<const SearchSpace>(halide_schedule_space(fused.kernel));
           Rng kernel_rng(seed_for(spec.seed, fused.kernel.key()));
           std::vector<Config> configs = distinct_sample(*space, spec.tile_configs_per_kernel, kernel_rng);
           add_job(std::move(fused.kernel), std::move(space), std::move(configs));

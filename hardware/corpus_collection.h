@@ -14,14 +14,14 @@
 //    "program_fusion_configs": 12,                // whole-program fusion configs (plus none, greedy)
 //    "batch_size": 8,                             // configs per backend call (compiled in parallel)
 //    "cpu": {"min_repeats": 3, "max_repeats": 10, "time_budget_seconds": 0.2,
-//            "run_timeout_seconds": 10, "target_cv": 0.03}}
+//            "run_timeout_seconds": 60, "target_cv": 0.03, "threads": 2}}
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "hardware/backend.h"
-#include "hardware/cpu_backend.h"
+#include "hardware/halide_backend.h"
 
 namespace perftune {
 
@@ -34,7 +34,7 @@ struct CollectSpec {
   std::size_t fusion_variants_per_program = 3;
   std::size_t program_fusion_configs = 12;
   std::size_t batch_size = 8;
-  CpuBackendOptions cpu;
+  HalideBackendOptions cpu;
 };
 
 // Throws InputError naming the file and JSON path of a bad field (unknown key, zero count, a

@@ -14,36 +14,36 @@ constexpr float kGeluCubic = 0.044715f;
 const std::vector<ElementwiseOp>& elementwise_ops() {
   // Maximum/minimum propagate the first operand's NaN like the ternary does in both forms.
   static const std::vector<ElementwiseOp> kOps = {
-      {"add", 2, "$0 + $1", [](const float* a) { return a[0] + a[1]; }},
-      {"subtract", 2, "$0 - $1", [](const float* a) { return a[0] - a[1]; }},
-      {"multiply", 2, "$0 * $1", [](const float* a) { return a[0] * a[1]; }},
-      {"divide", 2, "$0 / $1", [](const float* a) { return a[0] / a[1]; }},
-      {"maximum", 2, "($0 > $1 ? $0 : $1)", [](const float* a) { return a[0] > a[1] ? a[0] : a[1]; }},
-      {"minimum", 2, "($0 < $1 ? $0 : $1)", [](const float* a) { return a[0] < a[1] ? a[0] : a[1]; }},
-      {"power", 2, "__builtin_powf($0, $1)", [](const float* a) { return __builtin_powf(a[0], a[1]); }},
-      {"negate", 1, "-$0", [](const float* a) { return -a[0]; }},
-      {"abs", 1, "__builtin_fabsf($0)", [](const float* a) { return __builtin_fabsf(a[0]); }},
-      {"exponential", 1, "__builtin_expf($0)", [](const float* a) { return __builtin_expf(a[0]); }},
-      {"exponential-minus-one", 1, "__builtin_expm1f($0)", [](const float* a) { return __builtin_expm1f(a[0]); }},
-      {"log", 1, "__builtin_logf($0)", [](const float* a) { return __builtin_logf(a[0]); }},
-      {"log-plus-one", 1, "__builtin_log1pf($0)", [](const float* a) { return __builtin_log1pf(a[0]); }},
-      {"sqrt", 1, "__builtin_sqrtf($0)", [](const float* a) { return __builtin_sqrtf(a[0]); }},
-      {"rsqrt", 1, "1.0f / __builtin_sqrtf($0)", [](const float* a) { return 1.0f / __builtin_sqrtf(a[0]); }},
-      {"tanh", 1, "__builtin_tanhf($0)", [](const float* a) { return __builtin_tanhf(a[0]); }},
-      {"logistic", 1, "1.0f / (1.0f + __builtin_expf(-$0))", [](const float* a) { return 1.0f / (1.0f + __builtin_expf(-a[0])); }},
-      {"sigmoid", 1, "1.0f / (1.0f + __builtin_expf(-$0))", [](const float* a) { return 1.0f / (1.0f + __builtin_expf(-a[0])); }},
-      {"sine", 1, "__builtin_sinf($0)", [](const float* a) { return __builtin_sinf(a[0]); }},
-      {"cosine", 1, "__builtin_cosf($0)", [](const float* a) { return __builtin_cosf(a[0]); }},
-      {"erf", 1, "__builtin_erff($0)", [](const float* a) { return __builtin_erff(a[0]); }},
-      {"floor", 1, "__builtin_floorf($0)", [](const float* a) { return __builtin_floorf(a[0]); }},
-      {"ceil", 1, "__builtin_ceilf($0)", [](const float* a) { return __builtin_ceilf(a[0]); }},
-      {"sign", 1, "(float)(($0 > 0.0f) - ($0 < 0.0f))", [](const float* a) { return static_cast<float>((a[0] > 0.0f) - (a[0] < 0.0f)); }},
-      {"relu", 1, "($0 > 0.0f ? $0 : 0.0f)", [](const float* a) { return a[0] > 0.0f ? a[0] : 0.0f; }},
-      {"gelu", 1, "0.5f * $0 * (1.0f + __builtin_tanhf(0.7978845608f * ($0 + 0.044715f * $0 * $0 * $0)))",
+      {"add", 2, [](const float* a) { return a[0] + a[1]; }},
+      {"subtract", 2, [](const float* a) { return a[0] - a[1]; }},
+      {"multiply", 2, [](const float* a) { return a[0] * a[1]; }},
+      {"divide", 2, [](const float* a) { return a[0] / a[1]; }},
+      {"maximum", 2, [](const float* a) { return a[0] > a[1] ? a[0] : a[1]; }},
+      {"minimum", 2, [](const float* a) { return a[0] < a[1] ? a[0] : a[1]; }},
+      {"power", 2, [](const float* a) { return __builtin_powf(a[0], a[1]); }},
+      {"negate", 1, [](const float* a) { return -a[0]; }},
+      {"abs", 1, [](const float* a) { return __builtin_fabsf(a[0]); }},
+      {"exponential", 1, [](const float* a) { return __builtin_expf(a[0]); }},
+      {"exponential-minus-one", 1, [](const float* a) { return __builtin_expm1f(a[0]); }},
+      {"log", 1, [](const float* a) { return __builtin_logf(a[0]); }},
+      {"log-plus-one", 1, [](const float* a) { return __builtin_log1pf(a[0]); }},
+      {"sqrt", 1, [](const float* a) { return __builtin_sqrtf(a[0]); }},
+      {"rsqrt", 1, [](const float* a) { return 1.0f / __builtin_sqrtf(a[0]); }},
+      {"tanh", 1, [](const float* a) { return __builtin_tanhf(a[0]); }},
+      {"logistic", 1, [](const float* a) { return 1.0f / (1.0f + __builtin_expf(-a[0])); }},
+      {"sigmoid", 1, [](const float* a) { return 1.0f / (1.0f + __builtin_expf(-a[0])); }},
+      {"sine", 1, [](const float* a) { return __builtin_sinf(a[0]); }},
+      {"cosine", 1, [](const float* a) { return __builtin_cosf(a[0]); }},
+      {"erf", 1, [](const float* a) { return __builtin_erff(a[0]); }},
+      {"floor", 1, [](const float* a) { return __builtin_floorf(a[0]); }},
+      {"ceil", 1, [](const float* a) { return __builtin_ceilf(a[0]); }},
+      {"sign", 1, [](const float* a) { return static_cast<float>((a[0] > 0.0f) - (a[0] < 0.0f)); }},
+      {"relu", 1, [](const float* a) { return a[0] > 0.0f ? a[0] : 0.0f; }},
+      {"gelu", 1,
        [](const float* a) { return 0.5f * a[0] * (1.0f + __builtin_tanhf(kGeluScale * (a[0] + kGeluCubic * a[0] * a[0] * a[0]))); }},
-      {"copy", 1, "$0", [](const float* a) { return a[0]; }},
-      {"convert", 1, "$0", [](const float* a) { return a[0]; }},  // f32 -> f32 only (see cpu_support.h)
-      {"clamp", 3, "($1 < $0 ? $0 : ($1 > $2 ? $2 : $1))",  // XLA order: clamp(min, operand, max)
+      {"copy", 1, [](const float* a) { return a[0]; }},
+      {"convert", 1, [](const float* a) { return a[0]; }},  // f32 -> f32 only
+      {"clamp", 3,  // XLA order: clamp(min, operand, max)
        [](const float* a) { return a[1] < a[0] ? a[0] : (a[1] > a[2] ? a[2] : a[1]); }},
   };
   return kOps;
@@ -53,18 +53,6 @@ const ElementwiseOp* find_elementwise_op(std::string_view opcode) {
   for (const ElementwiseOp& op : elementwise_ops())
     if (op.opcode == opcode) return &op;
   return nullptr;
-}
-
-std::string instantiate(const ElementwiseOp& op, const std::vector<std::string>& args) {
-  std::string out;
-  for (std::size_t i = 0; i < op.code.size(); ++i) {
-    if (op.code[i] == '$' && i + 1 < op.code.size()) {
-      out += "(" + args.at(static_cast<std::size_t>(op.code[++i] - '0')) + ")";
-    } else {
-      out += op.code[i];
-    }
-  }
-  return out;
 }
 
 std::optional<float> reducer_identity(std::string_view opcode) {

@@ -58,6 +58,8 @@ class FaultInjectingBackend : public Backend {
                                      std::span<const Config> configs) override;
   // The inner fingerprint plus the plan, so rehearsal records never pass for real ones on resume.
   std::string fingerprint() const override;
+  // The inner backend's peers, unfaulted: they are references, not part of the rehearsal.
+  std::vector<PeerMeasurement> measure_peers(const Kernel& kernel) override { return inner_->measure_peers(kernel); }
 
   const Backend& inner() const { return *inner_; }
   const FaultPlan& plan() const { return plan_; }

@@ -36,12 +36,13 @@ std::vector<std::size_t> cpu_fusible_edges(const Program& program) {
   return edges;
 }
 
-SearchSpace fusion_space(const Program& program) {
+SearchSpace fusion_space(const Program& program, FusionChoices choices) {
   const auto edges = cpu_fusible_edges(program);
   if (edges.empty())
     throw std::invalid_argument("program '" + program.name() + "' has no fusible edge (every edge starts at a parameter)");
   std::vector<Knob> knobs;
-  for (std::size_t e : edges) knobs.push_back({fuse_knob(e), {0, 1}});
+  const std::vector<std::int64_t> values = choices == FusionChoices::kPlacements ? std::vector<std::int64_t>{0, 1, 2} : std::vector<std::int64_t>{0, 1};
+  for (std::size_t e : edges) knobs.push_back({fuse_knob(e), values});
   // The constraint holds its own copy: a space may outlive the program it was made from.
   auto copy = std::make_shared<const Program>(program);
   auto edge_ids = std::make_shared<const std::vector<std::size_t>>(edges);

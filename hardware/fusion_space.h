@@ -15,8 +15,12 @@ bool is_cpu_fusible(const Program& program, const FusionConfig& config);
 // non-elementwise consumer): knobs that could only ever be 0 would make sampling needlessly sparse.
 std::vector<std::size_t> cpu_fusible_edges(const Program& program);
 
+// What a fuse.<e> knob may say: fused or not (XLA's decision), or where the producer is computed
+// for its consumer (hardware/halide_schedule.h: 0 at root, 1 inlined, 2 at the consumer's tile).
+enum class FusionChoices { kFusedOrNot, kPlacements };
+
 // One knob fuse.<e> per cpu_fusible_edges() entry. Throws std::invalid_argument if there is none.
-SearchSpace fusion_space(const Program& program);
+SearchSpace fusion_space(const Program& program, FusionChoices choices = FusionChoices::kFusedOrNot);
 
 // The fusion decisions a config of fusion_space(program) (or any space with fuse.<e> knobs) means.
 FusionConfig fusion_config_of(const Program& program, const SearchSpace& space, const Config& config);

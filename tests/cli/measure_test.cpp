@@ -16,8 +16,7 @@ SubprocessResult perftune_cli(std::vector<std::string> args) {
 }
 
 TEST_CASE("measure prints one JSON result per config and exits 0", "[cli][measure]") {
-  const auto r = perftune_cli({"measure", source_path("configs/programs/mlp_block_tiny.json"), "--kernel", "mm1", "--random", "2",
-                               "--cache", std::string(PERFTUNE_BINARY_DIR) + "/test_kernel_cache", "--json"});
+  const auto r = perftune_cli({"measure", source_path("configs/programs/mlp_block_tiny.json"), "--kernel", "mm1", "--random", "2", "--json"});
   CAPTURE(r.err);
   REQUIRE(r.ok());
   const auto json = nlohmann::json::parse(r.out);

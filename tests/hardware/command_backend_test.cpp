@@ -2,7 +2,6 @@
 // pool, and survives a runner that exits early, prints garbage or hangs.
 #include "hardware/command_backend.h"
 
-#include "hardware/cpu_tile_space.h"
 #include "hardware_test_support.h"
 #include "ir/input_error.h"
 
@@ -21,8 +20,13 @@ const Kernel& matmul_kernel() {
   return kernel;
 }
 
+// The runner protocol does not care which backend's knobs it carries: a plain tile space.
+SearchSpace tile_space() {
+  return SearchSpace({{"tile.out.0", {1, 2, 4, 8}}, {"tile.out.1", {1, 2, 4, 8}}, {"tile.red", {1, 2, 4}}});
+}
+
 TEST_CASE("a pool of runners measures a batch in parallel shares", "[hardware][command]") {
-  const SearchSpace space = cpu_tile_space(matmul_kernel());
+  const SearchSpace space = tile_space();
   const std::vector<Config> configs = {{{1, 1, 1}}, {{2, 4, 1}}, {{8, 8, 4}}, {{4, 2, 2}}, {{1, 8, 4}}};
   CommandBackend backend({{runner("ok"), runner("ok")}, "fake", 30});
   const auto results = backend.measure(matmul_kernel(), space, configs);
@@ -39,7 +43,7 @@ TEST_CASE("a pool of runners measures a batch in parallel shares", "[hardware][c
 }
 
 TEST_CASE("a failing runner fails its share with a clear message, the rest goes on", "[hardware][command]") {
-  const SearchSpace space = cpu_tile_space(matmul_kernel());
+  const SearchSpace space = tile_space();
   const std::vector<Config> configs = {{{1, 1, 1}}, {{2, 4, 1}}};
   const auto [mode, status, words] = GENERATE(table<std::string, MeasureStatus, std::string>({
       {"early", MeasureStatus::kRuntimeError, "exit code 3"},
@@ -72,7 +76,7 @@ TEST_CASE("runner responses are validated field by field", "[hardware][command]"
   CHECK(ok[1].seconds == 2e-3);
   CHECK(ok[1].repeats.size() == 3);
   // The request carries the kernel's program, so a remote runner can rebuild it.
-  const SearchSpace space = cpu_tile_space(matmul_kernel());
+  const SearchSpace space = tile_space();
   const std::vector<Config> configs = {{{1, 1, 1}}};
   const auto request = nlohmann::json::parse(runner_request(matmul_kernel(), space, configs));
   CHECK(request["kernel"]["key"] == matmul_kernel().key());

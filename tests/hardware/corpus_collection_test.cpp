@@ -30,7 +30,7 @@ class CountingBackend : public Backend {
 TEST_CASE("collect measures the tiny corpus and resumes without re-measuring", "[hardware][collect]") {
   CollectSpec spec = load_collect_spec(source_path("configs/collect/tiny.json"));
   spec.output = scratch_dir("collect_resume") + "/tiny.jsonl";
-  CountingBackend backend(shared_cpu_backend());
+  CountingBackend backend(shared_halide_backend());
   std::size_t progress_calls = 0;
   const CollectSummary first = collect_corpus(spec, backend, [&](const CollectProgress& p) {
     ++progress_calls;

@@ -1,0 +1,229 @@
+#include "hardware/halide/apply_schedule.h"
+
+#include <algorithm>
+#include <string>
+
+#include "hardware/op_semantics.h"
+
+namespace perftune::halide {
+
+namespace {
+
+using Halide::Var;
+using Halide::VarOrRVar;
+
+std::int64_t at_most(std::int64_t factor, std::int64_t extent) { return std::max<std::int64_t>(1, std::min(factor, extent)); }
+
+// The loops of one tiled stage that other Funcs are computed at.
+struct TileLoops {
+  Halide::LoopLevel tile = Halide::LoopLevel::root();            // the innermost tile loop
+  Halide::LoopLevel register_block = Halide::LoopLevel::root();  // just outside the lanes and rows
+};
+
+// Loop variables, inside a tile or a register block: lanes (vectorized), unrolled rows, the
+// reduction (its first dimension split by the reduction tile: rki inside, rko outside the points),
+// then the remaining points. Returns the loops innermost first, without rko, which it appends to
+// `outermost` so the caller places it.
+std::vector<VarOrRVar> point_loops(Halide::Stage s, const std::vector<std::int64_t>& extents, const std::vector<Var>& dims,
+                                   int vector, int unroll, const std::vector<Halide::RVar>& rvars, std::int64_t reduction_extent,
+                                   std::int64_t reduction_tile, const std::string& tag, std::vector<VarOrRVar>& outermost, Var& block,
+                                   Halide::TailStrategy tail) {
+  const std::size_t rank = dims.size();
+  std::vector<VarOrRVar> inner;
+  std::vector<VarOrRVar> points;
+  for (std::size_t d = 0; d < rank; ++d) points.push_back(dims[d]);  // program order
+  if (rank >= 1) {
+    const std::int64_t lanes = at_most(vector, extents[rank - 1]);
+    if (lanes > 1) {
+      Var outer(tag + "vb"), lane(tag + "v");
+      s.split(dims[rank - 1], outer, lane, static_cast<int>(lanes), tail).vectorize(lane);
+      inner.push_back(lane);
+      points[rank - 1] = outer;
+    }
+    block = points[rank - 1].var;
+  }
+  if (rank >= 2) {
+    const std::int64_t rows = at_most(unroll, extents[rank - 2]);
+    if (rows > 1) {
+      Var outer(tag + "ub"), row(tag + "u");
+      s.split(dims[rank - 2], outer, row, static_cast<int>(rows), tail).unroll(row);
+      inner.push_back(row);
+      points[rank - 2] = outer;
+    }
+  }
+  if (!rvars.empty()) {
+    Halide::RVar first = rvars.front();
+    if (reduction_tile > 0 && reduction_tile < reduction_extent) {
+      Halide::RVar ko(tag + "ko"), ki(tag + "ki");
+      s.split(first, ko, ki, static_cast<int>(reduction_tile));
+      outermost.push_back(ko);
+      first = ki;
+    }
+    inner.push_back(first);
+    for (std::size_t k = rvars.size(); k-- > 1;) inner.push_back(rvars[k]);
+  }
+  for (std::size_t d = rank; d-- > 0;) inner.push_back(points[d]);
+  return inner;
+}
+
+class Scheduler {
+ public:
+  Scheduler(LoweredKernel& lowered, const Program& body, const HalideSchedule& schedule)
+      : lowered_(lowered), body_(body), schedule_(schedule) {}
+
+  ScheduledPipeline run() {
+    std::map<OpId, Halide::Func> output_func;
+    for (const auto& [id, stage] : schedule_.stages) output_func[id] = schedule_stage(id, stage);
+    ScheduledPipeline result;
+    for (OpId id : lowered_.outputs) result.outputs.push_back(output_func.count(id) ? output_func[id] : lowered_.funcs[id]);
+    result.pipeline = Halide::Pipeline(result.outputs);
+    return result;
+  }
+
+ private:
+  bool is_output(OpId id) const { return std::find(lowered_.outputs.begin(), lowered_.outputs.end(), id) != lowered_.outputs.end(); }
+  const std::vector<std::int64_t>& dims(OpId id) const { return body_.op(id).shape.dims; }
+  std::vector<Var> vars(OpId id) const {
+    std::vector<Var> v;
+    for (std::size_t d = 0; d < dims(id).size(); ++d) v.push_back(dimension_var(dims(id).size(), d));
+    return v;
+  }
+  std::int64_t reduction_extent(OpId id) const {
+    const ReductionForm form = reduction_form(body_, id);
+    return form.red_sizes.empty() ? 1 : form.red_sizes.front();
+  }
+  const std::vector<Halide::RVar>& rvars(OpId id) const { return lowered_.rvars.at(id); }
+
+  // One definition of a stage at root: tile loops outside (optionally the two innermost swapped,
+  // the outermost one or two parallel), the point loops of point_loops() inside.
+  TileLoops tile(Halide::Func f, Halide::Stage s, OpId id, const StageSchedule& stage, bool update, const std::string& tag) {
+    const auto& extents = dims(id);
+    const std::size_t rank = extents.size();
+    // An update's pure loops would otherwise round up (Halide's default there), computing past
+    // the buffer and reading past the inputs; a pure definition shifts its last tile inwards.
+    const Halide::TailStrategy tail = update ? Halide::TailStrategy::GuardWithIf : Halide::TailStrategy::Auto;
+    TileLoops loops;
+    std::vector<Var> outer, inner;
+    for (std::size_t d = 0; d < rank; ++d) {
+      outer.emplace_back(tag + "o" + std::to_string(d));
+      inner.emplace_back(tag + "i" + std::to_string(d));
+      s.split(dimension_var(rank, d), outer[d], inner[d], static_cast<int>(at_most(stage.tiles[d], extents[d])), tail);
+    }
+    std::vector<std::int64_t> tile_extents;
+    for (std::size_t d = 0; d < rank; ++d) tile_extents.push_back(at_most(stage.tiles[d], extents[d]));
+    std::vector<VarOrRVar> outside;
+    Var block;
+    std::vector<VarOrRVar> order =
+        point_loops(s, tile_extents, inner, stage.vector, stage.unroll, update ? rvars(id) : std::vector<Halide::RVar>{},
+                    update ? reduction_extent(id) : 1, stage.reduction_tile, tag, outside, block, tail);
+    order.insert(order.end(), outside.begin(), outside.end());
+    std::vector<Var> tiles(outer.rbegin(), outer.rend());  // innermost first
+    if (stage.order == 1 && tiles.size() >= 2) std::swap(tiles[0], tiles[1]);
+    order.insert(order.end(), tiles.begin(), tiles.end());
+    if (!order.empty()) s.reorder(order);
+    if (stage.parallel == 2 && tiles.size() >= 2) {
+      Var fused(tag + "par");
+      s.fuse(tiles[tiles.size() - 2], tiles.back(), fused).parallel(fused);
+      tiles.pop_back();
+      tiles.back() = fused;
+    } else if (stage.parallel >= 1 && !tiles.empty()) {
+      s.parallel(tiles.back());
+    }
+    if (rank > 0) {
+      loops.tile = Halide::LoopLevel(f, tiles.front());
+      loops.register_block = Halide::LoopLevel(f, block);
+    }
+    return loops;
+  }
+
+  Halide::Func schedule_stage(OpId id, const StageSchedule& stage) {
+    Halide::Func target = lowered_.funcs[id];
+    const bool reduction = is_reduction_opcode(body_.op(id).opcode);
+    const bool wrapped = reduction && stage.accumulator != Placement::kRoot;
+    Halide::Func out = target;
+    if (wrapped) {
+      if (is_output(id)) {
+        out = Halide::Func("op" + std::to_string(id) + "_out");
+        const std::vector<Var> program_vars = vars(id);
+        const std::vector<Var> halide_vars(program_vars.rbegin(), program_vars.rend());
+        const std::vector<Halide::Expr> halide_order(halide_vars.begin(), halide_vars.end());
+        out(halide_vars) = target(halide_order);
+      } else {
+        out = target.in();
+      }
+    }
+    out.compute_root();
+    const std::string tag = "s" + std::to_string(id) + "_";
+    const TileLoops loops = tile(out, out, id, stage, false, tag);
+    if (reduction && !wrapped) tile(target, target.update(), id, stage, true, tag);
+    if (wrapped) accumulate(target, id, stage, stage.accumulator == Placement::kInline ? loops.register_block : loops.tile, tag + "a_");
+    // The group's members computed inside this stage's loops.
+    for (OpId member = 0; member < body_.size(); ++member) {
+      if (member == id || body_.op(member).is_parameter() || schedule_.group_root[member] != id) continue;
+      const Placement p = schedule_.placement[member];
+      Halide::Func f = lowered_.funcs[member];
+      if (is_reduction_opcode(body_.op(member).opcode)) {
+        accumulate(f, member, stage, p == Placement::kInline ? loops.register_block : loops.tile, "m" + std::to_string(member) + "_");
+      } else if (p == Placement::kTile) {
+        f.compute_at(loops.tile);
+        if (!dims(member).empty()) {
+          const std::int64_t lanes = at_most(stage.vector, dims(member).back());
+          // Guarded: the region computed per tile may be narrower than the lanes, and a rounded-up
+          // region would read past the producer's own inputs.
+          if (lanes > 1)
+            f.vectorize(dimension_var(dims(member).size(), dims(member).size() - 1), static_cast<int>(lanes), Halide::TailStrategy::GuardWithIf);
+        }
+      }
+    }
+    return out;
+  }
+
+  // A reduction computed inside another stage's loops, its update as a register-blocked nest.
+  void accumulate(Halide::Func f, OpId id, const StageSchedule& stage, const Halide::LoopLevel& level, const std::string& tag) {
+    f.compute_at(level);
+    const auto& extents = dims(id);
+    if (!extents.empty()) {
+      const std::int64_t lanes = at_most(stage.vector, extents.back());
+      if (lanes > 1) f.vectorize(dimension_var(extents.size(), extents.size() - 1), static_cast<int>(lanes));
+    }
+    Halide::Stage update = f.update();
+    std::vector<VarOrRVar> outside;
+    Var block;
+    std::vector<VarOrRVar> order = point_loops(update, extents, vars(id), stage.vector, stage.unroll, rvars(id), reduction_extent(id),
+                                               stage.reduction_tile, tag, outside, block, Halide::TailStrategy::GuardWithIf);
+    order.insert(order.end(), outside.begin(), outside.end());
+    if (!order.empty()) update.reorder(order);
+  }
+
+  LoweredKernel& lowered_;
+  const Program& body_;
+  const HalideSchedule& schedule_;
+};
+
+}  // namespace
+
+ScheduledPipeline apply_schedule(LoweredKernel& lowered, const Program& body, const HalideSchedule& schedule) {
+  return Scheduler(lowered, body, schedule).run();
+}
+
+ScheduledPipeline unscheduled_pipeline(LoweredKernel& lowered, const Program& body) {
+  // As a Halide user writes a reduction: a pure output stage over the accumulating Func, which
+  // gives the autoschedulers a stage to tile and a place to compute the accumulator.
+  ScheduledPipeline result;
+  for (OpId id : lowered.outputs) {
+    Halide::Func f = lowered.funcs[id];
+    if (is_reduction_opcode(body.op(id).opcode)) {
+      const std::size_t rank = body.op(id).shape.dims.size();
+      std::vector<Var> halide_vars;
+      for (std::size_t h = 0; h < rank; ++h) halide_vars.push_back(dimension_var(rank, rank - 1 - h));
+      Halide::Func out("op" + std::to_string(id) + "_out");
+      out(halide_vars) = f(std::vector<Halide::Expr>(halide_vars.begin(), halide_vars.end()));
+      f = out;
+    }
+    result.outputs.push_back(f);
+  }
+  result.pipeline = Halide::Pipeline(result.outputs);
+  return result;
+}
+
+}  // namespace perftune::halide

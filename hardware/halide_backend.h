@@ -1,0 +1,85 @@
+#pragma once
+// The live CPU backend: a real compiler (Halide 14) on this machine. For each config of a batch it
+// asks a worker process (perftune_halide_runner, kept alive across measurements, restarted after a
+// crash or a hang) to lower the kernel to a Halide pipeline, apply the config as a schedule
+// (halide_schedule.h), JIT-compile it for this CPU, run it, and time it; the outputs are checked
+// here against the reference interpreter. The same worker runs Halide's own autoschedulers on the
+// same kernel (measure_autoscheduled), which is how campaigns measure their peers.
+// Runs are serial: two measurements sharing the cores would disturb each other's timing.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hardware/backend.h"
+#include "hardware/output_check.h"
+#include "hardware/worker_process.h"
+
+namespace perftune {
+
+struct HalideBackendOptions {
+  int threads = 0;                       // Halide's thread pool; 0 = the machine's cores
+  double run_timeout_seconds = 60;       // compile + warm-up + timing of one config; over it: timeout
+  // Repeats: each sample lasts >= min_sample_seconds (1 ms: ~1000x the steady_clock resolution);
+  // stop at CV <= target_cv after min_repeats, at max_repeats, or after time_budget_seconds.
+  int min_repeats = 5;
+  int max_repeats = 30;
+  double target_cv = 0.02;  // 2%: below the typical gap between neighbouring schedules
+  double time_budget_seconds = 0.5;
+  double min_sample_seconds = 1e-3;
+  std::uint64_t seed = 1;  // input data (input_data.h)
+  // The worker command (the thread count is appended); empty = the perftune_halide_runner built
+  // with perftune.
+  std::vector<std::string> runner;
+  std::string scratch_dir;  // where the worker writes outputs; empty = $TMPDIR or /tmp
+};
+
+// One of Halide's autoschedulers on a kernel: its name as Halide registers it ("Mullapudi2016",
+// "Li2018", "Adams2019"), its machine parameters ("parallelism,cache bytes,balance"), and
+// environment settings it reads (Adams2019: HL_SEED, HL_RANDOM_DROPOUT, HL_BEAM_SIZE).
+struct AutoschedulerRun {
+  std::string name;
+  std::string machine;
+  std::map<std::string, std::string> env;
+};
+
+class HalideBackend : public Backend {
+ public:
+  // Throws std::runtime_error if the runner does not exist.
+  explicit HalideBackend(HalideBackendOptions options = {});
+
+  std::vector<MeasureResult> measure(const Kernel& kernel, const SearchSpace& space,
+                                     std::span<const Config> configs) override;
+  // "cpu:<model name>:halide14:<threads>t".
+  std::string fingerprint() const override { return fingerprint_; }
+
+  // The kernel scheduled by an autoscheduler instead of a config: compiled, checked and timed as
+  // a config is.
+  MeasureResult measure_autoscheduled(const Kernel& kernel, const AutoschedulerRun& run);
+  // Mullapudi2016, Li2018 and Adams2019, each run with Halide's generic machine parameters and
+  // with this machine's, the faster kept (its settings say which); skipped (with a failed result
+  // saying why) where a plugin is absent.
+  std::vector<PeerMeasurement> measure_peers(const Kernel& kernel) override;
+
+  const HalideBackendOptions& options() const { return options_; }
+  // Worker processes started so far (1 + restarts after crashes and timeouts).
+  std::size_t worker_starts() const { return worker_.starts(); }
+
+ private:
+  MeasureResult run(const Kernel& kernel, const nlohmann::json& request_schedule, bool autoscheduled);
+
+  HalideBackendOptions options_;
+  std::string fingerprint_;
+  std::string outputs_file_;
+  WorkerProcess worker_;
+  ReferenceOutputs references_;
+};
+
+// Halide's machine parameters for this machine: its cores, last-level cache and the balance 40
+// that Halide's own MachineParams::generic() uses ("2,33554432,40").
+std::string host_machine_params(int threads);
+// MachineParams::generic() of Halide 14: "16,16777216,40".
+inline constexpr const char* kGenericMachineParams = "16,16777216,40";
+
+}  // namespace perftune

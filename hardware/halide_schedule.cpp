@@ -1,0 +1,295 @@
+#include "hardware/halide_schedule.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "hardware/op_semantics.h"
+#include "ir/fusion.h"
+#include "ir/knob_roles.h"
+
+namespace perftune {
+
+namespace {
+
+constexpr const char* kVectorKnob = "vector";
+constexpr const char* kUnrollKnob = "unroll";
+constexpr const char* kParallelKnob = "parallel";
+constexpr const char* kOrderKnob = "order";
+constexpr const char* kAccumulateKnob = "accumulate";
+
+// Vector widths in f32 lanes: SSE (4), AVX2 (8), AVX-512 (16), and two AVX-512 registers (32,
+// the width of a GEMM micro-kernel row); Halide splits a vector wider than the machine's.
+const std::vector<std::int64_t> kVectorWidths = {1, 4, 8, 16, 32};
+const std::vector<std::int64_t> kUnrollFactors = {1, 2, 4, 8};
+
+// Powers of two below `extent`, then `extent` itself (one tile); {1} for extent <= 1.
+std::vector<std::int64_t> powers_up_to(std::int64_t extent) {
+  std::vector<std::int64_t> values;
+  for (std::int64_t v = 1; v < extent; v *= 2) values.push_back(v);
+  values.push_back(std::max<std::int64_t>(extent, 1));
+  return values;
+}
+
+std::int64_t first_reduction_extent(const Program& body, OpId id) {
+  const ReductionForm form = reduction_form(body, id);
+  return form.red_sizes.empty() ? 1 : form.red_sizes.front();
+}
+
+// The reduction the root stage accumulates: the root itself, or one reached from it through
+// elementwise ops with the root's dimensions (XLA's output fusion). -1 if none.
+long accumulated_reduction_of(const Program& body, OpId root) {
+  const auto& dims = body.op(root).shape.dims;
+  std::vector<OpId> pending = {root};
+  while (!pending.empty()) {
+    const OpId id = pending.back();
+    pending.pop_back();
+    const Op& op = body.op(id);
+    if (is_reduction_opcode(op.opcode)) return op.shape.dims == dims ? static_cast<long>(id) : -1;
+    if (!is_elementwise_opcode(op.opcode)) continue;
+    for (OpId operand : body.operands(id))
+      if (body.op(operand).shape.dims == dims) pending.push_back(operand);
+  }
+  return -1;
+}
+
+std::int64_t knob_or(const std::map<std::string, std::int64_t>& knobs, const std::string& name, std::int64_t fallback) {
+  const auto it = knobs.find(name);
+  return it == knobs.end() ? fallback : it->second;
+}
+
+void check_range(const std::string& name, std::int64_t value, std::int64_t low, std::int64_t high) {
+  if (value < low || value > high)
+    throw std::invalid_argument("knob " + name + " = " + std::to_string(value) + " is outside [" + std::to_string(low) + ", " +
+                                std::to_string(high) + "]");
+}
+
+int depth(Placement p) { return p == Placement::kRoot ? 0 : p == Placement::kTile ? 1 : 2; }
+
+}  // namespace
+
+std::vector<OpId> computed_outputs(const Program& body) {
+  std::vector<OpId> outputs;
+  for (OpId id : body.outputs())
+    if (!body.op(id).is_parameter()) outputs.push_back(id);
+  return outputs;
+}
+
+bool is_halide_schedule_knob(const std::string& name) {
+  const KnobRole role = knob_role(name).role;
+  return role != KnobRole::kGeneric || name == kVectorKnob || name == kUnrollKnob || name == kParallelKnob ||
+         name == kOrderKnob || name == kAccumulateKnob;
+}
+
+StageSchedule heuristic_stage(const std::vector<std::int64_t>& dims, std::int64_t reduction_extent) {
+  // A first schedule, not a tuned one: rows of 256 contiguous elements (16 AVX-512 vectors),
+  // 8 of them per tile, 4 rows unrolled, the reduction in steps of 256 (a 1 KiB slice per row).
+  StageSchedule s;
+  const std::size_t rank = dims.size();
+  s.tiles = dims;
+  if (rank >= 1) s.tiles[rank - 1] = std::min<std::int64_t>(dims[rank - 1], 256);
+  if (rank >= 2) s.tiles[rank - 2] = std::min<std::int64_t>(dims[rank - 2], 8);
+  if (rank >= 1) {
+    for (std::int64_t w : kVectorWidths)
+      if (w <= s.tiles[rank - 1]) s.vector = static_cast<int>(w);
+  }
+  if (rank >= 2) s.unroll = static_cast<int>(std::min<std::int64_t>(4, s.tiles[rank - 2]));
+  s.reduction_tile = std::min<std::int64_t>(reduction_extent, 256);
+  s.parallel = rank >= 1 ? 1 : 0;
+  s.accumulator = Placement::kInline;
+  return s;
+}
+
+HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::string, std::int64_t>& knobs) {
+  for (const auto& [name, value] : knobs)
+    if (!is_halide_schedule_knob(name)) throw std::invalid_argument("unknown schedule knob " + name);
+  const std::size_t n = body.size();
+  const auto& edges = body.edges();
+  HalideSchedule schedule;
+  schedule.placement.assign(n, Placement::kRoot);
+  schedule.group_root.resize(n);
+  for (OpId id = 0; id < n; ++id) schedule.group_root[id] = id;
+
+  // Placement: an op whose value leaves the kernel, or that any consumer reads unfused, is stored
+  // at root; otherwise its first edge's choice. Consumers first (reverse topological order), so a
+  // producer's level can be raised to what its consumers allow.
+  const std::vector<OpId> order = body.topological_order();
+  const auto outputs = body.outputs();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const OpId id = *it;
+    if (body.op(id).is_parameter()) continue;
+    if (std::find(outputs.begin(), outputs.end(), id) != outputs.end()) continue;
+    Placement chosen = Placement::kRoot;
+    bool first = true, stored = false;
+    std::vector<OpId> consumers;
+    for (std::size_t e = 0; e < edges.size(); ++e) {
+      if (edges[e].producer != id) continue;
+      const std::int64_t value = knob_or(knobs, fuse_knob(e), 0);
+      check_range(fuse_knob(e), value, 0, 2);
+      if (value == 0) stored = true;
+      if (first) chosen = static_cast<Placement>(value);
+      first = false;
+      consumers.push_back(edges[e].consumer);
+    }
+    if (stored || consumers.empty()) continue;
+    // Every consumer must sit in one group, and no consumer may be outside the loop the
+    // producer would be computed in.
+    const OpId group = schedule.group_root[consumers.front()];
+    bool one_group = true;
+    int deepest_allowed = 2;
+    for (OpId c : consumers) {
+      one_group = one_group && schedule.group_root[c] == group;
+      const int consumer_depth = schedule.placement[c] == Placement::kRoot ? 2 : depth(schedule.placement[c]);
+      deepest_allowed = std::min(deepest_allowed, consumer_depth);
+    }
+    const bool reduction = is_reduction_opcode(body.op(id).opcode);
+    if (!one_group && (chosen == Placement::kTile || reduction)) continue;  // stays at root
+    if (chosen == Placement::kInline && !reduction) {
+      schedule.placement[id] = Placement::kInline;  // inlined into each consumer wherever it is
+    } else {
+      schedule.placement[id] = depth(chosen) <= deepest_allowed ? chosen : Placement::kTile;
+    }
+    schedule.group_root[id] = group;
+  }
+
+  // Stages: the kernel root from the stage knobs when the space has them; other stages at root
+  // inherit vector width and parallelism (not tiles: their shapes differ) in a tile space, or get
+  // the heuristic schedule in a fusion space.
+  const bool has_stage_knobs = knobs.count(tile_out_knob(0)) > 0;
+  const OpId root = body.root();
+  const auto vector = knob_or(knobs, kVectorKnob, 1), unroll = knob_or(knobs, kUnrollKnob, 1);
+  const auto parallel = knob_or(knobs, kParallelKnob, 0), loop_order = knob_or(knobs, kOrderKnob, 0);
+  check_range(kVectorKnob, vector, 1, 64);
+  check_range(kUnrollKnob, unroll, 1, 64);
+  check_range(kParallelKnob, parallel, 0, 2);
+  check_range(kOrderKnob, loop_order, 0, 1);
+  for (OpId id = 0; id < n; ++id) {
+    const Op& op = body.op(id);
+    if (op.is_parameter() || schedule.placement[id] != Placement::kRoot) continue;
+    const bool reduction = is_reduction_opcode(op.opcode);
+    const std::int64_t red_extent = reduction ? first_reduction_extent(body, id) : 1;
+    StageSchedule stage;
+    if (!has_stage_knobs) {
+      stage = heuristic_stage(op.shape.dims, red_extent);
+    } else if (id == root) {
+      for (std::size_t d = 0; d < op.shape.dims.size(); ++d) {
+        const auto tile = knob_or(knobs, tile_out_knob(d), op.shape.dims[d]);
+        check_range(tile_out_knob(d), tile, 1, std::max<std::int64_t>(op.shape.dims[d], 1));
+        stage.tiles.push_back(tile);
+      }
+      stage.vector = static_cast<int>(vector);
+      stage.unroll = static_cast<int>(unroll);
+      stage.parallel = static_cast<int>(parallel);
+      stage.order = static_cast<int>(loop_order);
+      const long accumulated = accumulated_reduction_of(body, root);
+      if (accumulated >= 0) {
+        const auto extent = first_reduction_extent(body, static_cast<OpId>(accumulated));
+        stage.reduction_tile = knob_or(knobs, kTileReductionKnob, extent);
+        check_range(kTileReductionKnob, stage.reduction_tile, 1, std::max<std::int64_t>(extent, 1));
+      }
+      if (reduction) {
+        const auto accumulate = knob_or(knobs, kAccumulateKnob, 0);
+        check_range(kAccumulateKnob, accumulate, 0, 2);
+        stage.accumulator = static_cast<Placement>(accumulate);
+      }
+    } else {
+      stage.tiles = op.shape.dims;
+      stage.vector = static_cast<int>(vector);
+      stage.parallel = parallel > 0 ? 1 : 0;
+      stage.reduction_tile = red_extent;
+    }
+    schedule.stages[id] = std::move(stage);
+  }
+  return schedule;
+}
+
+SearchSpace halide_schedule_space(const Kernel& kernel) {
+  const Program& body = kernel.body();
+  check_supported(body);
+  const OpId root = body.root();
+  const auto& dims = body.op(root).shape.dims;
+  std::vector<Knob> knobs;
+  for (std::size_t d = 0; d < dims.size(); ++d) knobs.push_back({tile_out_knob(d), powers_up_to(dims[d])});
+  const long accumulated = accumulated_reduction_of(body, root);
+  if (accumulated >= 0) knobs.push_back({kTileReductionKnob, powers_up_to(first_reduction_extent(body, static_cast<OpId>(accumulated)))});
+  if (!dims.empty()) {
+    knobs.push_back({kVectorKnob, kVectorWidths});
+    knobs.push_back({kParallelKnob, dims.size() >= 2 ? std::vector<std::int64_t>{0, 1, 2} : std::vector<std::int64_t>{0, 1}});
+  }
+  if (dims.size() >= 2) {
+    knobs.push_back({kUnrollKnob, kUnrollFactors});
+    knobs.push_back({kOrderKnob, {0, 1}});
+  }
+  if (is_reduction_opcode(body.op(root).opcode)) knobs.push_back({kAccumulateKnob, {0, 1, 2}});
+  const auto& edges = body.edges();
+  for (std::size_t e = 0; e < edges.size(); ++e)
+    if (is_fusible(body, edges[e])) knobs.push_back({fuse_knob(e), {0, 1, 2}});
+  if (knobs.empty()) knobs.push_back({tile_out_knob(0), {1}});  // a scalar kernel: one config
+
+  // Validity: vector lanes and unrolled rows fit in their tiles; fused edges form an acyclic grouping.
+  SearchSpace shape(knobs);
+  std::vector<KnobInfo> roles = knob_roles(shape);
+  const auto index_of = [&](const std::string& name) -> long {
+    for (std::size_t k = 0; k < knobs.size(); ++k)
+      if (knobs[k].name == name) return static_cast<long>(k);
+    return -1;
+  };
+  const long inner = dims.empty() ? -1 : index_of(tile_out_knob(dims.size() - 1));
+  const long second = dims.size() < 2 ? -1 : index_of(tile_out_knob(dims.size() - 2));
+  const long vector = index_of(kVectorKnob), unroll = index_of(kUnrollKnob);
+  const Program program = body;
+  return SearchSpace(std::move(knobs), [=](const Config& config) {
+    if (vector >= 0 && config.values[vector] > config.values[inner]) return false;
+    if (unroll >= 0 && config.values[unroll] > config.values[second]) return false;
+    FusionConfig fusion = FusionConfig::none(program);
+    for (std::size_t k = 0; k < roles.size(); ++k)
+      if (roles[k].role == KnobRole::kFuse && config.values[k] != 0) fusion.fused[roles[k].index] = true;
+    return is_legal(program, fusion);
+  });
+}
+
+Config unscheduled_config(const SearchSpace& space, const Kernel& kernel) {
+  const auto& dims = kernel.body().op(kernel.body().root()).shape.dims;
+  Config config;
+  for (const Knob& knob : space.knobs()) {
+    const KnobInfo info = knob_role(knob.name);
+    std::int64_t value = knob.values.front();  // 1 lane, no unroll, serial, order 0, at root
+    if (info.role == KnobRole::kTileOut && info.index < dims.size()) value = knob.values.back();  // untiled
+    if (info.role == KnobRole::kTileReduction) value = knob.values.back();
+    config.values.push_back(value);
+  }
+  return config;
+}
+
+Config heuristic_config(const SearchSpace& space, const Kernel& kernel) {
+  const Program& body = kernel.body();
+  const OpId root = body.root();
+  const long accumulated = accumulated_reduction_of(body, root);
+  const StageSchedule stage =
+      heuristic_stage(body.op(root).shape.dims, accumulated >= 0 ? first_reduction_extent(body, static_cast<OpId>(accumulated)) : 1);
+  Config config;
+  for (const Knob& knob : space.knobs()) {
+    const KnobInfo info = knob_role(knob.name);
+    std::int64_t want = 1;
+    if (info.role == KnobRole::kTileOut) want = info.index < stage.tiles.size() ? stage.tiles[info.index] : 1;
+    else if (info.role == KnobRole::kTileReduction) want = stage.reduction_tile;
+    else if (knob.name == kVectorKnob) want = stage.vector;
+    else if (knob.name == kUnrollKnob) want = stage.unroll;
+    else if (knob.name == kParallelKnob) want = stage.parallel;
+    else if (knob.name == kOrderKnob) want = stage.order;
+    else if (knob.name == kAccumulateKnob) want = static_cast<std::int64_t>(stage.accumulator);
+    // The largest domain value not above the wish (domains are ascending).
+    std::int64_t value = knob.values.front();
+    for (std::int64_t v : knob.values)
+      if (v <= want) value = v;
+    config.values.push_back(value);
+  }
+  return config;
+}
+
+std::map<std::string, std::int64_t> named_knobs(const SearchSpace& space, const Config& config) {
+  std::map<std::string, std::int64_t> named;
+  for (std::size_t k = 0; k < space.knobs().size() && k < config.values.size(); ++k) named[space.knobs()[k].name] = config.values[k];
+  return named;
+}
+
+}  // namespace perftune

@@ -1,0 +1,91 @@
+#pragma once
+// What a config means as a Halide schedule, without Halide: the live CPU backend's schedule
+// spaces and their interpretation. The tuner process builds spaces and reads configs through this
+// file only; the Halide runner child (runner/halide_runner.cpp) turns a HalideSchedule into real
+// Halide scheduling calls (halide/apply_schedule.h).
+//
+// Knobs (names per ir/knob_roles.h where a role exists):
+//   tile.out.<d>  tile extent along output dimension d of the kernel's root stage
+//   tile.red      split of the accumulated reduction's first reduction dimension (dot contraction,
+//                 convolution input feature, reduced dimension)
+//   vector        vector width of the innermost output dimension (1 = scalar)
+//   unroll        unroll factor of the second-innermost output dimension inside a tile
+//   parallel      0 = serial, 1 = the outermost tile loop is parallel, 2 = the two outermost tile
+//                 loops fused into one parallel loop
+//   order         0 = tile loops in the output's row-major order, 1 = the two innermost tile loops
+//                 swapped (walks a 2-D output column-block first)
+//   fuse.<e>      where the producer of edge e is computed for this consumer: 0 = at root (its own
+//                 loop nest, the value stored: unfused), 1 = inlined into the consumer (a
+//                 reduction, which cannot be inlined: at the consumer's innermost register block),
+//                 2 = at a tile of the consumer group's root stage
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/kernel.h"
+#include "ir/search_space.h"
+
+namespace perftune {
+
+enum class Placement { kRoot = 0, kInline = 1, kTile = 2 };
+
+// How one stage computed at root is scheduled.
+struct StageSchedule {
+  std::vector<std::int64_t> tiles;  // per output dimension, program (row-major) order
+  std::int64_t reduction_tile = 0;  // 0 = no split
+  int vector = 1;
+  int unroll = 1;
+  int parallel = 0;
+  int order = 0;
+  // A reduction stage: kRoot = its own loops are tiled in place; kInline = a wrapper stage is
+  // tiled and the reduction accumulates per register block (vector x unroll) inside it; kTile =
+  // per tile of the wrapper.
+  Placement accumulator = Placement::kRoot;
+};
+
+// The whole schedule of a kernel: every op that is not a parameter has a placement; each op at
+// root has a stage schedule; an op inlined or at a tile is computed inside `group_root[op]`.
+struct HalideSchedule {
+  std::vector<Placement> placement;       // by OpId (parameters: kRoot, unused)
+  std::vector<OpId> group_root;           // by OpId: the root-stage op whose loops hold it
+  std::map<OpId, StageSchedule> stages;   // ops at root
+};
+
+// The outputs a kernel computes: Program::outputs() without unused parameters (an input nothing
+// reads is not a result). The lowering returns these, and the backend checks these.
+std::vector<OpId> computed_outputs(const Program& body);
+
+// Which knob names a config may carry; anything else is rejected by schedule_from_knobs.
+bool is_halide_schedule_knob(const std::string& name);
+
+// The schedule a named config means for `body` (any subset of the knobs above; a missing fuse.<e>
+// is 0, missing stage knobs take the unscheduled values). Placements deeper than a consumer
+// allows are raised to the consumer's level (a producer cannot live inside a loop its consumer
+// is outside of). Throws std::invalid_argument naming an unknown knob or a value out of range.
+HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::string, std::int64_t>& knobs);
+
+// The tile-and-schedule space of one kernel (the tile task): stage knobs of its root and a fuse.<e>
+// knob per edge from a computed op, constrained to vector <= the innermost tile, unroll <= the
+// second-innermost tile, legal (acyclic) groupings. Throws UnsupportedProgram (op_semantics.h)
+// for an op the backend cannot lower.
+SearchSpace halide_schedule_space(const Kernel& kernel);
+
+// The config of `space` that is Halide's unscheduled pipeline: every stage at root, untiled,
+// scalar, serial.
+Config unscheduled_config(const SearchSpace& space, const Kernel& kernel);
+
+// A schedule a programmer would write first for a stage of these dimensions (used for the groups
+// of a whole program under fusion decisions, which has no stage knobs): a 8-row by 256-column
+// (or narrower) tile, vectors of 16, serial reduction tile 256, the outer tile loop parallel.
+StageSchedule heuristic_stage(const std::vector<std::int64_t>& dims, std::int64_t reduction_extent);
+
+// heuristic_stage() of the kernel's root as a config of `space` (halide_schedule_space(kernel)),
+// producers inlined (reductions per register block): how a kernel is scheduled inside a program
+// under fusion decisions, for models that score such a program kernel by kernel.
+Config heuristic_config(const SearchSpace& space, const Kernel& kernel);
+
+// The config as a name -> value map (the form the runner protocol carries).
+std::map<std::string, std::int64_t> named_knobs(const SearchSpace& space, const Config& config);
+
+}  // namespace perftune

@@ -1,0 +1,31 @@
+#pragma once
+// Checking a live kernel's outputs against the reference interpreter (reference_interpreter.h),
+// with the reference outputs of recent kernels kept in memory (every config of a kernel is
+// checked against the same values).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/kernel.h"
+
+namespace perftune {
+
+// Why `got` differs from `want`, or empty if they agree within the tolerance (see the .cpp).
+std::string compare_output(const std::vector<float>& got, const std::vector<float>& want, const std::string& name);
+
+class ReferenceOutputs {
+ public:
+  // The reference values of `outputs` of `kernel` on the inputs of `seed` (input_data.h).
+  const std::vector<std::vector<float>>& of(const Kernel& kernel, const std::vector<OpId>& outputs, std::uint64_t seed);
+
+ private:
+  std::map<std::string, std::vector<std::vector<float>>> cache_;
+};
+
+// Compares raw concatenated f32 outputs (a runner's output file) with the reference; empty if
+// they agree, else the first difference.
+std::string check_outputs(const Kernel& kernel, const std::vector<OpId>& outputs, const std::vector<float>& got,
+                          const std::vector<std::vector<float>>& want);
+
+}  // namespace perftune

@@ -1,0 +1,196 @@
+// perftune_halide_runner: the child process in which the live CPU backend compiles and runs
+// Halide pipelines, so that a schedule that crashes the compiler or the kernel, hangs, or runs out
+// of memory costs one measurement, not the campaign (the backend kills and restarts it).
+//
+//   perftune_halide_runner THREADS
+//
+// A worker: it reads one JSON request per line on stdin and answers one JSON line on stdout.
+// Request:
+//   {"program": {...perftune program...}, "schedule": {"tile.out.0": 64, ...}      a config, or
+//    "autoscheduler": {"name": "Adams2019", "machine": "16,16777216,40", "env": {"HL_SEED": "3"}},
+//    "seed": 1, "outputs": "PATH",
+//    "timing": {"min_repeats": 5, "max_repeats": 30, "target_cv": 0.02, "budget": 1, "min_sample": 0.001}}
+// Reply: {"status": "ok", "compile_seconds": C, "repeats": [T1, ...]}, or {"status":
+// "compile_error" | "invalid_config" | "runtime_error", "message": "..."}.
+// It lowers the program (halide/lowering.h), applies the schedule (halide/apply_schedule.h) or
+// runs the named autoscheduler on it, JIT-compiles for this CPU, fills the inputs (input_data.h),
+// runs once (warm-up), writes the outputs as raw f32 to PATH for the backend to check against the
+// reference interpreter, then times samples as perftune_cpu_runner does.
+#include <Halide.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "hardware/halide/apply_schedule.h"
+#include "hardware/halide/lowering.h"
+#include "hardware/halide_schedule.h"
+#include "hardware/input_data.h"
+#include "hardware/op_semantics.h"
+#include "ir/json_view.h"
+#include "ir/program_json.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+using perftune::OpId;
+using perftune::Program;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+double coefficient_of_variation(const std::vector<double>& xs) {
+  double mean = 0, var = 0;
+  for (double x : xs) mean += x;
+  mean /= static_cast<double>(xs.size());
+  for (double x : xs) var += (x - mean) * (x - mean);
+  var /= static_cast<double>(xs.size() > 1 ? xs.size() - 1 : 1);
+  return mean > 0 ? std::sqrt(var) / mean : 0.0;
+}
+
+std::vector<int> halide_sizes(const std::vector<std::int64_t>& dims) {
+  std::vector<int> sizes;
+  for (auto it = dims.rbegin(); it != dims.rend(); ++it) sizes.push_back(static_cast<int>(*it));
+  return sizes;
+}
+
+Halide::Buffer<float> buffer_of(const std::vector<std::int64_t>& dims) {
+  return dims.empty() ? Halide::Buffer<float>::make_scalar() : Halide::Buffer<float>(halide_sizes(dims));
+}
+
+// Autoscheduler plugins, each loaded once per process.
+void load_autoscheduler(const std::string& name) {
+  static std::set<std::string> loaded;
+  if (loaded.count(name)) return;
+  std::string file = name;
+  for (char& c : file) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  Halide::load_plugin(std::string(PERFTUNE_HALIDE_PLUGIN_DIR) + "/libautoschedule_" + file + ".so");
+  loaded.insert(name);
+}
+
+json failure(const std::string& status, const std::string& message) { return {{"status", status}, {"message", message}}; }
+
+json handle(const json& request) {
+  const Program body = perftune::program_from_json(perftune::JsonView(request.at("program"), "request", "$.program"));
+  perftune::halide::LoweredKernel lowered;
+  try {
+    lowered = perftune::halide::lower(body);
+  } catch (const perftune::UnsupportedProgram& error) {
+    return failure("invalid_config", error.what());
+  }
+  const auto compile_start = Clock::now();
+  perftune::halide::ScheduledPipeline scheduled;
+  const Halide::Target target = Halide::get_jit_target_from_environment();
+  try {
+    if (request.contains("schedule")) {
+      std::map<std::string, std::int64_t> knobs;
+      for (const auto& [name, value] : request.at("schedule").items()) knobs[name] = value.get<std::int64_t>();
+      perftune::HalideSchedule schedule;
+      try {
+        schedule = perftune::schedule_from_knobs(body, knobs);
+      } catch (const std::invalid_argument& error) {
+        return failure("invalid_config", error.what());
+      }
+      scheduled = perftune::halide::apply_schedule(lowered, body, schedule);
+    } else {
+      const json& spec = request.at("autoscheduler");
+      const std::string name = spec.at("name").get<std::string>();
+      load_autoscheduler(name);
+      scheduled = perftune::halide::unscheduled_pipeline(lowered, body);
+      perftune::halide::set_shape_estimates(lowered, body, scheduled.outputs);
+      std::vector<std::string> set;
+      if (spec.contains("env"))
+        for (const auto& [key, value] : spec.at("env").items()) {
+          setenv(key.c_str(), value.get<std::string>().c_str(), 1);
+          set.push_back(key);
+        }
+      const Halide::MachineParams machine(spec.at("machine").get<std::string>());
+      scheduled.pipeline.auto_schedule(name, target, machine);
+      for (const std::string& key : set) unsetenv(key.c_str());
+    }
+    scheduled.pipeline.compile_jit(target);
+  } catch (const Halide::CompileError& error) {
+    return failure("compile_error", error.what());
+  } catch (const Halide::InternalError& error) {
+    return failure("compile_error", std::string("Halide internal error: ") + error.what());
+  } catch (const Halide::Error& error) {
+    return failure("compile_error", error.what());
+  }
+  const double compile_seconds = seconds_since(compile_start);
+
+  const std::uint64_t seed = request.value("seed", std::uint64_t{1});
+  for (std::size_t i = 0; i < lowered.inputs.size(); ++i) {
+    const auto& dims = body.op(lowered.input_ops[i]).shape.dims;
+    Halide::Buffer<float> buffer = buffer_of(dims);
+    const std::size_t count = static_cast<std::size_t>(buffer.number_of_elements());
+    float* data = buffer.data();
+    for (std::size_t e = 0; e < count; ++e) data[e] = perftune::input_value(seed, i, e, count);
+    lowered.inputs[i].set(buffer);
+  }
+  std::vector<Halide::Buffer<>> outputs;
+  for (OpId id : lowered.outputs) outputs.push_back(buffer_of(body.op(id).shape.dims));
+  Halide::Realization realization(outputs);
+  try {
+    scheduled.pipeline.realize(realization, target);  // warm-up, and the values that are checked
+  } catch (const Halide::Error& error) {
+    return failure("runtime_error", error.what());
+  }
+  {
+    std::ofstream out(request.at("outputs").get<std::string>(), std::ios::binary);
+    for (const Halide::Buffer<>& b : outputs)
+      out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.number_of_elements() * sizeof(float)));
+    if (!out) return failure("runtime_error", "cannot write the outputs to " + request.at("outputs").get<std::string>());
+  }
+
+  const json timing = request.value("timing", json::object());
+  const int min_repeats = timing.value("min_repeats", 5), max_repeats = timing.value("max_repeats", 30);
+  const double target_cv = timing.value("target_cv", 0.02), budget = timing.value("budget", 1.0);
+  const double min_sample = timing.value("min_sample", 1e-3);
+  const auto start = Clock::now();
+  long calls = 1;  // per sample: doubled until a sample lasts min_sample (as Python's timeit autorange)
+  for (;;) {
+    const auto t = Clock::now();
+    for (long c = 0; c < calls; ++c) scheduled.pipeline.realize(realization, target);
+    if (seconds_since(t) >= min_sample || calls >= (1L << 30)) break;
+    calls *= 2;
+  }
+  std::vector<double> samples;
+  while (static_cast<int>(samples.size()) < max_repeats) {
+    const auto t = Clock::now();
+    for (long c = 0; c < calls; ++c) scheduled.pipeline.realize(realization, target);
+    samples.push_back(seconds_since(t) / static_cast<double>(calls));
+    const double spent = seconds_since(start);
+    if (static_cast<int>(samples.size()) >= min_repeats && coefficient_of_variation(samples) <= target_cv) break;
+    if (spent >= budget && (samples.size() >= 3 || spent >= 3 * budget)) break;
+  }
+  return {{"status", "ok"}, {"compile_seconds", compile_seconds}, {"repeats", samples}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s THREADS\n", argv[0]);
+    return 2;
+  }
+  // Halide's thread pool reads HL_NUM_THREADS when it starts (the first parallel realize).
+  setenv("HL_NUM_THREADS", argv[1], 1);
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    json reply;
+    try {
+      reply = handle(json::parse(line));
+    } catch (const std::exception& error) {
+      reply = failure("invalid_config", std::string("bad request: ") + error.what());
+    }
+    std::cout << reply.dump() << "\n" << std::flush;
+  }
+  return 0;
+}

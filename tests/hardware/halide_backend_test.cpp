@@ -1,0 +1,175 @@
+// The Halide backend: every op it lowers agrees with the reference interpreter (odd sizes that no
+// tile divides included), every sampled schedule compiles and checks, and each failure mode is a
+// result with a clear message, never a crash of the tuner.
+#include "hardware/halide_backend.h"
+
+#include <filesystem>
+
+#include "hardware/elementwise_ops.h"
+#include "hardware/fusion_space.h"
+#include "hardware/halide_schedule.h"
+#include "hardware_test_support.h"
+#include "ir/fusion.h"
+
+namespace perftune {
+namespace {
+
+std::string param(const std::string& name, const std::string& shape, int number) {
+  return R"({"name": ")" + name + R"(", "opcode": "parameter", "shape": )" + shape + R"(, "parameter_number": )" + std::to_string(number) + "}";
+}
+
+Kernel kernel_of(const std::string& ops, const std::string& extra = "") {
+  return Kernel("k", program_from_text(R"({"name": "k", "ops": [)" + ops + "]" + extra + "}"));
+}
+
+// Measures the unscheduled config and a few sampled ones; every one must be ok.
+void require_all_ok(const Kernel& kernel, std::size_t samples) {
+  const SearchSpace space = halide_schedule_space(kernel);
+  std::vector<Config> configs = {unscheduled_config(space, kernel), heuristic_config(space, kernel)};
+  Rng rng(7);
+  for (std::size_t i = 0; i < samples; ++i) configs.push_back(space.sample(rng));
+  const auto results = shared_halide_backend().measure(kernel, space, configs);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    CAPTURE(space.to_json(configs[i]).dump(), results[i].message);
+    REQUIRE(results[i].status == MeasureStatus::kOk);
+    REQUIRE(results[i].seconds > 0);
+  }
+}
+
+TEST_CASE("every elementwise opcode lowers to what the reference computes", "[hardware][halide]") {
+  const ElementwiseOp& op = GENERATE(from_range(elementwise_ops()));
+  CAPTURE(op.opcode);
+  std::string ops;
+  for (int i = 0; i < op.arity; ++i) ops += param(std::string(1, static_cast<char>('a' + i)), "[3, 5]", i) + ",";
+  const char* operands[] = {R"(["a"])", R"(["a", "b"])", R"(["a", "b", "c"])"};
+  ops += R"({"name": "y", "opcode": ")" + std::string(op.opcode) + R"(", "shape": [3, 5], "operands": )" + operands[op.arity - 1] + "}";
+  require_all_ok(kernel_of(ops), 1);
+}
+
+TEST_CASE("structural ops and reductions lower to what the reference computes", "[hardware][halide]") {
+  const std::string body = GENERATE(
+      // broadcast, transpose, reshape
+      param("a", "[7]", 0) + R"(, {"name": "y", "opcode": "broadcast", "shape": [5, 7], "operands": ["a"], "dimensions": [1]})",
+      param("a", "[5, 9]", 0) + R"(, {"name": "y", "opcode": "transpose", "shape": [9, 5], "operands": ["a"], "dimensions": [1, 0]})",
+      param("a", "[6, 10]", 0) + R"(, {"name": "y", "opcode": "reshape", "shape": [4, 15], "operands": ["a"]})",
+      // a batched dot with odd sizes
+      param("a", "[2, 13, 11]", 0) + "," + param("b", "[2, 11, 9]", 1) +
+          R"(, {"name": "y", "opcode": "dot", "shape": [2, 13, 9], "operands": ["a", "b"], "dot": {"lhs_batch": [0], "rhs_batch": [0], "lhs_contracting": [2], "rhs_contracting": [1]}})",
+      // a strided, padded convolution (NCHW x OIHW)
+      param("x", "[1, 3, 9, 11]", 0) + "," + param("w", "[5, 3, 3, 3]", 1) +
+          R"(, {"name": "y", "opcode": "convolution", "shape": [1, 5, 5, 6], "operands": ["x", "w"], "window": {"size": [3, 3], "stride": [2, 2], "pad_low": [1, 1], "pad_high": [1, 1]}, "convolution": {"input_batch": 0, "input_feature": 1, "input_spatial": [2, 3], "kernel_input_feature": 1, "kernel_output_feature": 0, "kernel_spatial": [2, 3], "output_batch": 0, "output_feature": 1, "output_spatial": [2, 3]}})",
+      // reductions: a sum, a max with an init operand, a padded max pool
+      param("a", "[6, 17]", 0) + R"(, {"name": "y", "opcode": "reduce", "shape": [6], "operands": ["a"], "dimensions": [1]})",
+      param("a", "[6, 17]", 0) + "," + param("i", "[]", 1) +
+          R"(, {"name": "y", "opcode": "reduce", "shape": [17], "operands": ["a", "i"], "dimensions": [0], "called": ["mx"]})",
+      param("a", "[1, 2, 7, 7]", 0) +
+          R"(, {"name": "y", "opcode": "reduce-window", "shape": [1, 2, 4, 4], "operands": ["a"], "called": ["mx"], "window": {"size": [1, 1, 2, 2], "stride": [1, 1, 2, 2], "pad_high": [0, 0, 1, 1]}})");
+  const std::string max_body = R"(, "computations": [{"name": "mx", "root": "m", "ops": [{"name": "p", "opcode": "parameter", "shape": [], "parameter_number": 0}, {"name": "q", "opcode": "parameter", "shape": [], "parameter_number": 1}, {"name": "m", "opcode": "maximum", "operands": ["p", "q"], "shape": []}]}])";
+  CAPTURE(body);
+  require_all_ok(kernel_of(body, max_body), 6);
+}
+
+TEST_CASE("sampled schedules of fused kernels compile and check", "[hardware][halide]") {
+  // A dense layer with a bias and ReLU epilogue (output fusion) and a softmax-like row reduction.
+  const Kernel dense = kernel_of(param("x", "[19, 24]", 0) + "," + param("w", "[24, 33]", 1) + "," + param("b", "[33]", 2) + R"(,
+    {"name": "mm", "opcode": "dot", "shape": [19, 33], "operands": ["x", "w"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}},
+    {"name": "bb", "opcode": "broadcast", "shape": [19, 33], "operands": ["b"], "dimensions": [1]},
+    {"name": "s", "opcode": "add", "shape": [19, 33], "operands": ["mm", "bb"]},
+    {"name": "y", "opcode": "relu", "shape": [19, 33], "operands": ["s"]})");
+  require_all_ok(dense, 16);
+  const Kernel rows = kernel_of(param("x", "[9, 21]", 0) + R"(,
+    {"name": "e", "opcode": "exponential", "shape": [9, 21], "operands": ["x"]},
+    {"name": "s", "opcode": "reduce", "shape": [9], "operands": ["e"], "dimensions": [1]},
+    {"name": "sb", "opcode": "broadcast", "shape": [9, 21], "operands": ["s"], "dimensions": [0]},
+    {"name": "y", "opcode": "divide", "shape": [9, 21], "operands": ["e", "sb"]})");
+  require_all_ok(rows, 12);
+}
+
+TEST_CASE("fusion placements of a whole program compile and check", "[hardware][halide]") {
+  const Program program = load_program_file(std::string(PERFTUNE_SOURCE_DIR) + "/configs/programs/conv_block_small.json");
+  const Kernel kernel(program.name(), program);
+  const SearchSpace space = fusion_space(program, FusionChoices::kPlacements);
+  std::vector<Config> configs = {fusion_space_config(program, space, FusionConfig::none(program))};
+  Rng rng(3);
+  for (int i = 0; i < 8; ++i) configs.push_back(space.sample(rng));
+  const auto results = shared_halide_backend().measure(kernel, space, configs);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    CAPTURE(space.to_json(configs[i]).dump(), results[i].message);
+    REQUIRE(results[i].ok());
+  }
+}
+
+TEST_CASE("an op the lowering does not cover is an invalid config naming the op", "[hardware][halide]") {
+  const Kernel kernel = kernel_of(param("a", "[4]", 0) + R"(, {"name": "sorted", "opcode": "sort", "shape": [4], "operands": ["a"]})");
+  const SearchSpace space({{"tile.out.0", {1, 2, 4}}});
+  const auto results = shared_halide_backend().measure(kernel, space, std::vector<Config>{{{4}}});
+  REQUIRE(results[0].status == MeasureStatus::kInvalidConfig);
+  REQUIRE_THAT(results[0].message, Catch::Matchers::Contains("'sorted'") && Catch::Matchers::Contains("sort"));
+}
+
+TEST_CASE("a crashing, hanging, wrong or rejecting worker is a failed result and the next one starts afresh", "[hardware][halide]") {
+  const Kernel kernel = kernel_of(param("a", "[8, 4]", 0) + "," + param("b", "[4, 8]", 1) +
+                                  R"(, {"name": "y", "opcode": "dot", "shape": [8, 8], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}})");
+  const SearchSpace space = halide_schedule_space(kernel);
+  const std::vector<Config> configs = {unscheduled_config(space, kernel), heuristic_config(space, kernel)};
+  const auto fake = [](const std::string& mode) {
+    HalideBackendOptions options = fast_halide_options();
+    options.runner = {std::string(PERFTUNE_TEST_DIR) + "/fixtures/runners/fake_halide_worker.py", mode};
+    options.run_timeout_seconds = 1.5;
+    return options;
+  };
+  SECTION("crash") {
+    HalideBackend backend(fake("crash"));
+    const auto results = backend.measure(kernel, space, configs);
+    REQUIRE(results[0].status == MeasureStatus::kRuntimeError);
+    REQUIRE_THAT(results[0].message, Catch::Matchers::Contains("signal 11") && Catch::Matchers::Contains("about to crash"));
+    REQUIRE(results[1].status == MeasureStatus::kRuntimeError);
+    REQUIRE(backend.worker_starts() == 2);  // restarted for the second config
+  }
+  SECTION("hang") {
+    HalideBackend backend(fake("hang"));
+    const auto results = backend.measure(kernel, space, std::vector<Config>{configs[0]});
+    REQUIRE(results[0].status == MeasureStatus::kTimeout);
+    REQUIRE(results[0].cost_seconds >= 1.5);
+    REQUIRE(results[0].cost_seconds < 5);
+  }
+  SECTION("wrong result") {
+    HalideBackend backend(fake("wrong"));
+    const auto results = backend.measure(kernel, space, std::vector<Config>{configs[0]});
+    REQUIRE(results[0].status == MeasureStatus::kWrongResult);
+    REQUIRE_THAT(results[0].message, Catch::Matchers::Contains("differs from the reference"));
+  }
+  SECTION("rejected schedule") {
+    HalideBackend backend(fake("reject"));
+    const auto results = backend.measure(kernel, space, std::vector<Config>{configs[0]});
+    REQUIRE(results[0].status == MeasureStatus::kCompileError);
+    REQUIRE_THAT(results[0].message, Catch::Matchers::Contains("could not find dimension"));
+  }
+  SECTION("garbage") {
+    HalideBackend backend(fake("garbage"));
+    const auto results = backend.measure(kernel, space, std::vector<Config>{configs[0]});
+    REQUIRE(results[0].status == MeasureStatus::kRuntimeError);
+    REQUIRE_THAT(results[0].message, Catch::Matchers::Contains("not JSON"));
+  }
+  SECTION("a config outside the space") {
+    const auto results = shared_halide_backend().measure(kernel, space, std::vector<Config>{{{3}}});
+    REQUIRE(results[0].status == MeasureStatus::kInvalidConfig);
+  }
+}
+
+TEST_CASE("Halide's autoschedulers are measured as named peers at their best settings", "[hardware][halide]") {
+  const Kernel kernel = kernel_of(param("a", "[64, 48]", 0) + "," + param("b", "[48, 40]", 1) +
+                                  R"(, {"name": "y", "opcode": "dot", "shape": [64, 40], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}})");
+  const auto peers = shared_halide_backend().measure_peers(kernel);
+  REQUIRE(peers.size() == 3);
+  for (const PeerMeasurement& peer : peers) {
+    CAPTURE(peer.name, peer.settings, peer.result.message);
+    REQUIRE(peer.result.ok());
+    REQUIRE_THAT(peer.settings, Catch::Matchers::StartsWith("machine "));
+  }
+  REQUIRE(peers[0].name == "Mullapudi2016");
+  REQUIRE(peers[2].name == "Adams2019");
+}
+
+}  // namespace
+}  // namespace perftune
