@@ -96,6 +96,12 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
       data << " " << reference / at_or_nan(random, b - 1) << "\n";
     }
     write_plot_file((plots / (stem + ".dat")).string(), data.str());
+    // Peers (a live space's autoschedulers): horizontal lines at their speedup over the reference.
+    std::vector<std::pair<std::string, double>> peer_lines;
+    if (const auto peers = space.find("peers"))
+      for (const auto& [peer, entry] : peers->value().items())
+        if (entry.contains("seconds") && entry["seconds"].is_number() && entry["seconds"].get<double>() > 0)
+          peer_lines.emplace_back(peer, reference / entry["seconds"].get<double>());
     std::ostringstream body;
     // A CPU's device names its compiler version too; the title keeps the part before it.
     const std::string device = space.get_string("device", "");
@@ -104,20 +110,28 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
          << "\nset xlabel \"budget (measurements, log scale)\"\n"
          << "set ylabel " << gnuplot_quote(is_default ? "speedup over the default config (x)"
                                                       : "speedup over the median config (x; no default in this space)")
-         << "\nset logscale x\nset xrange [1:" << budget << "]\nset grid\n" << key_below(strategies.size() + 1)
+         << "\nset logscale x\nset xrange [1:" << budget << "]\nset grid\n" << key_below(strategies.size() + 1 + peer_lines.size())
          << "set style fill transparent solid 0.15 noborder\nplot \\\n";
     const std::string dat = gnuplot_quote(stem + ".dat");
     const std::string random_kind = space.get_string("random_baseline", "exact");  // live spaces: measured or none
+    std::vector<std::string> series;
     for (std::size_t t = 0; t < strategies.size(); ++t) {
       const std::size_t column = 2 + 3 * t;
-      body << "  " << dat << " using 1:" << column + 1 << ":" << column + 2 << " with filledcurves lc rgb \"" << plot_color(t)
-           << "\" notitle, \\\n  " << dat << " using 1:" << column << " " << line_style(t) << " title "
-           << gnuplot_quote(strategies[t]) << (t + 1 < strategies.size() || random_kind != "none" ? ", \\\n" : "\n");
+      std::ostringstream line;
+      line << "  " << dat << " using 1:" << column + 1 << ":" << column + 2 << " with filledcurves lc rgb \"" << plot_color(t)
+           << "\" notitle, \\\n  " << dat << " using 1:" << column << " " << line_style(t) << " title " << gnuplot_quote(strategies[t]);
+      series.push_back(line.str());
     }
     if (random_kind != "none")
-      body << "  " << dat << " using 1:" << 2 + 3 * strategies.size() << " with lines dt 2 lw 2 lc rgb \"black\" title "
-           << (random_kind == "exact" ? "\"random search (exact expectation)\"" : "\"random search (measured mean over seeds)\"")
-           << "\n";
+      series.push_back("  " + dat + " using 1:" + std::to_string(2 + 3 * strategies.size()) + " with lines dt 2 lw 2 lc rgb \"black\" title " +
+                       (random_kind == "exact" ? "\"random search (exact expectation)\"" : "\"random search (measured mean over seeds)\""));
+    for (std::size_t p = 0; p < peer_lines.size(); ++p) {
+      std::ostringstream line;
+      line << std::setprecision(7) << "  " << peer_lines[p].second << " with lines dt 3 lw 2 lc rgb \"" << plot_color(strategies.size() + p)
+           << "\" title " << gnuplot_quote(peer_lines[p].first);
+      series.push_back(line.str());
+    }
+    for (std::size_t i = 0; i < series.size(); ++i) body << series[i] << (i + 1 < series.size() ? ", \\\n" : "\n");
     render(stem, body.str());
   }
 

@@ -18,8 +18,10 @@
 
 #include "autotuner/campaign_runner.h"
 #include "experiments/experiment_plots.h"
+#include "experiments/gnuplot.h"
 #include "experiments/optimum_noise.h"
 #include "experiments/pretraining.h"
+#include "experiments/space_peers.h"
 #include "experiments/speedup_curves.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
@@ -344,7 +346,8 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
         ++reused;
       } else {
         if (keep_run_folder(task.folder, run_ids[i])) ++changed;
-        const CampaignRunOptions run_options{task.folder, nullptr};
+        // A live space's peers are measured once for the space below, not in every run.
+        const CampaignRunOptions run_options{task.folder, nullptr, false};
         summary = campaigns[i].source.path.empty() ? run_campaign(campaigns[i], run_options)
                                                    : run_campaign(campaigns[i], sources.at(campaigns[i].source.path), run_options);
       }
@@ -375,6 +378,19 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   std::vector<std::string> strategy_names;
   for (const ExperimentStrategy& strategy : experiment.strategies) strategy_names.push_back(strategy.name);
   const nlohmann::ordered_json tables = summarize_curves(baselines, strategy_names, curves, max_budget, experiment.report_budgets);
+
+  // The platform's own schedulers on each live space, as references beside the strategies.
+  nlohmann::ordered_json spaces = tables["spaces"];
+  if (live) {
+    for (std::size_t s = 0; s < baselines.size(); ++s) {
+      const Campaign& campaign = campaigns[s * experiment.strategies.size()];
+      if (!campaign.source.path.empty()) continue;
+      if (options.progress) *options.progress << "[experiment] peers of " << experiment.spaces[s].name << std::endl;
+      const auto peers = space_peers(campaign, (fs::path(output) / "peers" / (plot_file_stem(experiment.spaces[s].name) + ".json")).string());
+      for (auto& row : spaces)
+        if (row.value("name", "") == experiment.spaces[s].name) row["peers"] = peers;
+    }
+  }
 
   nlohmann::ordered_json summary;
   summary["experiment"] = experiment.name;
@@ -408,7 +424,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                         "score ignores it"}};
   if (!pretraining.empty()) summary["pretraining"] = pretraining;
   summary["strategies"] = tables["strategies"];
-  summary["spaces"] = tables["spaces"];
+  summary["spaces"] = std::move(spaces);
   const std::string summary_path = (fs::path(output) / "summary.json").string();
   write_file_atomically(summary_path, summary.dump(1) + "\n");
   if (options.plots) render_experiment_plots(output);

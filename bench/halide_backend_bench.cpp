@@ -1,0 +1,166 @@
+// Benchmark of the live CPU backend (not a test), on this machine:
+//   matmul      tunes the 1024^3 f32 matmul (configs/campaigns/cpu_matmul_1024.json, 200
+//               measurements), then times its best schedule, Halide's three autoschedulers and
+//               OpenBLAS sgemm (torch::mm) at the same thread count side by side, alternating, and
+//               prints each one's GFLOP/s and ratio to OpenBLAS (floor: tuned >= 0.8x).
+//   noise       one schedule of a 256^3 matmul measured in 10 separate measurements: the spread
+//               (coefficient of variation) of their medians (floor: <= 3%).
+//   throughput  a 60-measurement campaign on a kernel that runs in well under 10 ms: configs
+//               measured per second and the share of wall time outside the backend (floors: >= 5/s
+//               and <= 5%).
+//   build/bench/halide_backend_bench matmul|noise|throughput [--rounds N]
+// Run from the project's root (it reads configs/).
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "autotuner/campaign.h"
+#include "autotuner/campaign_runner.h"
+#include "autotuner/program_target.h"
+#include "hardware/halide_backend.h"
+#include "hardware/halide_schedule.h"
+#include "ir/program_json.h"
+
+using namespace perftune;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  return xs.empty() ? NAN : xs[xs.size() / 2];
+}
+
+double cv(const std::vector<double>& xs) {
+  double mean = 0, var = 0;
+  for (double x : xs) mean += x;
+  mean /= static_cast<double>(xs.size());
+  for (double x : xs) var += (x - mean) * (x - mean);
+  return std::sqrt(var / static_cast<double>(xs.size() - 1)) / mean;
+}
+
+// Median seconds of torch::mm on [n, n] x [n, n] f32, samples of >= 20 ms.
+double openblas_seconds(std::int64_t n, int threads) {
+  torch::set_num_threads(threads);
+  const auto a = torch::rand({n, n}), b = torch::rand({n, n});
+  auto c = torch::mm(a, b);
+  std::vector<double> samples;
+  for (int s = 0; s < 7; ++s) {
+    int calls = 0;
+    const auto start = Clock::now();
+    double elapsed = 0;
+    while (elapsed < 0.02) {
+      c = torch::mm(a, b);
+      ++calls;
+      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    }
+    samples.push_back(elapsed / calls);
+  }
+  return median(samples);
+}
+
+int matmul(int rounds) {
+  const Campaign campaign = load_campaign("configs/campaigns/cpu_matmul_1024.json");
+  const std::string output = "/tmp/perftune-bench-matmul";
+  std::filesystem::remove_all(output);
+  std::cerr << "tuning " << campaign.name << " (" << campaign.max_measurements << " measurements) ...\n";
+  CampaignRunOptions options;
+  options.output = output;
+  options.progress = &std::cerr;
+  options.measure_peers = false;
+  const auto summary = run_campaign(campaign, options);
+  const ProgramTarget target = program_target(campaign);
+  const Config best = target.space->from_json(summary["best_config"]);
+  std::printf("tuned: %s after %zu measurements (%.0f s wall)\n", summary["best_config"].dump().c_str(),
+              summary["measurements"].get<std::size_t>(), summary["wall_seconds"].get<double>());
+
+  HalideBackendOptions backend_options;
+  HalideBackend backend(backend_options);
+  const int threads = backend.options().threads;
+  const double flops = 2.0 * 1024 * 1024 * 1024;
+  std::vector<double> tuned, blas;
+  std::vector<std::vector<double>> peers(3);
+  std::vector<std::string> peer_names, peer_settings;
+  for (int r = 0; r < rounds; ++r) {
+    tuned.push_back(backend.measure(target.kernel, *target.space, std::vector<Config>{best})[0].seconds);
+    blas.push_back(openblas_seconds(1024, threads));
+    if (r == 0) {
+      const auto measured = backend.measure_peers(target.kernel);
+      for (std::size_t p = 0; p < measured.size(); ++p) {
+        peer_names.push_back(measured[p].name);
+        peer_settings.push_back(measured[p].settings);
+        peers[p].push_back(measured[p].result.ok() ? measured[p].result.seconds : NAN);
+      }
+    }
+  }
+  const double blas_s = median(blas);
+  std::printf("1024^3 f32 matmul, %d threads, %d rounds alternating (%s)\n", threads, rounds, backend.fingerprint().c_str());
+  std::printf("%-28s %10s %10s %10s\n", "what", "ms", "GFLOP/s", "x OpenBLAS");
+  const auto row = [&](const std::string& name, double s) {
+    std::printf("%-28s %10.2f %10.1f %10.3f\n", name.c_str(), s * 1e3, flops / s / 1e9, blas_s / s);
+  };
+  row("perftune tuned", median(tuned));
+  row("OpenBLAS sgemm (torch::mm)", blas_s);
+  for (std::size_t p = 0; p < peer_names.size(); ++p) row(peer_names[p], median(peers[p]));
+  for (std::size_t p = 0; p < peer_names.size(); ++p) std::printf("  %s: %s\n", peer_names[p].c_str(), peer_settings[p].c_str());
+  return 0;
+}
+
+int noise() {
+  const Program program = program_from_json(JsonView(nlohmann::json::parse(R"({"name": "mm256", "ops": [
+    {"name": "a", "opcode": "parameter", "shape": [256, 256], "parameter_number": 0},
+    {"name": "b", "opcode": "parameter", "shape": [256, 256], "parameter_number": 1},
+    {"name": "y", "opcode": "dot", "shape": [256, 256], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}}]})"), "bench"));
+  const Kernel kernel("mm256", program);
+  const SearchSpace space = halide_schedule_space(kernel);
+  const Config config = heuristic_config(space, kernel);
+  HalideBackend backend;
+  std::vector<double> medians;
+  for (int m = 0; m < 10; ++m) medians.push_back(backend.measure(kernel, space, std::vector<Config>{config})[0].seconds);
+  std::printf("256^3 matmul, heuristic schedule, 10 separate measurements: median of medians %.1f us, spread (CV) %.2f%%\n",
+              median(medians) * 1e6, 100 * cv(medians));
+  return 0;
+}
+
+int throughput() {
+  const Campaign campaign = load_campaign("configs/campaigns/cpu_mlp_demo.json");
+  CampaignRunOptions options;
+  options.output = "/tmp/perftune-bench-throughput";
+  std::filesystem::remove_all(options.output);
+  options.measure_peers = false;
+  Campaign sixty = campaign;
+  sixty.max_measurements = 60;
+  const auto summary = run_campaign(sixty, options);
+  const double wall = summary["wall_seconds"].get<double>();
+  const auto measured = summary["measurements"].get<std::size_t>();
+  std::printf("%s: %zu configs in %.1f s wall: %.2f configs/s; outside the backend %.1f%% of wall time\n", campaign.name.c_str(),
+              measured, wall, static_cast<double>(measured) / wall, 100 * summary["search_share"].get<double>());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  int rounds = 5;
+  for (int a = 2; a + 1 < argc; ++a)
+    if (std::strcmp(argv[a], "--rounds") == 0) rounds = std::atoi(argv[a + 1]);
+  try {
+    if (mode == "matmul") return matmul(rounds);
+    if (mode == "noise") return noise();
+    if (mode == "throughput") return throughput();
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "halide_backend_bench: %s\n", error.what());
+    return 1;
+  }
+  std::fprintf(stderr, "usage: %s matmul|noise|throughput [--rounds N]\n", argv[0]);
+  return 2;
+}

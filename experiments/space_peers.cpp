@@ -1,0 +1,32 @@
+#include "experiments/space_peers.h"
+
+#include <filesystem>
+
+#include "autotuner/backend_factory.h"
+#include "autotuner/program_target.h"
+#include "ir/file_io.h"
+
+namespace perftune {
+
+nlohmann::ordered_json space_peers(const Campaign& campaign, const std::string& file) {
+  const ProgramTarget target = program_target(campaign);
+  std::unique_ptr<Backend> backend = make_backend(campaign.backend, Corpus{}, "");
+  const std::string device = backend->fingerprint();
+  if (path_exists(file)) {
+    const nlohmann::ordered_json kept = nlohmann::ordered_json::parse(read_file(file), nullptr, false);
+    if (kept.is_object() && kept.value("kernel_key", "") == target.kernel.key() && kept.value("device", "") == device)
+      return kept.at("peers");
+  }
+  nlohmann::ordered_json peers = nlohmann::ordered_json::object();
+  for (const PeerMeasurement& peer : backend->measure_peers(target.kernel)) {
+    nlohmann::ordered_json entry = {{"settings", peer.settings}, {"status", std::string(status_name(peer.result.status))}};
+    entry["seconds"] = peer.result.ok() ? nlohmann::ordered_json(peer.result.seconds) : nlohmann::ordered_json(nullptr);
+    if (!peer.result.ok()) entry["message"] = peer.result.message;
+    peers[peer.name] = std::move(entry);
+  }
+  std::filesystem::create_directories(std::filesystem::path(file).parent_path());
+  write_file_atomically(file, nlohmann::ordered_json{{"kernel_key", target.kernel.key()}, {"device", device}, {"peers", peers}}.dump(1) + "\n");
+  return peers;
+}
+
+}  // namespace perftune
