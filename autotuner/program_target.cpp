@@ -6,6 +6,7 @@
 #include "ir/fusion.h"
 #include "ir/input_error.h"
 #include "ir/program_json.h"
+#include "ir/source.h"
 #include "search/legality_cache.h"
 
 namespace perftune {
@@ -30,12 +31,25 @@ ProgramTarget fusion_target(const Program& program) {
   return target;
 }
 
+// The program of a source: the project's program JSON, or the program a recorded source holds (the
+// XLA module of a TPU .pb), its element types read as f32: the CPU backend computes in f32, and a
+// bf16 kernel keeps its ops and shapes.
+Program target_program(const Campaign& campaign) {
+  const std::string& path = campaign.source.program;
+  if (!path_exists(path)) throw InputError(campaign.file, "$.source.program", "a program file, but " + path + " does not exist");
+  if (path.ends_with(".json")) return load_program_file(path);
+  const Corpus corpus = load_source(path);
+  if (corpus.programs.empty())
+    throw InputError(campaign.file, "$.source.program", "a program JSON or a source holding a program; " + path + " holds none");
+  Program program = *corpus.programs.front();
+  for (OpId id = 0; id < program.size(); ++id) program.mutable_op(id).shape.element_type = ElementType::kF32;
+  return program;
+}
+
 }  // namespace
 
 ProgramTarget program_target(const Campaign& campaign) {
-  if (!path_exists(campaign.source.program))
-    throw InputError(campaign.file, "$.source.program", "a program file, but " + campaign.source.program + " does not exist");
-  const Program program = load_program_file(campaign.source.program);
+  const Program program = target_program(campaign);
   if (campaign.source.kernel == "fusion") return fusion_target(program);
   if (campaign.source.kernel == "program") {
     // The whole program as one kernel: where each producer is computed and the root's schedule,
@@ -48,11 +62,15 @@ ProgramTarget program_target(const Campaign& campaign) {
     return target;
   }
 
-  const FusionPlan plan = partition(program, FusionConfig::none(program));
+  // "greedy:NAME": a kernel of XLA's greedy elementwise fusion (an XLA module's fused kernels);
+  // otherwise a kernel of the unfused program.
+  const bool greedy = campaign.source.kernel.starts_with("greedy:");
+  const std::string wanted = greedy ? campaign.source.kernel.substr(7) : campaign.source.kernel;
+  const FusionPlan plan = partition(program, greedy ? FusionConfig::greedy_elementwise(program) : FusionConfig::none(program));
   std::string available;
   for (const FusedKernel& fused : plan.kernels) {
-    available += (available.empty() ? "" : ", ") + fused.kernel.name();
-    if (fused.kernel.name() != campaign.source.kernel && fused.kernel.key() != campaign.source.kernel) continue;
+    if (available.size() < 2000) available += (available.empty() ? "" : ", ") + fused.kernel.name();
+    if (fused.kernel.name() != wanted && fused.kernel.key() != wanted) continue;
     ProgramTarget target;
     target.kernel = fused.kernel;
     target.space = std::make_shared<SearchSpace>(halide_schedule_space(fused.kernel));
@@ -61,7 +79,7 @@ ProgramTarget program_target(const Campaign& campaign) {
     return target;
   }
   throw InputError(campaign.file, "$.source.kernel",
-                   "\"fusion\", \"program\" or the name of a kernel of " + campaign.source.program + " (unfused): " + available);
+                   "\"fusion\", \"program\", the name of a kernel of " + campaign.source.program + " unfused, or \"greedy:\" and the name of one under greedy fusion; " + (greedy ? "greedy" : "unfused") + ": " + available);
 }
 
 }  // namespace perftune

@@ -3,7 +3,9 @@
 // over its Halide schedule space ("kernel": NAME, hardware/halide_schedule.h), or the whole
 // program over its fusion space ("kernel": "fusion"; the program is then one kernel whose knobs
 // are fuse.<e> placements), or the whole program as one kernel over its schedule space ("kernel":
-// "program": placements and the root stage's schedule together).
+// "program": placements and the root stage's schedule together), or a kernel of XLA's greedy
+// elementwise fusion ("kernel": "greedy:NAME"). The program may be the project's JSON or the XLA
+// module of a TPU .pb ("program": "${PERFTUNE_DATA}/tpu/module_tuning_data_layout.pb").
 #include <memory>
 #include <string>
 #include <utility>

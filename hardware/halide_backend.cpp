@@ -2,12 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
-#include "hardware/host_cpu.h"
+#include "hardware/calibrate.h"
 #include "hardware/halide_schedule.h"
 #include "hardware/op_semantics.h"
 #include "ir/program_json.h"
@@ -32,19 +33,11 @@ std::string scratch_folder(const std::string& configured) {
   return "/tmp";
 }
 
-// Size of the largest cache of cpu0 in bytes (sysfs); 32 MiB if unknown.
+// The last-level cache (sysfs, as perftune calibrate reads it); 32 MiB if unknown.
 std::uint64_t last_level_cache_bytes() {
-  std::uint64_t largest = 0;
-  for (int index = 0; index < 8; ++index) {
-    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
-    std::string text;
-    if (!(in >> text) || text.empty()) continue;
-    std::uint64_t value = std::strtoull(text.c_str(), nullptr, 10);
-    if (text.back() == 'K') value <<= 10;
-    if (text.back() == 'M') value <<= 20;
-    largest = std::max(largest, value);
-  }
-  return largest ? largest : std::uint64_t{32} << 20;
+  const CacheSizes caches = read_cache_sizes();
+  const std::int64_t largest = std::max({caches.l1d, caches.l2, caches.l3});
+  return largest > 0 ? static_cast<std::uint64_t>(largest) : std::uint64_t{32} << 20;
 }
 
 int default_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
@@ -70,7 +63,7 @@ std::vector<std::string> worker_command(HalideBackendOptions& options) {
 }  // namespace
 
 HalideBackend::HalideBackend(HalideBackendOptions options) : options_(std::move(options)), worker_(worker_command(options_)) {
-  fingerprint_ = "cpu:" + cpu_model_name() + ":halide14:" + std::to_string(options_.threads) + "t";
+  fingerprint_ = "cpu:" + read_cpu_name() + ":halide14:" + std::to_string(options_.threads) + "t";
   outputs_file_ = scratch_folder(options_.scratch_dir) + "/perftune-halide." + std::to_string(::getpid()) + "." +
                   std::to_string(reinterpret_cast<std::uintptr_t>(this)) + ".out";
 }
