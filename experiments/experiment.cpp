@@ -86,7 +86,7 @@ Experiment load_experiment(const std::string& path) { return parse_experiment(pa
 Experiment parse_experiment(const nlohmann::json& json, const std::string& file) {
   const JsonView root(json, file);
   root.expect_keys({"name", "description", "spaces", "strategies", "backend", "budget", "top_k", "ramp_batches", "epsilon", "seeds",
-                    "first_seed", "report_budgets", "output"});
+                    "first_seed", "report_budgets", "time_windows", "output"});
   Experiment experiment;
   experiment.file = file;
   experiment.name = root.has("name") ? root.at("name").as_string() : std::filesystem::path(file).stem().string();
@@ -145,6 +145,17 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
     experiment.report_budgets.clear();
     for (const JsonView& b : v->elements()) experiment.report_budgets.push_back(static_cast<std::size_t>(b.as_positive_int()));
     if (experiment.report_budgets.empty()) v->fail("at least one budget");
+  }
+  if (const auto v = root.find("time_windows")) {
+    experiment.time_windows.clear();
+    for (const JsonView& w : v->elements()) {
+      w.expect_keys({"start", "end"});
+      const double start = w.at("start").as_number(), end = w.at("end").as_number();
+      if (!(start >= 0 && start < end && end <= 1))
+        w.fail("a window {\"start\": p, \"end\": q} with 0 <= p < q <= 1 (fractions of the way from the median to the optimum)");
+      experiment.time_windows.push_back({start, end});
+    }
+    if (experiment.time_windows.empty()) v->fail("at least one window");
   }
   experiment.output = resolve(root.get_string("output", "../../runs/" + experiment.name));
   // Check every pair now: a typo in the last strategy must not wait for the first ones to run.

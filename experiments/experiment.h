@@ -7,7 +7,8 @@
 //    "strategies": [{"name": "SA (measured)", "strategy": {...}, "model": {...}}],
 //    "backend": {...}, "budget": {"measurements": 200, "hardware_seconds": S},
 //    "top_k": K, "ramp_batches": false, "epsilon": 0.05, "seeds": 20, "first_seed": 1,
-//    "report_budgets": [10, 25, 50, 100, 200], "output": DIR}
+//    "report_budgets": [10, 25, 50, 100, 200],
+//    "time_windows": [{"start": 0.5, "end": 0.96}, {"start": 0.01, "end": 0.95}], "output": DIR}
 // The "source", "default", "strategy", "model", "backend" and "budget" sections are exactly those
 // of a campaign, except that a model may be {"type": "learned", "pretrain": {...}}: a GNN trained per
 // space on the experiment's other devices of that kernel (experiments/pretraining.h), or
@@ -26,6 +27,7 @@
 
 #include "autotuner/campaign.h"
 #include "experiments/pretrain_spec.h"
+#include "experiments/time_window.h"
 
 namespace perftune {
 
@@ -65,6 +67,8 @@ struct Experiment {
   std::uint64_t first_seed = 1;
   // Budgets reported in tables and averaged into each strategy's score; the five.
   std::vector<std::size_t> report_budgets = {10, 25, 50, 100, 200};
+  // The windows of the time-axis score (time_axis_score.h); not part of a run's definition.
+  std::vector<TimeWindow> time_windows = default_time_windows();
   std::string output;  // resolved against the experiment file's folder
 
   // The largest measurement budget of a run (0 when only hardware seconds bound it).

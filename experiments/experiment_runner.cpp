@@ -21,6 +21,7 @@
 #include "experiments/optimum_noise.h"
 #include "experiments/pretraining.h"
 #include "experiments/speedup_curves.h"
+#include "experiments/time_axis_score.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
@@ -57,7 +58,7 @@ std::optional<nlohmann::json> finished_run(const std::string& folder, const Camp
   try {
     nlohmann::json summary = parse_json_file(path.string());
     if (summary.value("campaign", "") == campaign.name && summary.value("seed", std::uint64_t{0}) == campaign.seed &&
-        summary.contains("best_after") && summary.contains("hardware_after"))
+        summary.contains("best_after") && summary.contains("hardware_after") && summary.contains("search_after"))
       return summary;
   } catch (const InputError&) {
     // A summary cut short by a kill: the run resumes from its record log instead.
@@ -90,6 +91,7 @@ RunCurve curve_of(const RunTask& task, const nlohmann::json& summary) {
   for (const auto& value : summary.at("best_after"))
     curve.best_after.push_back(value.is_null() ? std::nullopt : std::optional<double>(value.get<double>()));
   curve.hardware_after = summary.at("hardware_after").get<std::vector<double>>();
+  curve.search_after = summary.at("search_after").get<std::vector<double>>();
   return curve;
 }
 
@@ -374,7 +376,8 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
     if (baselines[s].live) complete_live_baseline(baselines[s], s, experiment, campaigns, curves, kernel_device, max_budget);
   std::vector<std::string> strategy_names;
   for (const ExperimentStrategy& strategy : experiment.strategies) strategy_names.push_back(strategy.name);
-  const nlohmann::ordered_json tables = summarize_curves(baselines, strategy_names, curves, max_budget, experiment.report_budgets);
+  nlohmann::ordered_json tables = summarize_curves(baselines, strategy_names, curves, max_budget, experiment.report_budgets);
+  add_time_axis_scores(tables, baselines, strategy_names, curves, experiment.time_windows);
 
   nlohmann::ordered_json summary;
   summary["experiment"] = experiment.name;
@@ -384,6 +387,9 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   summary["first_seed"] = experiment.first_seed;
   summary["max_budget"] = max_budget;
   summary["report_budgets"] = experiment.report_budgets;
+  summary["time_windows"] = nlohmann::ordered_json::array();
+  for (const TimeWindow& window : experiment.time_windows)
+    summary["time_windows"].push_back({{"window", window.label()}, {"p_start", window.start}, {"p_end", window.end}});
   summary["runs"] = tasks.size();
   summary["reused_runs"] = reused.load();
   summary["changed_runs"] = changed.load();
@@ -396,6 +402,12 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                       "seeds, f_opt the best runtime any run measured, and a run with no valid runtime yet is charged the "
                       "slowest best-so-far of any run"},
       {"score", "P(b) = (f_random(b) - f_strategy(b)) / (f_random(b) - f_opt), averaged over report budgets and spaces"},
+      {"time_score", "Kernel Tuner's methodology on the time axis, per window \"p_start-p_end\": P(t) with t the hardware "
+                     "seconds charged (a cache's compile + verification + benchmark + framework time) plus the strategy's own "
+                     "wall time on this machine (search_after); f_random(t) = the exact expected best of floor(t / c) draws, c "
+                     "the space's mean cost per config; averaged over 1001 times from when random search is expected to get "
+                     "p_start of the way from the median valid runtime to the optimum to when it gets p_end of the way, then "
+                     "over spaces (experiments/time_axis_score.h)"},
       {"score_standard_error", "standard error of the score over seeds: P(b) is the mean of each run's own P(b), so the "
                                "score is a mean over independent runs (sum over spaces of w_s^2 var_s / n_s, square-rooted); "
                                "on a live space the random baseline's own error is left out"},

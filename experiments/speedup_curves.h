@@ -41,6 +41,9 @@ struct RunCurve {
   std::uint64_t seed = 0;
   std::vector<std::optional<double>> best_after;  // best valid runtime after each measurement
   std::vector<double> hardware_after;             // hardware seconds charged after each measurement
+  // The strategy's own wall time (search, model, records) spent before each measurement's batch
+  // was sent; empty: not recorded (the time-axis score then counts hardware time alone).
+  std::vector<double> search_after;
 };
 
 struct SpaceBaseline {

@@ -61,7 +61,15 @@ TEST_CASE("a tiny experiment end to end writes curves, a summary and PNG/SVG plo
   REQUIRE(space["reference"] == "median");  // the toy cache has no space.json, so no default
   REQUIRE(space.at("optimum_noise").is_null());  // nor repeats ("times")
   REQUIRE(fs::exists(dir + "/out/summary.json"));
-  for (const char* image : {"speedup_toy_gpu", "score", "score_vs_budget"})
+  // The time-axis score beside P over measurements, both default windows, for every strategy.
+  for (const char* name : {"random", "SA measured"})
+    for (const char* window : {"0.5-0.96", "0.01-0.95"}) {
+      CAPTURE(name, window);
+      REQUIRE(summary["strategies"][name]["time_score"][window].is_number());
+    }
+  REQUIRE(space["time_windows"].size() == 2);
+  REQUIRE(space["time_windows"][0]["seconds_per_config"].get<double>() == Approx(0.06));  // 50 + 10 ms per config
+  for (const char* image : {"speedup_toy_gpu", "score", "score_vs_budget", "score_vs_time_0.5-0.96", "score_vs_time_0.01-0.95"})
     for (const char* ext : {".png", ".svg"}) {
       const fs::path path = fs::path(dir) / "out/plots" / (std::string(image) + ext);
       CAPTURE(path);
@@ -81,7 +89,7 @@ TEST_CASE("a tiny experiment end to end writes curves, a summary and PNG/SVG plo
   REQUIRE(log.str().find("6/6 runs") != std::string::npos);
   REQUIRE(again["reused_runs"] == 6);
   REQUIRE(again["strategies"] == summary["strategies"]);
-  REQUIRE(render_experiment_plots(dir + "/out").size() == 6);
+  REQUIRE(render_experiment_plots(dir + "/out").size() == 10);
 }
 
 TEST_CASE("a rerun runs again, and keeps aside, the runs of a strategy redefined under the same name") {
@@ -214,6 +222,8 @@ TEST_CASE("an experiment's mistakes name their place in the experiment file") {
       {"$.seeds", [](nlohmann::json& j) { j["seeds"] = 0; }},
       {"$.strategies[1].name", [](nlohmann::json& j) { j["strategies"][1]["name"] = "random"; }},
       {"$.budget", [](nlohmann::json& j) { j["budget"] = nlohmann::json::object(); }},
+      {"$.time_windows[1]", [](nlohmann::json& j) { j["time_windows"] = {{{"start", 0.5}, {"end", 0.96}}, {{"start", 0.9}, {"end", 0.5}}}; }},
+      {"$.time_windows[0].stop", [](nlohmann::json& j) { j["time_windows"] = {{{"start", 0.5}, {"stop", 0.96}}}; }},
   }));
   nlohmann::json json = toy_experiment(dir + "/toy_cache.json");
   edit(json);
