@@ -99,7 +99,7 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
   const JsonView spaces = root.at("spaces");
   if (spaces.size() == 0) spaces.fail("at least one space");
   for (const JsonView& view : spaces.elements()) {
-    view.expect_keys({"name", "source", "default"});
+    view.expect_keys({"name", "source", "default", "role"});
     ExperimentSpace space;
     space.name = view.at("name").as_string();
     if (space.name.empty() || space.name.find("..") != std::string::npos || space.name.front() == '/')
@@ -107,8 +107,17 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
     if (!names.insert(space.name).second) view.at("name").fail("a space name not used before (\"" + space.name + "\" is)");
     space.source = view.at("source").value();
     if (view.has("default")) space.default_config = view.at("default").value();
+    if (const auto role = view.find("role")) {
+      const std::string value = role->as_string();
+      if (value == "target") space.role = SpaceRole::kTarget;
+      else if (value == "source") space.role = SpaceRole::kSource;
+      else role->fail("\"target\" (tuned, never a source for another space) or \"source\" (a source only, not tuned); "
+                      "without a role a space is both");
+    }
     experiment.spaces.push_back(std::move(space));
   }
+  if (std::none_of(experiment.spaces.begin(), experiment.spaces.end(), [](const ExperimentSpace& s) { return s.tuned(); }))
+    spaces.fail("at least one space to tune (every space has \"role\": \"source\")");
   names.clear();
   const JsonView strategies = root.at("strategies");
   if (strategies.size() == 0) strategies.fail("at least one strategy");

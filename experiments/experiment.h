@@ -3,7 +3,8 @@
 // with many seeds, each run an ordinary campaign (autotuner/campaign.h) built in memory.
 //
 //   {"name": "...", "description": "...",
-//    "spaces": [{"name": "gemm/RTX_Titan", "source": {"path", "kernel", "device"}, "default": {...}}],
+//    "spaces": [{"name": "gemm/RTX_Titan", "source": {"path", "kernel", "device"}, "default": {...},
+//                "role": "target" | "source"}],
 //    "strategies": [{"name": "SA (measured)", "strategy": {...}, "model": {...}}],
 //    "backend": {...}, "budget": {"measurements": 200, "hardware_seconds": S},
 //    "top_k": K, "ramp_batches": false, "epsilon": 0.05, "seeds": 20, "first_seed": 1,
@@ -31,10 +32,20 @@
 
 namespace perftune {
 
+// What a space is for. By default both: every space is tuned (held out in turn) and serves the
+// others of its kernel as a source ("other_devices"). A user tuning a new device D from recordings
+// of A, B and C names D the target and A, B, C sources: the sources are not tuned, and a target
+// never serves as a source, so adding a new recording does not change what the others learn from.
+enum class SpaceRole { kTargetAndSource, kTarget, kSource };
+
 struct ExperimentSpace {
   std::string name;  // unique; also a folder name under runs/
   nlohmann::json source;
   std::optional<nlohmann::json> default_config;
+  SpaceRole role = SpaceRole::kTargetAndSource;
+
+  bool tuned() const { return role != SpaceRole::kSource; }
+  bool serves_as_source() const { return role != SpaceRole::kTarget; }
 };
 
 struct ExperimentStrategy {

@@ -148,10 +148,11 @@ void write_runs_csv(const std::string& path, const Experiment& experiment, const
 }
 
 // A live space (null kernel) has no recording: nothing pre-trains on it or for it.
-std::vector<SpaceIdentity> space_identities(const std::vector<const MeasuredKernel*>& kernels) {
+std::vector<SpaceIdentity> space_identities(const Experiment& experiment, const std::vector<const MeasuredKernel*>& kernels) {
   std::vector<SpaceIdentity> identities;
-  for (const MeasuredKernel* kernel : kernels)
-    identities.push_back(kernel ? SpaceIdentity{kernel->kernel.name(), kernel->device} : SpaceIdentity{});
+  for (std::size_t s = 0; s < kernels.size(); ++s)
+    identities.push_back(kernels[s] ? SpaceIdentity{kernels[s]->kernel.name(), kernels[s]->device, experiment.spaces[s].serves_as_source()}
+                                    : SpaceIdentity{});
   return identities;
 }
 
@@ -161,7 +162,7 @@ std::vector<SpaceIdentity> space_identities(const std::vector<const MeasuredKern
 // Returns one entry per model for the summary.
 nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::vector<const MeasuredKernel*>& kernels,
                                        std::ostream* progress) {
-  const std::vector<SpaceIdentity> identities = space_identities(kernels);
+  const std::vector<SpaceIdentity> identities = space_identities(experiment, kernels);
   // Every model's sources first: a space with nothing to train on fails before any training.
   struct Job {
     const PretrainSpec* spec;
@@ -175,6 +176,7 @@ nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::
     if (!strategy.pretrain) continue;
     const PretrainSpec& spec = *strategy.pretrain;
     for (std::size_t s = 0; s < experiment.spaces.size(); ++s) {
+      if (!experiment.spaces[s].tuned()) continue;  // a source only: nothing is trained for it
       if (!kernels[s])
         throw InputError(spec.file, spec.place,
                          "a recorded space to pre-train for; space " + experiment.spaces[s].name + " ($.spaces[" +
@@ -265,7 +267,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   std::vector<Campaign> campaigns;
   for (std::uint64_t i = 0; i < seeds; ++i)  // seed-major, so a cut-short run still covers every pair
     for (std::size_t s = 0; s < experiment.spaces.size(); ++s)
-      for (std::size_t t = 0; t < experiment.strategies.size(); ++t) {
+      for (std::size_t t = 0; t < experiment.strategies.size() && experiment.spaces[s].tuned(); ++t) {
         const std::uint64_t seed = experiment.first_seed + i;
         const std::string folder =
             (fs::path(output) / "runs" / experiment.spaces[s].name / experiment.strategies[t].name / ("seed_" + std::to_string(seed)))
@@ -279,8 +281,12 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
 
   // Each recorded source once, shared read-only by every run on it. A program source (live: an
   // empty path) is built by each run itself.
+  // One campaign per space, to load it (a source-only space has no runs, so no campaign of its own).
+  std::vector<Campaign> space_campaigns;
+  for (std::size_t s = 0; s < experiment.spaces.size(); ++s)
+    space_campaigns.push_back(experiment_campaign(experiment, s, 0, experiment.first_seed, output));
   std::map<std::string, Corpus> sources;
-  for (const Campaign& campaign : campaigns)
+  for (const Campaign& campaign : space_campaigns)
     if (!campaign.source.path.empty()) sources.try_emplace(campaign.source.path);
   {
     std::vector<std::map<std::string, Corpus>::iterator> pending;
@@ -290,11 +296,14 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
     arena.execute([&] {
       tbb::parallel_for(std::size_t{0}, pending.size(), [&](std::size_t i) { pending[i]->second = load_source(pending[i]->first); });
     });
+    if (options.progress)
+      for (const auto& [path, corpus] : sources)
+        for (const std::string& note : corpus.notes) *options.progress << "[experiment] " << path << ": " << note << std::endl;
   }
   std::vector<SpaceBaseline> baselines;
   std::vector<const MeasuredKernel*> space_kernels;
   for (std::size_t s = 0; s < experiment.spaces.size(); ++s) {
-    const Campaign& campaign = campaigns[s * experiment.strategies.size()];
+    const Campaign& campaign = space_campaigns[s];
     if (campaign.source.path.empty()) {
       baselines.push_back({experiment.spaces[s].name, "", "", {}, {}, true, {}});  // filled in from its runs
       space_kernels.push_back(nullptr);
@@ -313,7 +322,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
 
   const nlohmann::ordered_json pretraining = pretrain_models(experiment, space_kernels, options.progress);
   // Per-source and recorded strategies' runs combine their own space's sources, known only now.
-  const std::vector<SpaceIdentity> identities = space_identities(space_kernels);
+  const std::vector<SpaceIdentity> identities = space_identities(experiment, space_kernels);
   std::vector<std::string> run_ids(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const RunTask& task = tasks[i];
@@ -373,7 +382,20 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   if (max_budget == 0)
     for (const RunCurve& run : curves) max_budget = std::max(max_budget, run.best_after.size());
   for (std::size_t s = 0; s < baselines.size(); ++s)
-    if (baselines[s].live) complete_live_baseline(baselines[s], s, experiment, campaigns, curves, kernel_device, max_budget);
+    if (baselines[s].live && experiment.spaces[s].tuned())
+      complete_live_baseline(baselines[s], s, experiment, campaigns, curves, kernel_device, max_budget);
+  // The summary lists the tuned spaces only (a source-only space has no runs to summarize).
+  {
+    std::vector<std::size_t> position(baselines.size(), 0);
+    std::vector<SpaceBaseline> tuned;
+    for (std::size_t s = 0; s < baselines.size(); ++s)
+      if (experiment.spaces[s].tuned()) {
+        position[s] = tuned.size();
+        tuned.push_back(std::move(baselines[s]));
+      }
+    baselines = std::move(tuned);
+    for (RunCurve& curve : curves) curve.space = position[curve.space];
+  }
   std::vector<std::string> strategy_names;
   for (const ExperimentStrategy& strategy : experiment.strategies) strategy_names.push_back(strategy.name);
   nlohmann::ordered_json tables = summarize_curves(baselines, strategy_names, curves, max_budget, experiment.report_budgets);
@@ -419,6 +441,10 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                         "optimum included): the recording does not rank those, so P near 1 there measures noise; the "
                         "score ignores it"}};
   if (!pretraining.empty()) summary["pretraining"] = pretraining;
+  nlohmann::ordered_json sources_only = nlohmann::ordered_json::array();
+  for (const ExperimentSpace& space : experiment.spaces)
+    if (!space.tuned()) sources_only.push_back(space.name);
+  if (!sources_only.empty()) summary["source_only_spaces"] = std::move(sources_only);
   summary["strategies"] = tables["strategies"];
   summary["spaces"] = tables["spaces"];
   const std::string summary_path = (fs::path(output) / "summary.json").string();

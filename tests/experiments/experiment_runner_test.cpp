@@ -255,3 +255,38 @@ TEST_CASE("every bundled experiment config parses as perftune experiment reads i
   }
   CHECK(count >= 5);
 }
+
+TEST_CASE("an experiment naming its targets and sources tunes the targets alone, each on the sources") {
+  const std::string dir = scratch_dir("experiment_roles");
+  const char* devices[] = {"GPU A", "GPU B", "GPU D", "GPU E"};
+  nlohmann::json json = toy_experiment("unused");
+  json["spaces"] = nlohmann::json::array();
+  for (int i = 0; i < 4; ++i) {
+    const std::string path = dir + "/cache_" + std::to_string(i) + ".json";
+    write_toy_cache(path, devices[i], 1.0 + 0.5 * i, 3 + i);
+    json["spaces"].push_back({{"name", "toy/" + std::to_string(i)}, {"source", {{"path", path}}}, {"role", i < 2 ? "source" : "target"}});
+  }
+  json["strategies"] = {{{"name", "random"}, {"strategy", {{"type", "random"}}}},
+                        {{"name", "recorded"},
+                         {"strategy", {{"type", "annealing"}, {"chains", 4}, {"steps", 10}}},
+                         {"model", {{"type", "recorded"}, {"sources", "other_devices"}, {"residual", nlohmann::json::object()}}}}};
+  json["seeds"] = 2;
+  const Experiment experiment = parse_experiment(json, dir + "/roles.json");
+  ExperimentOptions options;
+  options.jobs = 2;
+  options.output = dir + "/out";
+  options.plots = false;
+  const auto summary = run_experiment(experiment, options);
+  REQUIRE(summary["spaces"].size() == 2);  // the targets
+  CHECK(summary["spaces"][0]["name"] == "toy/2");
+  CHECK(summary["spaces"][1]["name"] == "toy/3");
+  CHECK(summary["source_only_spaces"] == nlohmann::json({"toy/0", "toy/1"}));
+  CHECK(line_count(dir + "/out/runs.csv") == 1 + 2 * 2 * 2 * 20);  // header + targets x strategies x seeds x budget
+  CHECK_FALSE(fs::exists(dir + "/out/runs/toy/0"));
+  // Which spaces each target draws on is pretraining_sources' rule (pretraining_test.cpp): the
+  // recorded reference above ran on the two sources; no run exists of a source-only space.
+  json["spaces"][2]["role"] = "neither";
+  REQUIRE_THROWS_WITH(parse_experiment(json, dir + "/roles.json"), Catch::Contains("$.spaces[2].role"));
+  for (auto& space : json["spaces"]) space["role"] = "source";
+  REQUIRE_THROWS_WITH(parse_experiment(json, dir + "/roles.json"), Catch::Contains("at least one space to tune"));
+}

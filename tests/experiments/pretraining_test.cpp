@@ -103,6 +103,12 @@ TEST_CASE("pre-training sources: the same kernel on other devices, never the hel
   REQUIRE(pretraining_sources(spaces, held_out) == expected);
 }
 
+TEST_CASE("pre-training sources leave out a space named a target only") {
+  const std::vector<SpaceIdentity> spaces = {{"Xgemm", "A", true}, {"Xgemm", "B", true}, {"Xgemm", "D", false}, {"Xgemm", "E", false}};
+  REQUIRE(pretraining_sources(spaces, 0) == std::vector<std::size_t>{1});
+  REQUIRE(pretraining_sources(spaces, 2) == std::vector<std::size_t>{0, 1});  // not E, the other target
+}
+
 TEST_CASE("an experiment pre-trains one model per held-out space on the other devices and reuses it on restart") {
   const std::string dir = scratch_dir("experiment_pretraining");
   // A relative experiment path, as on the command line: its output and checkpoints are relative too.
