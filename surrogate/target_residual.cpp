@@ -457,11 +457,60 @@ std::optional<std::vector<double>> covariance_factor(std::vector<double> precisi
   return covariance;
 }
 
+std::vector<Config> space_filling_batch(const SearchSpace& space, std::vector<Config> ranked, std::size_t k,
+                                        const std::vector<std::vector<double>>& measured, std::uint64_t seed,
+                                        const std::function<bool(const Config&)>& taken) {
+  // The candidates: the proposals and as many random configs (a search on a flat model proposes
+  // whatever its walk met), each once and unmeasured.
+  Rng rng(seed);
+  std::vector<Config> candidates;
+  std::unordered_set<Config, ConfigHash> seen;
+  auto add = [&](const Config& config) {
+    if (!taken(config) && seen.insert(config).second) candidates.push_back(config);
+  };
+  for (const Config& config : ranked) add(config);
+  const std::size_t wanted = std::max<std::size_t>(2 * candidates.size(), 20 * k);
+  for (std::size_t tries = 0; candidates.size() < wanted && tries < 4 * wanted; ++tries) add(space.sample(rng));
+  std::vector<std::vector<double>> coords;
+  for (const Config& config : candidates) coords.push_back(knob_index_coords(space, config));
+  // Each candidate's distance to the nearest chosen or measured config; greedy maximin picks the
+  // farthest each time (with nothing measured, the first is the first proposal: any one would do).
+  std::vector<double> nearest(candidates.size(), std::numeric_limits<double>::infinity());
+  const std::vector<double> none;
+  const std::vector<bool> ordered;
+  for (const auto& point : measured)
+    for (std::size_t c = 0; c < candidates.size(); ++c) nearest[c] = std::min(nearest[c], distance(coords[c], point, none, ordered));
+  std::vector<Config> batch;
+  std::vector<bool> picked(candidates.size(), false);
+  for (std::size_t slot = 0; slot < std::min(k, candidates.size()); ++slot) {
+    std::size_t best = candidates.size();
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      if (picked[c]) continue;
+      if (best == candidates.size() || nearest[c] > nearest[best]) best = c;
+    }
+    picked[best] = true;
+    batch.push_back(candidates[best]);
+    for (std::size_t c = 0; c < candidates.size(); ++c) nearest[c] = std::min(nearest[c], distance(coords[c], coords[best], none, ordered));
+  }
+  for (Config& config : ranked) batch.push_back(std::move(config));  // the tuner skips repeats
+  return batch;
+}
+
 }  // namespace
 
 std::vector<Config> TargetResidualModel::choose_batch(const Kernel& kernel, const SearchSpace& space,
                                                       std::vector<Config> ranked, std::size_t k, std::uint64_t seed,
                                                       std::size_t round, const std::function<bool(const Config&)>& taken) {
+  if (options_.space_filling_start && k > 0) {
+    std::optional<std::vector<std::vector<double>>> unfitted;  // the measured configs' z while there is no fit
+    {
+      std::lock_guard lock(mutex_);
+      const auto it = kernels_.find(kernel.key());
+      if (it == kernels_.end()) unfitted.emplace();
+      else if (!it->second.fit) unfitted = it->second.coords;
+    }
+    if (unfitted) return space_filling_batch(space, std::move(ranked), k, *unfitted, splitmix64(seed ^ splitmix64(round + 1)), taken);
+  }
   if (options_.batch != BatchChoice::kThompson || k == 0) return ranked;
   const std::size_t n_priors = priors_.size();
   // The candidates: the proposals, then each prior's favourites among the configs scored so far.
