@@ -94,13 +94,15 @@ std::optional<TimeAxisScore> time_axis_score(const RecordedValues& values, const
     for (std::size_t r = 0; r < runs.size(); ++r) result.per_run[r] += *standardized_score(f_random, best[r], values.optimum());
   }
   if (defined == 0) return std::nullopt;
+  std::size_t reaching_the_end = 0;
   for (const RunCurve* run : runs) {
     const std::size_t last = run->best_after.size();
     const double finished = last == 0 ? 0.0
                                       : (last <= run->hardware_after.size() ? run->hardware_after[last - 1] : 0.0) +
                                             (last <= run->search_after.size() ? run->search_after[last - 1] : 0.0);
-    if (finished >= span.end_seconds) result.covered += 1.0 / static_cast<double>(runs.size());
+    if (finished >= span.end_seconds) ++reaching_the_end;
   }
+  result.covered = static_cast<double>(reaching_the_end) / static_cast<double>(runs.size());
   result.score /= static_cast<double>(defined);
   for (double& p : result.per_run) p /= static_cast<double>(defined);
   return result;
