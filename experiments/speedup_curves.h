@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -64,6 +65,12 @@ struct SpaceBaseline {
 
 // The best-so-far value of `run` after b >= 1 measurements under the conventions above.
 double best_at(const RunCurve& run, const RecordedValues& values, std::size_t b);
+
+// The standard error of a weighted sum of space means, sum_s w_s * mean(per_run_s), where
+// per_run_s holds each run's own score on space s: the runs of a space are independent draws (one
+// per seed), so the variance is sum_s w_s^2 var_s / n_s. Null when a weighted space has fewer than
+// two runs (no spread to estimate).
+nlohmann::ordered_json standard_error(const std::vector<std::pair<double, const std::vector<double>*>>& weighted);
 
 // Linear-interpolation quantile (q in [0, 1]) of a non-empty sample.
 double quantile(std::vector<double> sample, double q);

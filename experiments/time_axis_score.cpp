@@ -24,20 +24,6 @@ std::size_t draws_to_reach(const RecordedValues& values, double target) {
   return low;
 }
 
-// The standard error of sum_s w_s mean(per_run_s) over independent runs (as speedup_curves.cpp's).
-nlohmann::ordered_json standard_error(const std::vector<const std::vector<double>*>& per_space, double weight) {
-  double variance = 0.0;
-  for (const std::vector<double>* per_run : per_space) {
-    if (per_run->size() < 2) return nullptr;
-    double mean = 0.0;
-    for (const double v : *per_run) mean += v / static_cast<double>(per_run->size());
-    double sum = 0.0;
-    for (const double v : *per_run) sum += (v - mean) * (v - mean);
-    variance += weight * weight * sum / static_cast<double>(per_run->size() - 1) / static_cast<double>(per_run->size());
-  }
-  return std::sqrt(variance);
-}
-
 }  // namespace
 
 std::optional<TimeWindowSpan> time_window_span(const RecordedValues& values, const TimeWindow& window) {
@@ -146,7 +132,7 @@ void add_time_axis_scores(nlohmann::ordered_json& tables, const std::vector<Spac
         if (window_spans[w] && !mine.empty()) score = time_axis_score(spaces[s].values, *window_spans[w], mine);
         scores[label] = score ? nlohmann::ordered_json(score->score) : nlohmann::ordered_json(nullptr);
         covered[label] = score ? nlohmann::ordered_json(score->covered) : nlohmann::ordered_json(nullptr);
-        errors[label] = score ? standard_error({&score->per_run}, 1.0) : nlohmann::ordered_json(nullptr);
+        errors[label] = score ? standard_error({{1.0, &score->per_run}}) : nlohmann::ordered_json(nullptr);
         nlohmann::ordered_json curve = nlohmann::ordered_json::array();
         if (score)
           for (const double p : score->curve) curve.push_back(number_or_null(p));
@@ -175,10 +161,10 @@ void add_time_axis_scores(nlohmann::ordered_json& tables, const std::vector<Spac
       }
       double mean = 0.0;
       for (const double v : mine) mean += v / static_cast<double>(mine.size());
-      std::vector<const std::vector<double>*> spread;
-      for (const auto& runs_of_space : per_run[t][w]) spread.push_back(&runs_of_space);
+      std::vector<std::pair<double, const std::vector<double>*>> spread;
+      for (const auto& runs_of_space : per_run[t][w]) spread.emplace_back(1.0 / static_cast<double>(mine.size()), &runs_of_space);
       scores[label] = mean;
-      errors[label] = standard_error(spread, 1.0 / static_cast<double>(mine.size()));
+      errors[label] = standard_error(spread);
     }
     tables["strategies"][strategies[t]]["time_score"] = std::move(scores);
     tables["strategies"][strategies[t]]["time_score_standard_error"] = std::move(errors);
