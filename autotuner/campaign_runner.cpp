@@ -285,6 +285,7 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   double charged = 0.0;
   for (const Measurement& entry : result.history.entries()) hardware_after.push_back(charged += entry.result.cost_seconds);
   summary["hardware_after"] = std::move(hardware_after);
+  summary["search_after"] = result.search_after;
   summary["records"] = records_path;
   summary["load_seconds"] = load_seconds;
   write_file_atomically((std::filesystem::path(output) / "summary.json").string(), summary.dump(2) + "\n");

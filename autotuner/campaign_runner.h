@@ -29,8 +29,10 @@ struct CampaignRunOptions {
 // time went: propose, rank, update, record, other; the model's own predict time and its score
 // cache's hits and misses), "load_seconds" (reading the source),
 // "stop_reason", "best_after", "hardware_after" (hardware seconds charged after each
-// measurement), "defaults" (program sources: each named default's config, seconds and speedup over the best;
-// and each peer of a live backend: its settings, status, seconds and that speedup),
+// measurement), "search_after" (the loop's time outside the backend before each measurement's
+// batch was sent: TuneResult::search_after), "defaults" (program sources: each named default's
+// config, seconds and speedup over the best; and each peer of a live backend: its settings,
+// status, seconds and that speedup),
 // plus what ran ("campaign", "kernel", "device", "strategy", "model", "seed", "records"). Throws
 // InputError for campaign problems found while building (a kernel not in the source, a default
 // config outside the space, a live backend asked to run a kernel that has no graph).

@@ -8,6 +8,7 @@
 #include "ir/input_error.h"
 #include "ir/source.h"
 #include "surrogate/analytical_model.h"
+#include "surrogate/flat_prior.h"
 #include "surrogate/learned_model.h"
 #include "surrogate/recorded_model.h"
 #include "surrogate/target_residual.h"
@@ -50,6 +51,7 @@ std::unique_ptr<CostModel> with_residual(const ModelSpec& spec, std::vector<std:
   options.local_slots = spec.residual_local_slots;
   options.relevance = spec.residual_relevance;
   options.categorical = spec.residual_categorical;
+  options.space_filling_start = spec.type == "gaussian_process";  // no prior to rank the first batch
   options.sample_residual = spec.residual_sample_residual;
   try {
     return std::make_unique<TargetResidualModel>(std::move(priors), options);
@@ -102,7 +104,12 @@ std::unique_ptr<CostModel> make_model(const ModelSpec& spec, const std::string& 
     }
     return with_residual(spec, std::move(priors), ".sources");
   }
-  throw InputError(spec.file, spec.path + ".type", "one of \"none\", \"analytical\", \"learned\", \"recorded\"");
+  if (spec.type == "gaussian_process") {
+    std::vector<std::unique_ptr<CostModel>> priors;
+    priors.push_back(std::make_unique<FlatPrior>());
+    return with_residual(spec, std::move(priors), "");
+  }
+  throw InputError(spec.file, spec.path + ".type", "one of \"none\", \"analytical\", \"learned\", \"recorded\", \"gaussian_process\"");
 }
 
 }  // namespace perftune

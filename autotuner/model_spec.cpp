@@ -77,8 +77,13 @@ ModelSpec parse_model_spec(const JsonView& view, const std::function<std::string
     parse_residual(view, spec);
     if (spec.recordings.size() > 1 && !spec.residual)
       sources.fail("a \"residual\" beside it: several recordings are combined as priors of the residual");
+  } else if (spec.type == "gaussian_process") {
+    view.expect_keys({"type", "residual"});
+    parse_residual(view, spec);
+    if (!spec.residual) view.fail("a \"residual\" (its options: the Gaussian process is the residual over a flat prior)");
   } else {
-    view.at("type").fail("one of \"none\", \"analytical\", \"learned\", \"recorded\", found \"" + spec.type + "\"");
+    view.at("type").fail("one of \"none\", \"analytical\", \"learned\", \"recorded\", \"gaussian_process\", found \"" +
+                         spec.type + "\"");
   }
   return spec;
 }

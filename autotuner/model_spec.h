@@ -15,6 +15,10 @@
 //                                             recorded on other devices (surrogate/recorded_model.h),
 //                                             e.g. to bound what learned priors could give; several
 //                                             need "residual"
+//   {"type": "gaussian_process", "residual": {...}}  no prior data: Bayesian optimization on the
+//                                             target's own measurements (the residual over a flat
+//                                             prior, surrogate/flat_prior.h), its first batch
+//                                             space-filling (TargetResidualOptions::space_filling_start)
 //   a learned or recorded model may add "residual": {"fine_tune_prior": false, "exploration": 0}: the tuner's
 //   measurements fit a Gaussian-process correction of it (surrogate/target_residual.h), searched by
 //   its mean minus `exploration` standard deviations; the model itself stays as trained unless

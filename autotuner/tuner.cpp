@@ -246,6 +246,8 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
       break;
     }
 
+    // The strategy's own time so far (measured before the backend's, which is not its own).
+    const double search_so_far = std::max(0.0, seconds_since(start) - result.backend_wall_seconds);
     // 2. Measure what the log does not already hold, in one backend call.
     std::vector<Config> to_measure;
     for (const Config& config : batch)
@@ -287,6 +289,7 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
       fresh.push_back(Measurement{config, outcome});
       history.add(config, std::move(outcome));
       result.best_after.push_back(best_seconds());
+      result.search_after.push_back(search_so_far);
       since_best = best_seconds().value_or(INFINITY) < before ? 0 : since_best + 1;
     }
     if (model_) {

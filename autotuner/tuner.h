@@ -74,6 +74,10 @@ struct RoundReport {
 struct TuneResult {
   History history;                            // every measurement, in order
   std::vector<std::optional<double>> best_after;  // best ok runtime after each measurement
+  // Per measurement, the loop's wall time outside the backend (search, model, records) spent
+  // before its batch was sent: with the hardware seconds charged so far, when its result was known
+  // (the time axis of experiments/time_axis_score.h).
+  std::vector<double> search_after;
   std::size_t rounds = 0;
   std::size_t from_log = 0;                   // measurements taken from the log on resume
   std::size_t failed = 0;

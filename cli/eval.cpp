@@ -88,7 +88,9 @@ const bool registered = register_command({"eval", "Evaluate the learned model ag
       configure_torch_threads(options->threads);
       const StudyConfig config = StudyConfig::load(options->config);
       const LoadedSources sources = load_sources(config);
-      std::ostream& progress = options->json ? std::cerr : std::cout;
+      // Progress (per-epoch training logs) on stderr, always: stdout holds only the results table,
+      // so `perftune eval ... > table.txt` gets the table alone.
+      std::ostream& progress = std::cerr;
       const StudyResult result = run_evaluation(config, sources, &progress, cpu_default_tiling);
       if (options->json) {
         nlohmann::ordered_json json = to_json(result.table);

@@ -86,6 +86,10 @@ const bool registered = register_command({"experiment",
       std::cout << std::left << std::setw(name_width) << "strategy" << std::setw(8) << "score" << std::setw(8) << "+-s.e.";
       for (const auto& [budget, value] : summary["strategies"].begin().value()["speedup_at"].items())
         std::cout << std::setw(9) << ("x@" + budget);
+      // The methodology's time-axis score beside P over measurements, one column per window.
+      const auto& first = summary["strategies"].begin().value();
+      if (first.contains("time_score"))
+        for (const auto& [window, value] : first["time_score"].items()) std::cout << std::setw(12) << ("t:" + window);
       std::cout << "\n" << std::fixed << std::setprecision(3);
       for (const auto& [name, row] : summary["strategies"].items()) {
         std::cout << std::setw(name_width) << name;
@@ -94,6 +98,11 @@ const bool registered = register_command({"experiment",
         if (row["score_standard_error"].is_null()) std::cout << std::setw(8) << "-";
         else std::cout << std::setw(8) << row["score_standard_error"].get<double>();
         for (const auto& [budget, value] : row["speedup_at"].items()) std::cout << std::setw(9) << value.get<double>();
+        if (row.contains("time_score"))
+          for (const auto& [window, value] : row["time_score"].items()) {
+            if (value.is_null()) std::cout << std::setw(12) << "-";
+            else std::cout << std::setw(12) << value.get<double>();
+          }
         std::cout << "\n";
       }
       // Where the recording cannot rank its optimum, P's last percent measures noise: say where.

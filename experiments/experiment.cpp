@@ -86,7 +86,7 @@ Experiment load_experiment(const std::string& path) { return parse_experiment(pa
 Experiment parse_experiment(const nlohmann::json& json, const std::string& file) {
   const JsonView root(json, file);
   root.expect_keys({"name", "description", "spaces", "strategies", "backend", "budget", "top_k", "ramp_batches", "epsilon", "seeds",
-                    "first_seed", "report_budgets", "output"});
+                    "first_seed", "report_budgets", "time_windows", "output"});
   Experiment experiment;
   experiment.file = file;
   experiment.name = root.has("name") ? root.at("name").as_string() : std::filesystem::path(file).stem().string();
@@ -99,7 +99,7 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
   const JsonView spaces = root.at("spaces");
   if (spaces.size() == 0) spaces.fail("at least one space");
   for (const JsonView& view : spaces.elements()) {
-    view.expect_keys({"name", "source", "default"});
+    view.expect_keys({"name", "source", "default", "role"});
     ExperimentSpace space;
     space.name = view.at("name").as_string();
     if (space.name.empty() || space.name.find("..") != std::string::npos || space.name.front() == '/')
@@ -107,8 +107,17 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
     if (!names.insert(space.name).second) view.at("name").fail("a space name not used before (\"" + space.name + "\" is)");
     space.source = view.at("source").value();
     if (view.has("default")) space.default_config = view.at("default").value();
+    if (const auto role = view.find("role")) {
+      const std::string value = role->as_string();
+      if (value == "target") space.role = SpaceRole::kTarget;
+      else if (value == "source") space.role = SpaceRole::kSource;
+      else role->fail("\"target\" (tuned, never a source for another space) or \"source\" (a source only, not tuned); "
+                      "without a role a space is both");
+    }
     experiment.spaces.push_back(std::move(space));
   }
+  if (std::none_of(experiment.spaces.begin(), experiment.spaces.end(), [](const ExperimentSpace& s) { return s.tuned(); }))
+    spaces.fail("at least one space to tune (every space has \"role\": \"source\")");
   names.clear();
   const JsonView strategies = root.at("strategies");
   if (strategies.size() == 0) strategies.fail("at least one strategy");
@@ -145,6 +154,17 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
     experiment.report_budgets.clear();
     for (const JsonView& b : v->elements()) experiment.report_budgets.push_back(static_cast<std::size_t>(b.as_positive_int()));
     if (experiment.report_budgets.empty()) v->fail("at least one budget");
+  }
+  if (const auto v = root.find("time_windows")) {
+    experiment.time_windows.clear();
+    for (const JsonView& w : v->elements()) {
+      w.expect_keys({"start", "end"});
+      const double start = w.at("start").as_number(), end = w.at("end").as_number();
+      if (!(start >= 0 && start < end && end <= 1))
+        w.fail("a window {\"start\": p, \"end\": q} with 0 <= p < q <= 1 (fractions of the way from the median to the optimum)");
+      experiment.time_windows.push_back({start, end});
+    }
+    if (experiment.time_windows.empty()) v->fail("at least one window");
   }
   experiment.output = resolve(root.get_string("output", "../../runs/" + experiment.name));
   // Check every pair now: a typo in the last strategy must not wait for the first ones to run.

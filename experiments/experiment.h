@@ -3,11 +3,13 @@
 // with many seeds, each run an ordinary campaign (autotuner/campaign.h) built in memory.
 //
 //   {"name": "...", "description": "...",
-//    "spaces": [{"name": "gemm/RTX_Titan", "source": {"path", "kernel", "device"}, "default": {...}}],
+//    "spaces": [{"name": "gemm/RTX_Titan", "source": {"path", "kernel", "device"}, "default": {...},
+//                "role": "target" | "source"}],
 //    "strategies": [{"name": "SA (measured)", "strategy": {...}, "model": {...}}],
 //    "backend": {...}, "budget": {"measurements": 200, "hardware_seconds": S},
 //    "top_k": K, "ramp_batches": false, "epsilon": 0.05, "seeds": 20, "first_seed": 1,
-//    "report_budgets": [10, 25, 50, 100, 200], "output": DIR}
+//    "report_budgets": [10, 25, 50, 100, 200],
+//    "time_windows": [{"start": 0.5, "end": 0.96}, {"start": 0.01, "end": 0.95}], "output": DIR}
 // The "source", "default", "strategy", "model", "backend" and "budget" sections are exactly those
 // of a campaign, except that a model may be {"type": "learned", "pretrain": {...}}: a GNN trained per
 // space on the experiment's other devices of that kernel (experiments/pretraining.h), or
@@ -26,13 +28,24 @@
 
 #include "autotuner/campaign.h"
 #include "experiments/pretrain_spec.h"
+#include "experiments/time_window.h"
 
 namespace perftune {
+
+// What a space is for. By default both: every space is tuned (held out in turn) and serves the
+// others of its kernel as a source ("other_devices"). A user tuning a new device D from recordings
+// of A, B and C names D the target and A, B, C sources: the sources are not tuned, and a target
+// never serves as a source, so adding a new recording does not change what the others learn from.
+enum class SpaceRole { kTargetAndSource, kTarget, kSource };
 
 struct ExperimentSpace {
   std::string name;  // unique; also a folder name under runs/
   nlohmann::json source;
   std::optional<nlohmann::json> default_config;
+  SpaceRole role = SpaceRole::kTargetAndSource;
+
+  bool tuned() const { return role != SpaceRole::kSource; }
+  bool serves_as_source() const { return role != SpaceRole::kTarget; }
 };
 
 struct ExperimentStrategy {
@@ -65,6 +78,8 @@ struct Experiment {
   std::uint64_t first_seed = 1;
   // Budgets reported in tables and averaged into each strategy's score; the five.
   std::vector<std::size_t> report_budgets = {10, 25, 50, 100, 200};
+  // The windows of the time-axis score (time_axis_score.h); not part of a run's definition.
+  std::vector<TimeWindow> time_windows = default_time_windows();
   std::string output;  // resolved against the experiment file's folder
 
   // The largest measurement budget of a run (0 when only hardware seconds bound it).

@@ -182,6 +182,51 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
            << gnuplot_quote(strategies[t]) << (t + 1 < strategies.size() ? ", \\\n" : "\n");
     render("score_vs_budget", body.str());
   }
+
+  // P over tuning time, one figure per time-axis window (time_axis_score.h), mean over spaces. Each
+  // space's window spans its own seconds, so the x axis is the position within the window.
+  if (const std::optional<JsonView> windows = summary.find("time_windows"))
+    for (const JsonView& window : windows->elements()) {
+      const std::string label = window.at("window").as_string();
+      std::vector<std::vector<double>> sum(strategies.size()), count(strategies.size());
+      for (const JsonView& space : spaces)
+        for (std::size_t t = 0; t < strategies.size(); ++t) {
+          const std::optional<JsonView> curves = space.at("strategies").at(strategies[t]).find("time_score_curve");
+          if (!curves || !curves->find(label)) continue;
+          const JsonView curve = curves->at(label);
+          sum[t].resize(std::max(sum[t].size(), curve.size()), 0.0);
+          count[t].resize(sum[t].size(), 0.0);
+          for (std::size_t i = 0; i < curve.size(); ++i)
+            if (const double p = at_or_nan(curve, i); std::isfinite(p)) {
+              sum[t][i] += p;
+              count[t][i] += 1;
+            }
+        }
+      std::size_t points = 0;
+      for (const auto& s : sum) points = std::max(points, s.size());
+      if (points < 2) continue;
+      const std::string stem = "score_vs_time_" + plot_file_stem(label);
+      std::ostringstream data;
+      data << std::setprecision(6) << "# position in the window (0: start, 1: end), then mean P(t) over spaces per strategy\n";
+      for (std::size_t i = 0; i < points; ++i) {
+        data << static_cast<double>(i) / static_cast<double>(points - 1);
+        for (std::size_t t = 0; t < strategies.size(); ++t)
+          data << " " << (i < count[t].size() && count[t][i] > 0 ? sum[t][i] / count[t][i] : NAN);
+        data << "\n";
+      }
+      write_plot_file((plots / (stem + ".dat")).string(), data.str());
+      std::ostringstream body;
+      body << "set title " << gnuplot_quote(experiment + ": P over tuning time (hardware + strategy seconds), window " + label +
+                                            ", mean over spaces")
+           << "\nset xlabel \"position in each space's window (0: random search " << window.at("p_start").as_number()
+           << " of the way from median to optimum, 1: " << window.at("p_end").as_number() << ")\"\n"
+           << "set ylabel \"P(t) (0 = random search, 1 = optimum; unitless)\"\nset xrange [0:1]\nset grid\n"
+           << key_below(strategies.size()) << "set xzeroaxis lt -1\nplot \\\n";
+      for (std::size_t t = 0; t < strategies.size(); ++t)
+        body << "  " << gnuplot_quote(stem + ".dat") << " using 1:" << t + 2 << " " << line_style(t) << " title "
+             << gnuplot_quote(strategies[t]) << (t + 1 < strategies.size() ? ", \\\n" : "\n");
+      render(stem, body.str());
+    }
   return written;
 }
 

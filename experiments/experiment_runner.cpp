@@ -23,6 +23,7 @@
 #include "experiments/pretraining.h"
 #include "experiments/space_peers.h"
 #include "experiments/speedup_curves.h"
+#include "experiments/time_axis_score.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
@@ -59,7 +60,7 @@ std::optional<nlohmann::json> finished_run(const std::string& folder, const Camp
   try {
     nlohmann::json summary = parse_json_file(path.string());
     if (summary.value("campaign", "") == campaign.name && summary.value("seed", std::uint64_t{0}) == campaign.seed &&
-        summary.contains("best_after") && summary.contains("hardware_after"))
+        summary.contains("best_after") && summary.contains("hardware_after") && summary.contains("search_after"))
       return summary;
   } catch (const InputError&) {
     // A summary cut short by a kill: the run resumes from its record log instead.
@@ -92,6 +93,7 @@ RunCurve curve_of(const RunTask& task, const nlohmann::json& summary) {
   for (const auto& value : summary.at("best_after"))
     curve.best_after.push_back(value.is_null() ? std::nullopt : std::optional<double>(value.get<double>()));
   curve.hardware_after = summary.at("hardware_after").get<std::vector<double>>();
+  curve.search_after = summary.at("search_after").get<std::vector<double>>();
   return curve;
 }
 
@@ -148,10 +150,11 @@ void write_runs_csv(const std::string& path, const Experiment& experiment, const
 }
 
 // A live space (null kernel) has no recording: nothing pre-trains on it or for it.
-std::vector<SpaceIdentity> space_identities(const std::vector<const MeasuredKernel*>& kernels) {
+std::vector<SpaceIdentity> space_identities(const Experiment& experiment, const std::vector<const MeasuredKernel*>& kernels) {
   std::vector<SpaceIdentity> identities;
-  for (const MeasuredKernel* kernel : kernels)
-    identities.push_back(kernel ? SpaceIdentity{kernel->kernel.name(), kernel->device} : SpaceIdentity{});
+  for (std::size_t s = 0; s < kernels.size(); ++s)
+    identities.push_back(kernels[s] ? SpaceIdentity{kernels[s]->kernel.name(), kernels[s]->device, experiment.spaces[s].serves_as_source()}
+                                    : SpaceIdentity{});
   return identities;
 }
 
@@ -161,7 +164,7 @@ std::vector<SpaceIdentity> space_identities(const std::vector<const MeasuredKern
 // Returns one entry per model for the summary.
 nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::vector<const MeasuredKernel*>& kernels,
                                        std::ostream* progress) {
-  const std::vector<SpaceIdentity> identities = space_identities(kernels);
+  const std::vector<SpaceIdentity> identities = space_identities(experiment, kernels);
   // Every model's sources first: a space with nothing to train on fails before any training.
   struct Job {
     const PretrainSpec* spec;
@@ -175,6 +178,7 @@ nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::
     if (!strategy.pretrain) continue;
     const PretrainSpec& spec = *strategy.pretrain;
     for (std::size_t s = 0; s < experiment.spaces.size(); ++s) {
+      if (!experiment.spaces[s].tuned()) continue;  // a source only: nothing is trained for it
       if (!kernels[s])
         throw InputError(spec.file, spec.place,
                          "a recorded space to pre-train for; space " + experiment.spaces[s].name + " ($.spaces[" +
@@ -265,7 +269,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   std::vector<Campaign> campaigns;
   for (std::uint64_t i = 0; i < seeds; ++i)  // seed-major, so a cut-short run still covers every pair
     for (std::size_t s = 0; s < experiment.spaces.size(); ++s)
-      for (std::size_t t = 0; t < experiment.strategies.size(); ++t) {
+      for (std::size_t t = 0; t < experiment.strategies.size() && experiment.spaces[s].tuned(); ++t) {
         const std::uint64_t seed = experiment.first_seed + i;
         const std::string folder =
             (fs::path(output) / "runs" / experiment.spaces[s].name / experiment.strategies[t].name / ("seed_" + std::to_string(seed)))
@@ -279,8 +283,12 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
 
   // Each recorded source once, shared read-only by every run on it. A program source (live: an
   // empty path) is built by each run itself.
+  // One campaign per space, to load it (a source-only space has no runs, so no campaign of its own).
+  std::vector<Campaign> space_campaigns;
+  for (std::size_t s = 0; s < experiment.spaces.size(); ++s)
+    space_campaigns.push_back(experiment_campaign(experiment, s, 0, experiment.first_seed, output));
   std::map<std::string, Corpus> sources;
-  for (const Campaign& campaign : campaigns)
+  for (const Campaign& campaign : space_campaigns)
     if (!campaign.source.path.empty()) sources.try_emplace(campaign.source.path);
   {
     std::vector<std::map<std::string, Corpus>::iterator> pending;
@@ -290,11 +298,14 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
     arena.execute([&] {
       tbb::parallel_for(std::size_t{0}, pending.size(), [&](std::size_t i) { pending[i]->second = load_source(pending[i]->first); });
     });
+    if (options.progress)
+      for (const auto& [path, corpus] : sources)
+        for (const std::string& note : corpus.notes) *options.progress << "[experiment] " << path << ": " << note << std::endl;
   }
   std::vector<SpaceBaseline> baselines;
   std::vector<const MeasuredKernel*> space_kernels;
   for (std::size_t s = 0; s < experiment.spaces.size(); ++s) {
-    const Campaign& campaign = campaigns[s * experiment.strategies.size()];
+    const Campaign& campaign = space_campaigns[s];
     if (campaign.source.path.empty()) {
       baselines.push_back({experiment.spaces[s].name, "", "", {}, {}, true, {}});  // filled in from its runs
       space_kernels.push_back(nullptr);
@@ -313,7 +324,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
 
   const nlohmann::ordered_json pretraining = pretrain_models(experiment, space_kernels, options.progress);
   // Per-source and recorded strategies' runs combine their own space's sources, known only now.
-  const std::vector<SpaceIdentity> identities = space_identities(space_kernels);
+  const std::vector<SpaceIdentity> identities = space_identities(experiment, space_kernels);
   std::vector<std::string> run_ids(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const RunTask& task = tasks[i];
@@ -374,10 +385,24 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   if (max_budget == 0)
     for (const RunCurve& run : curves) max_budget = std::max(max_budget, run.best_after.size());
   for (std::size_t s = 0; s < baselines.size(); ++s)
-    if (baselines[s].live) complete_live_baseline(baselines[s], s, experiment, campaigns, curves, kernel_device, max_budget);
+    if (baselines[s].live && experiment.spaces[s].tuned())
+      complete_live_baseline(baselines[s], s, experiment, campaigns, curves, kernel_device, max_budget);
+  // The summary lists the tuned spaces only (a source-only space has no runs to summarize).
+  {
+    std::vector<std::size_t> position(baselines.size(), 0);
+    std::vector<SpaceBaseline> tuned;
+    for (std::size_t s = 0; s < baselines.size(); ++s)
+      if (experiment.spaces[s].tuned()) {
+        position[s] = tuned.size();
+        tuned.push_back(std::move(baselines[s]));
+      }
+    baselines = std::move(tuned);
+    for (RunCurve& curve : curves) curve.space = position[curve.space];
+  }
   std::vector<std::string> strategy_names;
   for (const ExperimentStrategy& strategy : experiment.strategies) strategy_names.push_back(strategy.name);
-  const nlohmann::ordered_json tables = summarize_curves(baselines, strategy_names, curves, max_budget, experiment.report_budgets);
+  nlohmann::ordered_json tables = summarize_curves(baselines, strategy_names, curves, max_budget, experiment.report_budgets);
+  add_time_axis_scores(tables, baselines, strategy_names, curves, experiment.time_windows);
 
   // The platform's own schedulers on each live space, as references beside the strategies.
   nlohmann::ordered_json spaces = tables["spaces"];
@@ -400,6 +425,9 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   summary["first_seed"] = experiment.first_seed;
   summary["max_budget"] = max_budget;
   summary["report_budgets"] = experiment.report_budgets;
+  summary["time_windows"] = nlohmann::ordered_json::array();
+  for (const TimeWindow& window : experiment.time_windows)
+    summary["time_windows"].push_back({{"window", window.label()}, {"p_start", window.start}, {"p_end", window.end}});
   summary["runs"] = tasks.size();
   summary["reused_runs"] = reused.load();
   summary["changed_runs"] = changed.load();
@@ -412,6 +440,12 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                       "seeds, f_opt the best runtime any run measured, and a run with no valid runtime yet is charged the "
                       "slowest best-so-far of any run"},
       {"score", "P(b) = (f_random(b) - f_strategy(b)) / (f_random(b) - f_opt), averaged over report budgets and spaces"},
+      {"time_score", "Kernel Tuner's methodology on the time axis, per window \"p_start-p_end\": P(t) with t the hardware "
+                     "seconds charged (a cache's compile + verification + benchmark + framework time) plus the strategy's own "
+                     "wall time on this machine (search_after); f_random(t) = the exact expected best of floor(t / c) draws, c "
+                     "the space's mean cost per config; averaged over 1001 times from when random search is expected to get "
+                     "p_start of the way from the median valid runtime to the optimum to when it gets p_end of the way, then "
+                     "over spaces (experiments/time_axis_score.h)"},
       {"score_standard_error", "standard error of the score over seeds: P(b) is the mean of each run's own P(b), so the "
                                "score is a mean over independent runs (sum over spaces of w_s^2 var_s / n_s, square-rooted); "
                                "on a live space the random baseline's own error is left out"},
@@ -423,6 +457,10 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                         "optimum included): the recording does not rank those, so P near 1 there measures noise; the "
                         "score ignores it"}};
   if (!pretraining.empty()) summary["pretraining"] = pretraining;
+  nlohmann::ordered_json sources_only = nlohmann::ordered_json::array();
+  for (const ExperimentSpace& space : experiment.spaces)
+    if (!space.tuned()) sources_only.push_back(space.name);
+  if (!sources_only.empty()) summary["source_only_spaces"] = std::move(sources_only);
   summary["strategies"] = tables["strategies"];
   summary["spaces"] = std::move(spaces);
   const std::string summary_path = (fs::path(output) / "summary.json").string();

@@ -48,7 +48,8 @@ std::vector<std::size_t> pretraining_sources(const std::vector<SpaceIdentity>& s
   std::vector<std::size_t> sources;
   const SpaceIdentity& target = spaces.at(held_out);
   for (std::size_t i = 0; i < spaces.size(); ++i)
-    if (i != held_out && spaces[i].kernel == target.kernel && spaces[i].device != target.device) sources.push_back(i);
+    if (i != held_out && spaces[i].source && spaces[i].kernel == target.kernel && spaces[i].device != target.device)
+      sources.push_back(i);
   return sources;
 }
 

@@ -46,10 +46,12 @@ std::optional<PretrainSpec> parse_pretrain_spec(const JsonView& model,
 struct SpaceIdentity {
   std::string kernel;
   std::string device;
+  bool source = true;  // may serve as a source (ExperimentSpace::serves_as_source)
 };
 
 // Indices of the spaces a model for `held_out` trains on under "other_devices": the same kernel
-// name on another device, in experiment order. Never `held_out`, never a space on its device.
+// name on another device, in experiment order, among those that may serve as sources. Never
+// `held_out`, never a space on its device.
 std::vector<std::size_t> pretraining_sources(const std::vector<SpaceIdentity>& spaces, std::size_t held_out);
 
 // OUTPUT/models/SPACE.HASH.json: SPACE is the held-out space, or with per_source the one source

@@ -13,10 +13,13 @@ double RecordedValues::median() const {
 
 RecordedValues recorded_values(const MeasuredKernel& kernel) {
   RecordedValues values;
+  double cost = 0.0;
   for (const Measurement* m : kernel.first_recordings()) {
     if (m->result.ok()) values.ok_sorted.push_back(m->result.seconds);
     else ++values.failed;
+    cost += m->result.cost_seconds;
   }
+  if (values.size() > 0) values.mean_cost_seconds = cost / static_cast<double>(values.size());
   if (values.ok_sorted.empty())
     throw std::invalid_argument("kernel " + kernel.kernel.name() + " on '" + kernel.device +
                                 "' has no valid measurement: no baseline to compare against");

@@ -18,6 +18,9 @@ namespace perftune {
 struct RecordedValues {
   std::vector<double> ok_sorted;  // valid runtimes (seconds), ascending
   std::size_t failed = 0;         // recorded configs that failed
+  // The mean hardware seconds charged per recorded config, failed ones included (what one draw of
+  // random search costs on average; the time-axis score's unit, time_axis_score.h). 0: unknown.
+  double mean_cost_seconds = 0.0;
 
   std::size_t size() const { return ok_sorted.size() + failed; }
   double optimum() const { return ok_sorted.front(); }

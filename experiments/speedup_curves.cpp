@@ -26,12 +26,8 @@ double sample_variance(const std::vector<double>& sample) {
   return sum / static_cast<double>(sample.size() - 1);
 }
 
-// The standard error of a weighted sum of space means, sum_s w_s * mean(per_run_s), where
-// per_run_s holds each run's mean P over the space's scored budgets. P(b) is linear in the mean
-// best runtime, so it is the mean over runs of each run's own P(b), and the space's mean score is
-// the mean of these per-run values. The runs of a space are independent draws (one per seed), so
-// the variance is sum_s w_s^2 var_s / n_s. Null when a weighted space has fewer than two runs (no
-// spread to estimate).
+}  // namespace
+
 nlohmann::ordered_json standard_error(const std::vector<std::pair<double, const std::vector<double>*>>& weighted) {
   double variance = 0.0;
   for (const auto& [weight, per_run] : weighted) {
@@ -41,8 +37,6 @@ nlohmann::ordered_json standard_error(const std::vector<std::pair<double, const 
   }
   return std::sqrt(variance);
 }
-
-}  // namespace
 
 double best_at(const RunCurve& run, const RecordedValues& values, std::size_t b) {
   if (run.best_after.empty()) return values.no_runtime_value();

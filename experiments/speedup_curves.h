@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -41,6 +42,9 @@ struct RunCurve {
   std::uint64_t seed = 0;
   std::vector<std::optional<double>> best_after;  // best valid runtime after each measurement
   std::vector<double> hardware_after;             // hardware seconds charged after each measurement
+  // The strategy's own wall time (search, model, records) spent before each measurement's batch
+  // was sent; empty: not recorded (the time-axis score then counts hardware time alone).
+  std::vector<double> search_after;
 };
 
 struct SpaceBaseline {
@@ -61,6 +65,12 @@ struct SpaceBaseline {
 
 // The best-so-far value of `run` after b >= 1 measurements under the conventions above.
 double best_at(const RunCurve& run, const RecordedValues& values, std::size_t b);
+
+// The standard error of a weighted sum of space means, sum_s w_s * mean(per_run_s), where
+// per_run_s holds each run's own score on space s: the runs of a space are independent draws (one
+// per seed), so the variance is sum_s w_s^2 var_s / n_s. Null when a weighted space has fewer than
+// two runs (no spread to estimate).
+nlohmann::ordered_json standard_error(const std::vector<std::pair<double, const std::vector<double>*>>& weighted);
 
 // Linear-interpolation quantile (q in [0, 1]) of a non-empty sample.
 double quantile(std::vector<double> sample, double q);

@@ -41,6 +41,9 @@ struct Corpus {
   std::vector<MeasuredKernel> kernels;
   // Measurements of whole programs (e.g. layout configs of a module), not of one kernel.
   std::vector<Measurement> program_measurements;
+  // What the importer could not find and a reader should know (e.g. a Kernel Tuner cache without
+  // the space.json that names its default config); `perftune inspect` and experiments print them.
+  std::vector<std::string> notes;
 
   std::size_t measurement_count() const;  // kernels' and programs', failed included
   std::size_t failed_count() const;

@@ -1,5 +1,6 @@
 #include "ir/corpus_summary.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -45,6 +46,7 @@ nlohmann::ordered_json summarize(const Corpus& corpus) {
   summary["program_measurements"] = corpus.program_measurements.size();
   summary["devices"] = devices;
   summary["per_kernel"] = std::move(per_kernel);
+  summary["notes"] = corpus.notes;
   return summary;
 }
 
@@ -57,8 +59,18 @@ std::string summary_table(const nlohmann::ordered_json& s) {
                 s["programs"].get<std::size_t>(), s["computations"].get<std::size_t>(), s["kernels"].get<std::size_t>(),
                 s["instructions"].get<std::size_t>(), s["measurements"].get<std::size_t>(), s["failed"].get<std::size_t>());
   out += line;
+  if (s.contains("notes"))
+    for (const auto& note : s["notes"]) out += "  note: " + note.get<std::string>() + "\n";
   if (s["per_kernel"].empty()) return out;
-  std::snprintf(line, sizeof line, "  %-28s %-18s %6s %6s %14s %14s\n", "kernel", "device", "runs", "failed", "best (s)", "default (s)");
+  // Names and devices are never cut: GPUs of one family share a long prefix ("NVIDIA GeForce RTX
+  // 2080 Ti", "NVIDIA GeForce RTX 3060 Laptop GPU"), and a cut column made them look the same.
+  int name_width = 28, device_width = 18;
+  for (const auto& row : s["per_kernel"]) {
+    name_width = std::max(name_width, static_cast<int>(row["name"].get<std::string>().size()));
+    device_width = std::max(device_width, static_cast<int>(row["device"].get<std::string>().size()));
+  }
+  std::snprintf(line, sizeof line, "  %-*s %-*s %6s %6s %14s %14s\n", name_width, "kernel", device_width, "device", "runs", "failed",
+                "best (s)", "default (s)");
   out += line;
   for (const auto& row : s["per_kernel"]) {
     auto seconds = [](const nlohmann::ordered_json& v) {
@@ -67,8 +79,8 @@ std::string summary_table(const nlohmann::ordered_json& s) {
       else std::snprintf(buffer, sizeof buffer, "-");
       return std::string(buffer);
     };
-    std::snprintf(line, sizeof line, "  %-28.28s %-18.18s %6zu %6zu %14s %14s\n", row["name"].get<std::string>().c_str(),
-                  row["device"].get<std::string>().c_str(), row["measurements"].get<std::size_t>(),
+    std::snprintf(line, sizeof line, "  %-*s %-*s %6zu %6zu %14s %14s\n", name_width, row["name"].get<std::string>().c_str(),
+                  device_width, row["device"].get<std::string>().c_str(), row["measurements"].get<std::size_t>(),
                   row["failed"].get<std::size_t>(), seconds(row["best_seconds"]).c_str(),
                   seconds(row.value("default_seconds", nlohmann::ordered_json())).c_str());
     out += line;

@@ -201,7 +201,13 @@ Corpus load_kernel_tuner_cache(const nlohmann::json& json, const std::string& pa
   std::optional<nlohmann::json> space;
   const auto space_path = std::filesystem::path(path).parent_path() / "space.json";
   if (path_exists(space_path.string())) space = parse_json_file(space_path.string());
-  return kernel_tuner_corpus(json, path, space);
+  Corpus corpus = kernel_tuner_corpus(json, path, space);
+  // Moved away from its space.json, a cache silently lost its default (speedups then count from
+  // the median config): say where it was looked for.
+  if (!space)
+    corpus.notes.push_back("no default config: it is named by the \"Default\" values of a Kernel Tuner space.json in the cache's own folder, and there is no " +
+                           space_path.string());
+  return corpus;
 }
 
 }  // namespace perftune

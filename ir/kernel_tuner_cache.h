@@ -14,7 +14,8 @@
 //            "CompilationFailedConfig" -> kCompileError, "RuntimeFailedConfig" -> kRuntimeError,
 //            any other string -> kRuntimeError with that text as the message
 //   default  the "Default" values of a sibling space.json (Kernel Tuner's T1 format) when there is
-//            one and that config is in the cache; else none
+//            one and that config is in the cache; else none (without a space.json in the cache's
+//            folder, Corpus::notes says so: a cache moved elsewhere loses its default)
 #include <optional>
 #include <string>
 

@@ -75,7 +75,18 @@ void GnnCostModel::save(const std::string& checkpoint, const nlohmann::ordered_j
 }
 
 std::unique_ptr<GnnCostModel> GnnCostModel::load(const std::string& checkpoint) {
-  const nlohmann::json json = parse_json_file(checkpoint);
+  // A file that is no checkpoint at all (the .pt weights, a campaign, an experiment) says so, rather
+  // than naming the first checkpoint key it lacks.
+  const std::string not_a_checkpoint = std::string("a model checkpoint: the JSON `perftune train` writes beside its .pt "
+                                                   "weights ({\"format\": \"") + kCheckpointFormat + "\", ...})";
+  nlohmann::json json;
+  try {
+    json = parse_json_file(checkpoint);
+  } catch (const InputError& error) {
+    throw InputError(checkpoint, error.place(), not_a_checkpoint + "; this is not JSON");
+  }
+  if (!json.is_object() || !json.contains("format") || json["format"] != kCheckpointFormat)
+    throw InputError(checkpoint, "$", not_a_checkpoint + "; this file has no such \"format\"");
   const JsonView view(json, checkpoint);
   view.expect_keys({"format", "feature_schema_version", "weights", "params", "train", "vocabulary", "correction_scale", "extra"});
   if (view.at("format").as_string() != kCheckpointFormat) view.at("format").fail(std::string("\"") + kCheckpointFormat + "\"");

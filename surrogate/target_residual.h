@@ -102,6 +102,11 @@ struct TargetResidualOptions {
   // values (convolution/A100's fast block widths 48 and 112 among slow 32, 64 and 128), it blurs
   // what was measured at one value over the others, and a category keeps it to that value.
   bool categorical = false;
+  // Until the kernel's first fit (two successful measurements), choose the batch by greedy maximin
+  // distance in the knob-index cube among the proposals and as many random configs, away from what
+  // is measured: with no prior (surrogate/flat_prior.h) every config scores the same, and a first
+  // batch spread over the space tells the GP most about it.
+  bool space_filling_start = false;
 };
 
 // What the last fit of a kernel found (for tests and reports).

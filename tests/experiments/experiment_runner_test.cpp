@@ -61,7 +61,15 @@ TEST_CASE("a tiny experiment end to end writes curves, a summary and PNG/SVG plo
   REQUIRE(space["reference"] == "median");  // the toy cache has no space.json, so no default
   REQUIRE(space.at("optimum_noise").is_null());  // nor repeats ("times")
   REQUIRE(fs::exists(dir + "/out/summary.json"));
-  for (const char* image : {"speedup_toy_gpu", "score", "score_vs_budget"})
+  // The time-axis score beside P over measurements, both default windows, for every strategy.
+  for (const char* name : {"random", "SA measured"})
+    for (const char* window : {"0.5-0.96", "0.01-0.95"}) {
+      CAPTURE(name, window);
+      REQUIRE(summary["strategies"][name]["time_score"][window].is_number());
+    }
+  REQUIRE(space["time_windows"].size() == 2);
+  REQUIRE(space["time_windows"][0]["seconds_per_config"].get<double>() == Approx(0.06));  // 50 + 10 ms per config
+  for (const char* image : {"speedup_toy_gpu", "score", "score_vs_budget", "score_vs_time_0.5-0.96", "score_vs_time_0.01-0.95"})
     for (const char* ext : {".png", ".svg"}) {
       const fs::path path = fs::path(dir) / "out/plots" / (std::string(image) + ext);
       CAPTURE(path);
@@ -81,7 +89,7 @@ TEST_CASE("a tiny experiment end to end writes curves, a summary and PNG/SVG plo
   REQUIRE(log.str().find("6/6 runs") != std::string::npos);
   REQUIRE(again["reused_runs"] == 6);
   REQUIRE(again["strategies"] == summary["strategies"]);
-  REQUIRE(render_experiment_plots(dir + "/out").size() == 6);
+  REQUIRE(render_experiment_plots(dir + "/out").size() == 10);
 }
 
 TEST_CASE("a rerun runs again, and keeps aside, the runs of a strategy redefined under the same name") {
@@ -214,6 +222,8 @@ TEST_CASE("an experiment's mistakes name their place in the experiment file") {
       {"$.seeds", [](nlohmann::json& j) { j["seeds"] = 0; }},
       {"$.strategies[1].name", [](nlohmann::json& j) { j["strategies"][1]["name"] = "random"; }},
       {"$.budget", [](nlohmann::json& j) { j["budget"] = nlohmann::json::object(); }},
+      {"$.time_windows[1]", [](nlohmann::json& j) { j["time_windows"] = {{{"start", 0.5}, {"end", 0.96}}, {{"start", 0.9}, {"end", 0.5}}}; }},
+      {"$.time_windows[0].stop", [](nlohmann::json& j) { j["time_windows"] = {{{"start", 0.5}, {"stop", 0.96}}}; }},
   }));
   nlohmann::json json = toy_experiment(dir + "/toy_cache.json");
   edit(json);
@@ -244,4 +254,39 @@ TEST_CASE("every bundled experiment config parses as perftune experiment reads i
     ++count;
   }
   CHECK(count >= 5);
+}
+
+TEST_CASE("an experiment naming its targets and sources tunes the targets alone, each on the sources") {
+  const std::string dir = scratch_dir("experiment_roles");
+  const char* devices[] = {"GPU A", "GPU B", "GPU D", "GPU E"};
+  nlohmann::json json = toy_experiment("unused");
+  json["spaces"] = nlohmann::json::array();
+  for (int i = 0; i < 4; ++i) {
+    const std::string path = dir + "/cache_" + std::to_string(i) + ".json";
+    write_toy_cache(path, devices[i], 1.0 + 0.5 * i, 3 + i);
+    json["spaces"].push_back({{"name", "toy/" + std::to_string(i)}, {"source", {{"path", path}}}, {"role", i < 2 ? "source" : "target"}});
+  }
+  json["strategies"] = {{{"name", "random"}, {"strategy", {{"type", "random"}}}},
+                        {{"name", "recorded"},
+                         {"strategy", {{"type", "annealing"}, {"chains", 4}, {"steps", 10}}},
+                         {"model", {{"type", "recorded"}, {"sources", "other_devices"}, {"residual", nlohmann::json::object()}}}}};
+  json["seeds"] = 2;
+  const Experiment experiment = parse_experiment(json, dir + "/roles.json");
+  ExperimentOptions options;
+  options.jobs = 2;
+  options.output = dir + "/out";
+  options.plots = false;
+  const auto summary = run_experiment(experiment, options);
+  REQUIRE(summary["spaces"].size() == 2);  // the targets
+  CHECK(summary["spaces"][0]["name"] == "toy/2");
+  CHECK(summary["spaces"][1]["name"] == "toy/3");
+  CHECK(summary["source_only_spaces"] == nlohmann::json({"toy/0", "toy/1"}));
+  CHECK(line_count(dir + "/out/runs.csv") == 1 + 2 * 2 * 2 * 20);  // header + targets x strategies x seeds x budget
+  CHECK_FALSE(fs::exists(dir + "/out/runs/toy/0"));
+  // Which spaces each target draws on is pretraining_sources' rule (pretraining_test.cpp): the
+  // recorded reference above ran on the two sources; no run exists of a source-only space.
+  json["spaces"][2]["role"] = "neither";
+  REQUIRE_THROWS_WITH(parse_experiment(json, dir + "/roles.json"), Catch::Contains("$.spaces[2].role"));
+  for (auto& space : json["spaces"]) space["role"] = "source";
+  REQUIRE_THROWS_WITH(parse_experiment(json, dir + "/roles.json"), Catch::Contains("at least one space to tune"));
 }

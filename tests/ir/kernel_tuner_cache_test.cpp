@@ -1,9 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 
 #include <zlib.h>
 
+#include "ir/corpus_summary.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
@@ -147,4 +149,33 @@ TEST_CASE("convolution on the A6000: 4,362 records of which 473 failed, and the 
 TEST_CASE("a cache without a device name takes it from the file name") {
   PERFTUNE_REQUIRE_DATA(path, "kernel_tuner/convolution/MI250X.json.gz");
   REQUIRE(load_source(path).kernels.at(0).device == "MI250X");
+}
+
+TEST_CASE("a cache moved away from its space.json says it has lost its default, and inspect shows every device name whole") {
+  const std::string dir = scratch_dir("kernel_tuner_moved");
+  std::filesystem::create_directories(dir + "/with");
+  write(dir + "/with/toy.json", small_cache("1.0"));
+  write(dir + "/with/space.json", R"({"ConfigurationSpace": {"TuningParameters": [
+      {"Name": "block", "Default": 64}, {"Name": "mode", "Default": "safe"}]}})");
+  const Corpus beside = load_kernel_tuner_cache(dir + "/with/toy.json");
+  CHECK(beside.notes.empty());
+  REQUIRE(beside.kernels[0].default_index.has_value());
+
+  std::filesystem::create_directories(dir + "/moved");
+  write(dir + "/moved/toy.json", small_cache("1.0"));
+  const Corpus moved = load_kernel_tuner_cache(dir + "/moved/toy.json");
+  CHECK_FALSE(moved.kernels[0].default_index.has_value());
+  REQUIRE(moved.notes.size() == 1);
+  CHECK(moved.notes[0].find("no default config") != std::string::npos);
+  CHECK(moved.notes[0].find(dir + "/moved/space.json") != std::string::npos);
+  CHECK(summary_table(summarize(moved)).find("note: no default config") != std::string::npos);
+
+  // Two GPUs whose names share their first 18 characters stay told apart in the table.
+  nlohmann::ordered_json summary = summarize(moved);
+  summary["per_kernel"].push_back(summary["per_kernel"][0]);
+  summary["per_kernel"][0]["device"] = "NVIDIA GeForce RTX 2080 Ti";
+  summary["per_kernel"][1]["device"] = "NVIDIA GeForce RTX 3060 Laptop GPU";
+  const std::string table = summary_table(summary);
+  CHECK(table.find("NVIDIA GeForce RTX 2080 Ti") != std::string::npos);
+  CHECK(table.find("NVIDIA GeForce RTX 3060 Laptop GPU") != std::string::npos);
 }

@@ -180,3 +180,15 @@ TEST_CASE("an untrained hybrid model ranks exactly as the analytical model, and 
   loaded->predict(k.kernel, *k.space, configs, b);
   REQUIRE(a == b);
 }
+
+TEST_CASE("a file given as a checkpoint that is none says a checkpoint was expected") {
+  const std::string dir = scratch_dir("gnn_not_a_checkpoint");
+  const std::string campaign = dir + "/campaign.json";
+  std::ofstream(campaign) << R"({"name": "a campaign", "source": {"path": "x.json.gz"}})";
+  const std::string weights = dir + "/model.pt";
+  std::ofstream(weights, std::ios::binary) << std::string("PK\x03\x04\x00\x00binary", 12);
+  for (const std::string& path : {campaign, weights}) {
+    CAPTURE(path);
+    REQUIRE_THROWS_WITH(GnnCostModel::load(path), Catch::Contains(path + ": ") && Catch::Contains("a model checkpoint"));
+  }
+}
