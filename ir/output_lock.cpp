@@ -27,6 +27,13 @@ std::string holder_of(int fd) {
 
 OutputLock::OutputLock(const std::string& lock_file, const std::string& output) {
   fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0 && (errno == EACCES || errno == EROFS)) {
+    // A folder we may not write to: a lock file someone else left is still lockable read-only;
+    // with none, no writer can use the folder at all, and the log's own open reports that,
+    // naming the log (what a user needs to see), so go on unlocked.
+    fd_ = ::open(lock_file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) return;
+  }
   if (fd_ < 0) throw std::runtime_error("cannot open the lock file " + lock_file + " of " + output + ": " + std::strerror(errno));
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
@@ -37,11 +44,10 @@ OutputLock::OutputLock(const std::string& lock_file, const std::string& output) 
     throw std::runtime_error(output + " is in use by another perftune (process " + (pid.empty() ? "unknown" : pid) +
                              ", lock " + lock_file + "); wait for it to finish or stop it, or choose another output");
   }
-  // Ours now: say who holds it, for the message a second process prints.
+  // Ours now: say who holds it, for the message a second process prints. If this fails (a
+  // read-only lock file), the lock holds all the same; only that PID would be stale or missing.
   const std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
-    // The lock holds all the same; only the PID in a second process's message would be missing.
-  }
+  if (::ftruncate(fd_, 0) == 0) (void)!::pwrite(fd_, pid.data(), pid.size(), 0);
 }
 
 OutputLock::OutputLock(OutputLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}

@@ -11,7 +11,9 @@ namespace perftune {
 class OutputLock {
  public:
   // Locks `lock_file` (creating it), `output` naming what it guards in messages. Throws
-  // std::runtime_error, one line naming the holder's PID, if another process holds it.
+  // std::runtime_error, one line naming the holder's PID, if another process holds it. In a
+  // folder it may not write to and with no lock file there, it holds nothing: no writer can use
+  // that folder, and the writer's own error (naming its file) is the one to show.
   OutputLock(const std::string& lock_file, const std::string& output);
   ~OutputLock();
   OutputLock(OutputLock&& other) noexcept;
