@@ -18,11 +18,22 @@
 #include "hardware/op_semantics.h"
 #include "hardware/reference_interpreter.h"
 #include "hardware/subprocess.h"
+#include "ir/file_io.h"
 #include "ir/fusion.h"
+#include "ir/stable_hash.h"
 
 namespace perftune {
 
 namespace {
+
+// A file's bytes, or "" if it cannot be read (a missing hash file simply does not match).
+std::string read_text_or_empty(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
 
 // Agreement with the reference: generated kernels accumulate in f32 in a tiled order, the
 // reference in double in index order. The rounding error of a K-term f32 sum is about
@@ -103,6 +114,8 @@ std::string cpu_model_name() {
 }
 
 CpuBackend::CpuBackend(CpuBackendOptions options) : options_(std::move(options)) {
+  for (const auto& [what, seconds] : {std::pair{"run", options_.run_timeout_seconds}, std::pair{"compile", options_.compile_timeout_seconds}})
+    if (auto problem = timeout_problem(seconds)) throw std::invalid_argument(std::string("the CPU backend's ") + what + " timeout: " + *problem);
   if (options_.compiler.empty()) options_.compiler = PERFTUNE_CXX_COMPILER;
   if (options_.runner.empty()) options_.runner = PERFTUNE_CPU_RUNNER;
   if (options_.cache_dir.empty()) options_.cache_dir = default_cache_dir();
@@ -122,11 +135,19 @@ CpuBackend::Compiled CpuBackend::compile(const std::string& source) {
   const std::string stem = options_.cache_dir + "/" + hex64(source_hash(compiler_identity_ + "\n" + source));
   const std::string library = stem + ".so";
   Compiled result;
+  // The name says which source the library was built from, not that the file is what was built:
+  // a truncated or replaced .so would be loaded and measured. Its content hash, written beside it
+  // after the build, must match; otherwise it is rebuilt.
+  const std::string content_hash = library + ".hash";
   if (std::filesystem::exists(library)) {
-    std::lock_guard lock(mutex_);
-    ++cache_hits_;
-    result.library = library;
-    return result;
+    if (read_text_or_empty(content_hash) == stable_hash_hex(read_text_or_empty(library))) {
+      std::lock_guard lock(mutex_);
+      ++cache_hits_;
+      result.library = library;
+      return result;
+    }
+    std::error_code ignored;
+    std::filesystem::remove(library, ignored);
   }
   // Unique temporaries, then an atomic rename: concurrent tuners can share one cache folder.
   static std::atomic<long> counter{0};
@@ -143,6 +164,7 @@ CpuBackend::Compiled CpuBackend::compile(const std::string& source) {
   const SubprocessResult r = run_subprocess(argv, "", options_.compile_timeout_seconds);
   result.seconds = r.wall_seconds;
   if (r.ok()) {
+    write_file_atomically(content_hash, stable_hash_hex(read_text_or_empty(temporary_so)));
     std::filesystem::rename(temporary_so, library);
     std::filesystem::rename(temporary_cpp, cpp);  // kept beside the .so for debugging
     result.library = library;

@@ -3,6 +3,7 @@
 #include "hardware/cpu_backend.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "hardware/cpu_codegen.h"
 #include "hardware/cpu_tile_space.h"
@@ -129,6 +130,26 @@ TEST_CASE("compiled kernels are cached on disk by source, compiler and flags", "
   CHECK(second.cache_hits() == 1);
   CHECK(b[0].ok());
   CHECK(second.fingerprint().rfind("cpu:", 0) == 0);
+}
+
+TEST_CASE("a cached kernel whose file no longer matches its stored hash is rebuilt, not trusted by name", "[hardware][cpu]") {
+  CpuBackendOptions options = fast_cpu_options();
+  options.cache_dir = scratch_dir("cpu_cache_tampered");
+  const Kernel kernel("mm", program_from_text(kMatmul));
+  const SearchSpace space = cpu_tile_space(kernel);
+  const std::vector<Config> config = {{{8, 8, 16}}};
+  CpuBackend(options).measure(kernel, space, config);
+  std::string library;
+  for (const auto& entry : std::filesystem::directory_iterator(options.cache_dir))
+    if (entry.path().extension() == ".so") library = entry.path().string();
+  REQUIRE(!library.empty());
+  std::filesystem::resize_file(library, std::filesystem::file_size(library) / 2);  // a torn or replaced .so
+  CpuBackend second(options);
+  const auto result = second.measure(kernel, space, config);
+  CHECK(second.cache_hits() == 0);
+  CHECK(second.compiles() == 1);
+  CAPTURE(result[0].message);
+  CHECK(result[0].ok());
 }
 
 }  // namespace
