@@ -4,7 +4,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,8 +55,9 @@ enum : std::int32_t { kForget = 0, kWatch = 1 };
   // Close every inherited descriptor (other children's pipes among them): holding one would keep
   // a child from ever seeing end-of-file.
 #ifdef SYS_close_range
-  const bool closed = ::syscall(SYS_close_range, 0u, static_cast<unsigned>(read_fd) - 1, 0u) == 0 &&
-                      ::syscall(SYS_close_range, static_cast<unsigned>(read_fd) + 1, ~0u, 0u) == 0;
+  const auto keep = static_cast<unsigned>(read_fd);
+  const bool closed = (keep == 0 || ::syscall(SYS_close_range, 0u, keep - 1, 0u) == 0) &&
+                      ::syscall(SYS_close_range, keep + 1, ~0u, 0u) == 0;
 #else
   const bool closed = false;
 #endif
