@@ -1,5 +1,6 @@
 #include "autotuner/backend_factory.h"
 
+#include "hardware/subprocess.h"
 #include "ir/input_error.h"
 
 namespace perftune {
@@ -37,6 +38,12 @@ FaultPlan parse_fault_plan(const JsonView& view) {
 }  // namespace
 
 BackendSpec parse_backend_spec(const JsonView& view) {
+  // A timeout bounds a child that may hang forever: 0 must not quietly mean "no limit".
+  const auto timeout_seconds = [](const JsonView& value) {
+    const double seconds = value.as_number();
+    if (auto problem = timeout_problem(seconds)) value.fail("a timeout in seconds, but " + *problem);
+    return seconds;
+  };
   BackendSpec spec;
   spec.file = view.file();
   spec.path = view.path();
@@ -53,10 +60,7 @@ BackendSpec parse_backend_spec(const JsonView& view) {
     view.expect_keys({"type", "faults", "run_timeout_seconds", "min_repeats", "max_repeats", "target_cv",
                       "time_budget_seconds", "threads"});
     HalideBackendOptions& cpu = spec.cpu;
-    if (const auto v = view.find("run_timeout_seconds")) {
-      cpu.run_timeout_seconds = v->as_non_negative_number();
-      if (!(cpu.run_timeout_seconds > 0)) v->fail("a timeout above 0 seconds");
-    }
+    if (const auto v = view.find("run_timeout_seconds")) cpu.run_timeout_seconds = timeout_seconds(*v);
     if (const auto v = view.find("threads")) cpu.threads = static_cast<int>(v->as_positive_int());
     if (const auto v = view.find("min_repeats")) cpu.min_repeats = static_cast<int>(v->as_positive_int());
     if (const auto v = view.find("max_repeats")) cpu.max_repeats = static_cast<int>(v->as_positive_int());
@@ -68,7 +72,7 @@ BackendSpec parse_backend_spec(const JsonView& view) {
     spec.command.commands = view.at("commands").as_string_list();
     if (spec.command.commands.empty()) view.at("commands").fail("at least one runner command");
     spec.command.device = view.get_string("device", spec.command.device);
-    if (const auto v = view.find("timeout_seconds")) spec.command.timeout_seconds = v->as_non_negative_number();
+    if (const auto v = view.find("timeout_seconds")) spec.command.timeout_seconds = timeout_seconds(*v);
   } else {
     view.at("type").fail("one of \"replay\", \"cpu\", \"command\", found \"" + spec.type + "\"");
   }

@@ -13,6 +13,7 @@
 #include "autotuner/tuner.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
+#include "ir/output_lock.h"
 #include "ir/record_log.h"
 #include "ir/source.h"
 #include "search/cached_cost_model.h"
@@ -157,7 +158,8 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
       campaign.backend.type == "replay" ? 0.0 : kDefaultSearchTimeShare);
 
   const std::string output = options.output.empty() ? campaign.output : options.output;
-  std::filesystem::create_directories(output);
+  // Held until the summary is written: a second `tune` on this folder stops here, at once.
+  const OutputLock lock = lock_output_folder(output);
   const std::string records_path = (std::filesystem::path(output) / "records.jsonl").string();
   std::vector<Record> logged;
   if (std::filesystem::exists(records_path)) {

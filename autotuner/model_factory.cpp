@@ -73,6 +73,11 @@ std::unique_ptr<CostModel> make_model(const ModelSpec& spec, const std::string& 
         throw InputError(spec.file, spec.path, std::string("a \"device\" spec file: ") + error.what());
       }
     }
+    // Named with its key here: load_device_spec alone says "<resolved path>: a readable file",
+    // which does not tell the owner of a campaign copied elsewhere which key to fix.
+    if (!spec.device.empty() && !path_exists(device))
+      throw InputError(spec.file, spec.path + ".device",
+                       "a device spec file, but " + device + " does not exist (a relative path is taken from the campaign's folder)");
     return std::make_unique<AnalyticalModel>(load_device_spec(device));
   }
   if (spec.type == "learned") {

@@ -21,6 +21,7 @@ const bool registered = register_command({"inspect", "Summarize a source: TPU pr
     app.add_flag("--json", options->json, "Print the summary as JSON");
     app.callback([options] {
       const Corpus corpus = load_source(options->source);
+      for (const std::string& note : corpus.notes) std::cerr << "perftune inspect: " << note << "\n";
       const auto summary = summarize(corpus);
       if (options->json) print_json(summary.dump(2));
       else std::cout << summary_table(summary);

@@ -1,6 +1,7 @@
 // perftune measure PROGRAM.json [--kernel NAME] [--config JSON | --random N] [--fusion JSON] [--json]
 // Measures on this CPU (Halide, hardware/halide_backend.h), or through runner commands (--runner, see
 // hardware/command_backend.h), and prints one result per config.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "hardware/fusion_space.h"
 #include "hardware/halide_backend.h"
 #include "hardware/halide_schedule.h"
+#include "hardware/subprocess.h"
 #include "ir/fusion.h"
 #include "ir/json_view.h"
 #include "ir/program_json.h"
@@ -93,9 +95,10 @@ void run(const MeasureOptions& o) {
       if (Config c = space->sample(rng); seen.insert(c).second) configs.push_back(c);
   }
 
+  for (const auto& [flag, seconds] : {std::pair{"--timeout", o.timeout}, std::pair{"--runner-timeout", o.runner_timeout}})
+    if (auto problem = timeout_problem(seconds)) throw std::invalid_argument(std::string(flag) + ": " + *problem);
   std::unique_ptr<Backend> backend;
   if (o.runners.empty()) {
-    if (!(o.timeout > 0)) throw std::runtime_error("--timeout must be above 0 seconds");
     HalideBackendOptions options;
     options.run_timeout_seconds = o.timeout;
     options.threads = o.threads;
@@ -104,6 +107,12 @@ void run(const MeasureOptions& o) {
     backend = std::make_unique<CommandBackend>(CommandBackendOptions{o.runners, "runner", o.runner_timeout});
   }
   const auto results = backend->measure(kernel, *space, configs);
+  // Printed first (the messages say why), then a failing exit code for scripts: a runner that
+  // fails everything must not look like a successful measurement.
+  const bool all_failed = !results.empty() && std::none_of(results.begin(), results.end(), [](const MeasureResult& r) { return r.ok(); });
+  const auto fail_if_nothing_measured = [&] {
+    if (all_failed) throw std::runtime_error("every measurement failed (" + std::to_string(results.size()) + " of " + std::to_string(results.size()) + ")");
+  };
 
   if (o.json) {
     nlohmann::ordered_json out;
@@ -127,7 +136,7 @@ void run(const MeasureOptions& o) {
     }
     out["results"] = std::move(list);
     print_json(out.dump(2));
-    return;
+    return fail_if_nothing_measured();
   }
   std::cout << "kernel " << kernel.name() << " (" << kernel.key() << ") on " << backend->fingerprint() << "\n";
   for (std::size_t i = 0; i < configs.size(); ++i) {
@@ -140,6 +149,8 @@ void run(const MeasureOptions& o) {
       std::snprintf(line, sizeof line, "%-14s cost %6.2f s", std::string(status_name(r.status)).c_str(), r.cost_seconds);
     std::cout << space->to_json(configs[i]).dump() << "\n  " << line << (r.ok() ? "" : "  " + r.message) << "\n";
   }
+  std::cout.flush();
+  fail_if_nothing_measured();
 }
 
 const bool registered = register_command({"measure", "Measure a bundled program, or one kernel of it, on this CPU",

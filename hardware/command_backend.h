@@ -7,8 +7,10 @@
 //   response {"results": [{"status": "ok", "seconds": 1.2e-5, "spread": 0.01, "repeats": [...],
 //                          "cost": 0.8, "message": ""}, ...]}   one per config, in order
 // A pool of runners (one command per device or host) measures a batch in parallel, each a
-// contiguous share of it. A runner that exits early, prints garbage or overruns the timeout
-// fails its share with a clear message; the tuner goes on.
+// contiguous share of it. A runner that exits early, prints garbage or too much, or overruns the
+// timeout fails its share with a clear message, charged the time it ran; a reply is judged result
+// by result, so one bad value fails only its own config. The tuner goes on. Runners and whatever
+// they start die with perftune (hardware/subprocess.h). Hostile runners: docs/hardening.md.
 #include <span>
 #include <string>
 #include <vector>
@@ -18,16 +20,22 @@
 namespace perftune {
 
 inline constexpr int kRunnerProtocolVersion = 1;
+// What a runner may print on stdout for a share of n configs: max(4 MiB, 4 KiB x n). A result
+// with 30 repeats is ~0.7 KiB, so this is >= 5x any valid reply, and a runner that floods stdout
+// costs perftune a few MiB per runner instead of all its memory (docs/hardening.md, figures).
+inline constexpr std::size_t kMinRunnerReplyBytes = std::size_t{4} << 20;
+inline constexpr std::size_t kRunnerReplyBytesPerConfig = 4096;
+std::size_t runner_reply_limit(std::size_t configs);
 
 struct CommandBackendOptions {
   std::vector<std::string> commands;  // shell command lines (run with /bin/sh -c), one per runner
   std::string device = "command";     // names the device in the fingerprint ("command:<device>")
-  double timeout_seconds = 600;       // per runner call (its whole share of a batch)
+  double timeout_seconds = 600;       // per runner call (its whole share of a batch); finite, > 0
 };
 
 class CommandBackend : public Backend {
  public:
-  // Throws std::invalid_argument if there is no command.
+  // Throws std::invalid_argument if there is no command or the timeout is not finite and > 0.
   explicit CommandBackend(CommandBackendOptions options);
 
   std::vector<MeasureResult> measure(const Kernel& kernel, const SearchSpace& space,
@@ -40,8 +48,11 @@ class CommandBackend : public Backend {
 
 // The request document for `configs` of `kernel` (exposed for runners' tests and docs).
 std::string runner_request(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs);
-// Parses a response with `expected` results. Throws InputError naming `source` and the JSON
-// path (bad JSON, wrong count, unknown status, an ok result without a valid runtime).
-std::vector<MeasureResult> parse_runner_response(const std::string& text, std::size_t expected, const std::string& source);
+// Parses a response with `expected` results. Throws InputError naming `source` and the JSON path
+// when the reply as a whole is unusable (bad JSON, not {"results": [...]}, wrong count); a result
+// that is invalid by itself (unknown status, an ok result without a valid runtime, a cost out of
+// range) becomes a runtime_error naming its path, charged `cost_of_bad_result` seconds.
+std::vector<MeasureResult> parse_runner_response(const std::string& text, std::size_t expected, const std::string& source,
+                                                 double cost_of_bad_result = 0.0);
 
 }  // namespace perftune

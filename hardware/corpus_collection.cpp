@@ -12,6 +12,7 @@
 #include "ir/json_view.h"
 #include "ir/kernel.h"
 #include "ir/program_json.h"
+#include "ir/output_lock.h"
 #include "ir/record_log.h"
 
 namespace perftune {
@@ -106,6 +107,10 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
   CollectSummary summary;
   const std::string device = backend.fingerprint();
 
+  // One collector per log: a second one would measure every planned config again into it.
+  if (const auto parent = std::filesystem::path(spec.output).parent_path(); !parent.empty())
+    std::filesystem::create_directories(parent);
+  const OutputLock lock(spec.output + ".lock", "the corpus log " + spec.output);
   // What the log already holds.
   std::set<std::string> measured;
   if (std::filesystem::exists(spec.output)) {
@@ -169,8 +174,6 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
     state.planned += job.configs.size();
   }
 
-  std::filesystem::path output(spec.output);
-  if (output.has_parent_path()) std::filesystem::create_directories(output.parent_path());
   RecordLog log(spec.output);
   const auto names = [](const SearchSpace& space) { return space.knob_names(); };
   for (const Job& job : jobs) {

@@ -41,13 +41,21 @@ struct Corpus {
   std::vector<MeasuredKernel> kernels;
   // Measurements of whole programs (e.g. layout configs of a module), not of one kernel.
   std::vector<Measurement> program_measurements;
-  // What the importer could not find and a reader should know (e.g. a Kernel Tuner cache without
-  // the space.json that names its default config); `perftune inspect` and experiments print them.
+  // What the reader could not find, repaired or merged on the way (a Kernel Tuner cache without
+  // the space.json that names its default config, a record log's torn last line, merged
+  // duplicates), one line each; `perftune inspect` and experiments print them.
   std::vector<std::string> notes;
 
   std::size_t measurement_count() const;  // kernels' and programs', failed included
   std::size_t failed_count() const;
 };
+
+// The checks every importer's output passes (load_source applies them to every format): each
+// op's shape (shape_problem), each ok runtime (runtime_problem), each cost (cost_problem) and each
+// measured config (config_problem). Throws InputError naming corpus.path and the kernel, op or
+// measurement. Importers check the same things where they read them, to name a finer place; this
+// is the net under all of them, so no format can hand the tuner a value another reader rejects.
+void check_corpus_values(const Corpus& corpus);
 
 // A corpus of one measured kernel: what single-kernel sources (Kernel Tuner caches, TpuGraphs
 // tile files) import.

@@ -11,6 +11,9 @@
 namespace perftune {
 
 std::string read_file(const std::string& path) {
+  // A folder opens like an empty file on Linux and would be reported as empty JSON or a bad header.
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) throw InputError(path, "", "a file, but this is a folder");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "a readable file (it does not exist or cannot be opened)");
   std::stringstream buffer;

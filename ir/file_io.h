@@ -4,7 +4,7 @@
 
 namespace perftune {
 
-// Throws InputError if the file cannot be read.
+// Throws InputError if the file cannot be read or is a folder.
 std::string read_file(const std::string& path);
 // Reads the file and, if it starts with the gzip magic, inflates it. A truncated or corrupt
 // stream is an InputError naming the byte offset where inflation failed.

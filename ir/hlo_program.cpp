@@ -14,6 +14,7 @@ Shape shape_from_proto(const proto::ShapeProto& shape, const std::string& file, 
     throw InputError(file, place, "a known element type (xla::PrimitiveType), not " + std::to_string(shape.element_type()));
   result.element_type = *type;
   result.dims.assign(shape.dimensions().begin(), shape.dimensions().end());
+  if (auto problem = shape_problem(make_shape(ElementType::kF32, result.dims))) throw InputError(file, place + ", shape", *problem);
   if (shape.has_layout())
     result.minor_to_major.assign(shape.layout().minor_to_major().begin(), shape.layout().minor_to_major().end());
   for (int i = 0; i < shape.tuple_shapes_size(); ++i)

@@ -1,9 +1,12 @@
 #include "ir/json_view.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
-#include <fstream>
-#include <sstream>
+#include <cstring>
+#include <unordered_set>
+
+#include "ir/file_io.h"
 
 #include "ir/input_error.h"
 
@@ -17,8 +20,7 @@ std::string describe(const nlohmann::json& value) {
     case nlohmann::json::value_t::array: return "an array";
     case nlohmann::json::value_t::string: return "a string";
     case nlohmann::json::value_t::boolean: return "a boolean";
-    case nlohmann::json::value_t::number_float: return "a number with a fraction";
-    default: return "a number";
+    default: return "the number " + value.dump();
   }
 }
 
@@ -37,13 +39,36 @@ std::string line_and_column(const std::string& text, std::size_t byte) {
 }
 }  // namespace
 
+DuplicateJsonKey::DuplicateJsonKey(const std::string& repeated)
+    : std::runtime_error("an object with each key once; \"" + repeated + "\" appears twice"), key(repeated) {}
+
+nlohmann::json parse_json_unique_keys(const std::string& text) {
+  std::vector<std::unordered_set<std::string>> open_objects;
+  const nlohmann::json::parser_callback_t check = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) open_objects.emplace_back();
+    else if (event == Event::object_end) open_objects.pop_back();
+    else if (event == Event::key && !open_objects.back().insert(parsed.get<std::string>()).second)
+      throw DuplicateJsonKey(parsed.get<std::string>());
+    return true;
+  };
+  return nlohmann::json::parse(text, check);
+}
+
 nlohmann::json parse_json_text(const std::string& text, const std::string& file) {
   try {
-    return nlohmann::json::parse(text);
+    return parse_json_unique_keys(text);
+  } catch (const DuplicateJsonKey& error) {
+    throw InputError(file, "", error.what());
   } catch (const nlohmann::json::parse_error& error) {
     std::string what = error.what();
     const auto colon = what.rfind(": ");
-    throw InputError(file, line_and_column(text, error.byte > 0 ? error.byte - 1 : 0),
+    const std::size_t at = error.byte > 0 ? error.byte - 1 : 0;
+    // nlohmann stops at the first letter ("last read: 'N'"), which tells a user nothing.
+    for (const char* word : {"NaN", "Infinity", "-Infinity", "nan", "inf", "-inf"})
+      if (text.compare(at, std::strlen(word), word) == 0 || (at > 0 && text.compare(at - 1, std::strlen(word), word) == 0))
+        throw InputError(file, line_and_column(text, at), "valid JSON, which has no NaN or Infinity (a number must be finite)");
+    throw InputError(file, line_and_column(text, at),
                      "valid JSON (" + (colon == std::string::npos ? what : what.substr(colon + 2)) + ")");
   } catch (const nlohmann::json::out_of_range& error) {
     // A number beyond double's range ("1e400"); nlohmann reports no position for it (found by fuzzing).
@@ -53,13 +78,7 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
   }
 }
 
-nlohmann::json parse_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "a readable file (it does not exist or cannot be opened)");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_json_text(buffer.str(), path);
-}
+nlohmann::json parse_json_file(const std::string& path) { return parse_json_text(read_file(path), path); }
 
 JsonView::JsonView(const nlohmann::json& value, std::string file, std::string path)
     : value_(&value), file_(std::move(file)), path_(std::move(path)) {}
@@ -119,8 +138,19 @@ std::string JsonView::as_string() const {
 }
 
 std::int64_t JsonView::as_int() const {
-  if (!value_->is_number_integer()) fail("an integer, found " + describe(*value_));
-  return value_->get<std::int64_t>();
+  // 2^63 and above parse as unsigned; reading them as int64 would wrap to a negative number.
+  if (value_->is_number_unsigned() && value_->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+    fail("an integer below 2^63, found " + value_->dump());
+  if (value_->is_number_integer()) return value_->get<std::int64_t>();
+  if (value_->is_number_float()) {
+    // 1e12 is an integer written in exponent notation; beyond 2^53 a double no longer says which one.
+    constexpr double kExactIntegers = 9007199254740992.0;  // 2^53
+    const double x = value_->get<double>();
+    if (x != std::floor(x)) fail("an integer, found " + value_->dump() + ", which has a fraction");
+    if (std::fabs(x) > kExactIntegers) fail("an integer (in exponent notation at most 2^53), found " + value_->dump());
+    return static_cast<std::int64_t>(x);
+  }
+  fail("an integer, found " + describe(*value_));
 }
 
 std::int64_t JsonView::as_positive_int() const {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,8 +16,19 @@ namespace perftune {
 
 // Reads and parses a JSON file; a syntax error becomes an InputError naming line and column.
 nlohmann::json parse_json_file(const std::string& path);
-// Parses JSON text; `file` names it in errors.
+// Parses JSON text; `file` names it in errors. Rejects an object with a key twice (see below).
 nlohmann::json parse_json_text(const std::string& text, const std::string& file);
+
+// A key that appears twice in one object. nlohmann keeps the last value silently, but which one
+// the writer meant is unknown ({"seconds": 1e-3, "seconds": 0}), so every reader rejects it.
+struct DuplicateJsonKey : std::runtime_error {
+  explicit DuplicateJsonKey(const std::string& key);
+  std::string key;
+};
+// nlohmann::json::parse, throwing DuplicateJsonKey for a repeated key (and nlohmann's own
+// exceptions for syntax errors and numbers out of range). For readers that handle those
+// themselves, such as the record log; parse_json_text turns all of them into InputError.
+nlohmann::json parse_json_unique_keys(const std::string& text);
 
 class JsonView {
  public:

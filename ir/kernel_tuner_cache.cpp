@@ -1,6 +1,7 @@
 #include "ir/kernel_tuner_cache.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 #include "ir/file_io.h"
@@ -13,9 +14,11 @@ namespace {
 
 constexpr double kSecondsPerMs = 1e-3;
 
-// Kernel Tuner's failure markers (kernel_tuner/util.py: CompilationFailedConfig, RuntimeFailedConfig).
+// Kernel Tuner's failure markers (kernel_tuner/util.py: CompilationFailedConfig, RuntimeFailedConfig,
+// InvalidConfig).
 constexpr const char* kCompileFailed = "CompilationFailedConfig";
 constexpr const char* kRuntimeFailed = "RuntimeFailedConfig";
+constexpr const char* kInvalidConfig = "InvalidConfig";
 // Measurement overheads Kernel Tuner records per config, in ms.
 constexpr const char* kCostFields[] = {"compile_time", "verification_time", "benchmark_time", "framework_time"};
 
@@ -90,7 +93,11 @@ MeasureResult read_result(const nlohmann::json& entry, const std::string& file, 
   if (time->is_string()) {
     const std::string& text = time->get_ref<const std::string&>();
     if (text == kCompileFailed) return MeasureResult::failure(MeasureStatus::kCompileError, text, cost);
-    return MeasureResult::failure(MeasureStatus::kRuntimeError, text, cost);
+    if (text == kRuntimeFailed) return MeasureResult::failure(MeasureStatus::kRuntimeError, text, cost);
+    if (text == kInvalidConfig) return MeasureResult::failure(MeasureStatus::kInvalidConfig, text, cost);
+    // "3.2" or "fast" is no failure Kernel Tuner writes: a damaged or hand-edited cache.
+    view("time").fail("a runtime in ms (a number) or one of Kernel Tuner's failure markers " + std::string(kCompileFailed) + ", " +
+                      kRuntimeFailed + ", " + kInvalidConfig + "; found the string \"" + text + "\"");
   }
   if (!time->is_number()) view("time").fail("a runtime in ms or a failure string such as \"" + std::string(kRuntimeFailed) + "\"");
   const double seconds = time->get<double>() * kSecondsPerMs;
@@ -110,6 +117,28 @@ MeasureResult read_result(const nlohmann::json& entry, const std::string& file, 
   MeasureResult result = MeasureResult::from_repeats(std::move(repeats), cost);
   result.seconds = seconds;  // Kernel Tuner's objective is the mean; keep it as recorded
   return result;
+}
+
+// Kernel Tuner keys a cache entry by its parameter values joined with commas in tune_params_keys
+// order (Python's str() of each). A key that disagrees with the entry's values means the cache was
+// edited or damaged: which of the two was measured is unknown.
+bool key_matches_values(const std::string& key, const nlohmann::json& entry, const std::vector<Param>& params) {
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const std::size_t end = i + 1 == params.size() ? key.size() : key.find(',', start);
+    if (end == std::string::npos) return false;
+    const std::string part = key.substr(start, end - start);
+    start = end + 1;
+    const nlohmann::json& value = entry.at(params[i].name);
+    if (value.is_string()) {
+      if (part != value.get_ref<const std::string&>()) return false;
+    } else if (value.is_number()) {
+      char* parsed_end = nullptr;
+      const double x = std::strtod(part.c_str(), &parsed_end);
+      if (parsed_end == part.c_str() || *parsed_end != '\0' || x != value.get<double>()) return false;
+    }  // booleans and lists: Python's spelling is not worth re-deriving; their values are checked above
+  }
+  return true;
 }
 
 std::optional<Config> default_config(const nlohmann::json& space, const std::vector<Param>& params, const std::string& file) {
@@ -143,7 +172,7 @@ Corpus kernel_tuner_corpus(const nlohmann::json& json, const std::string& file, 
   if (auto size = root.find("problem_size")) {
     op.shape.dims = size->as_int_list();
     for (std::size_t d = 0; d < op.shape.dims.size(); ++d)
-      if (op.shape.dims[d] < 0) size->at(d).fail("a non-negative problem size");
+      if (auto problem = dimension_problem(op.shape.dims[d])) size->at(d).fail("a problem size that is " + *problem);
   }
   body.add_op(std::move(op));
 
@@ -173,6 +202,8 @@ Corpus kernel_tuner_corpus(const nlohmann::json& json, const std::string& file, 
       if (!value) JsonView(entry, file, path).at(p.name).fail("one of the tune_params values of '" + p.name + "'");
       config.values.push_back(*value);
     }
+    if (!key_matches_values(item.key(), entry, params))
+      JsonView(entry, file, path).fail("the parameter values its key names (the key and the values disagree: the cache was edited or damaged)");
     configs.push_back(config);
     measured.measurements.push_back(Measurement{std::move(config), read_result(entry, file, path)});
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <numeric>
 #include <utility>
 
@@ -55,10 +56,24 @@ MeasureResult MeasureResult::from_repeats(std::vector<double> repeats, double co
   return result;
 }
 
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g s", seconds);
+  return text;
+}
+
 std::optional<std::string> runtime_problem(double seconds) {
   if (std::isnan(seconds)) return "a runtime is NaN";
   if (std::isinf(seconds)) return "a runtime is infinite";
-  if (seconds < 0) return "a runtime is negative (" + std::to_string(seconds) + " s)";
+  if (seconds < 0) return "a runtime is negative (" + seconds_text(seconds) + ")";
+  if (seconds == 0) return "a runtime is 0 s (a measured runtime is above 0)";
+  return std::nullopt;
+}
+
+std::optional<std::string> cost_problem(double seconds) {
+  if (!std::isfinite(seconds)) return std::string("a cost is not finite");
+  if (seconds < 0) return "a cost is negative (" + seconds_text(seconds) + ")";
+  if (seconds > kMaxCostSeconds) return "a cost of " + seconds_text(seconds) + " is more than a week (" + seconds_text(kMaxCostSeconds) + ")";
   return std::nullopt;
 }
 

@@ -39,8 +39,20 @@ struct MeasureResult {
   static MeasureResult from_repeats(std::vector<double> repeats, double cost_seconds);
 };
 
-// Empty when `seconds` is a valid runtime; else what is wrong with it (NaN, infinite, negative).
+// The one definition of a valid runtime, applied by every importer (Kernel Tuner cache, TPU
+// data, TpuGraphs npz), the record log reader, runner replies and the tuner: finite and above 0
+// (a kernel that takes no time was not measured). Empty when valid; else what is wrong with it.
 std::optional<std::string> runtime_problem(double seconds);
+
+// A measurement's hardware cost, in seconds, above which it is not believed: a week. No single
+// compile-and-run takes that long, and budgets summed from such costs stay exact.
+inline constexpr double kMaxCostSeconds = 7 * 24 * 3600.0;
+// The one definition of a valid cost (finite, >= 0, <= kMaxCostSeconds), applied wherever a cost
+// is read (record log, runner replies). Empty when valid; else what is wrong with it.
+std::optional<std::string> cost_problem(double seconds);
+
+// Seconds for messages, with significant digits whatever the scale: "-3e-07 s", "0.25 s".
+std::string seconds_text(double seconds);
 
 // One measured config of one kernel on one device: a line of the record log.
 struct Record {

@@ -113,7 +113,8 @@ void shape_fields_from_json(const JsonView& j, Shape& shape, int depth = 0) {
   if (depth > kMaxTupleDepth) j.fail("tuples nested at most " + std::to_string(kMaxTupleDepth) + " deep");
   shape.dims = j.at("shape").as_int_list();
   for (std::size_t d = 0; d < shape.dims.size(); ++d)
-    if (shape.dims[d] < 0) j.at("shape").at(d).fail("a non-negative dimension");
+    if (auto problem = dimension_problem(shape.dims[d])) j.at("shape").at(d).fail(*problem);
+  if (auto problem = shape_problem(make_shape(ElementType::kF32, shape.dims))) j.at("shape").fail(*problem);
   if (auto layout = j.find("layout")) {
     shape.minor_to_major = layout->as_int_list();
     if (shape.minor_to_major.size() != shape.dims.size())

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "ir/program_json.h"
@@ -69,7 +70,7 @@ Record record_from_json(const JsonView& j) {
     }
   r.result.spread = j.get_number("spread", 0.0);
   r.result.cost_seconds = j.get_number("cost", 0.0);
-  if (r.result.cost_seconds < 0) j.at("cost").fail("a non-negative measurement cost");
+  if (auto problem = cost_problem(r.result.cost_seconds)) j.at("cost").fail("a valid measurement cost, but " + *problem);
   r.result.message = j.get_string("message", "");
   r.unix_time = j.get_number("time", 0.0);
   return r;
@@ -205,11 +206,7 @@ void RecordLog::define_kernel(const Kernel& kernel, const SearchSpace& space) {
 }
 
 LoadedLog RecordLog::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "a readable record log (it does not exist or cannot be opened)");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = read_file(path);
 
   LoadedLog log;
   using RecordKey = std::tuple<std::string, std::string, std::vector<std::int64_t>>;
@@ -226,7 +223,9 @@ LoadedLog RecordLog::load(const std::string& path) {
     const std::string place = "line " + std::to_string(line_number);
     nlohmann::json j;
     try {
-      j = nlohmann::json::parse(line);
+      j = parse_json_unique_keys(line);
+    } catch (const DuplicateJsonKey& error) {
+      throw InputError(path, place, error.what());
     } catch (const nlohmann::json::exception&) {  // a syntax error, or a number out of double's range (found by fuzzing)
       if (torn) {
         log.warnings.push_back(path + ": " + place + ": dropped a torn last line (the writer was interrupted)");
@@ -246,6 +245,10 @@ LoadedLog RecordLog::load(const std::string& path) {
     } else if (type == "record") {
       Record record = record_from_json(view);
       keep_written_knob_order(line, record);
+      // Its kernel's definition comes first in a log perftune wrote: the config must fit its space.
+      if (const auto definition = log.kernels.find(record.kernel_key); definition != log.kernels.end())
+        if (auto problem = named_config_problem(*definition->second.space, record.knob_names, record.config))
+          view.at("config").fail(*problem);
       RecordKey key{record.device, record.kernel_key, record.config.values};
       const auto [it, inserted] = index_of.emplace(key, log.records.size());
       if (inserted) {

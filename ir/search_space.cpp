@@ -199,4 +199,33 @@ Config SearchSpace::from_json(const nlohmann::json& object) const {
   return config;
 }
 
+std::optional<std::string> config_problem(const SearchSpace& space, const Config& config) {
+  if (config.values.size() != space.dimension())
+    return "a config of " + std::to_string(space.dimension()) + " knob values, not " + std::to_string(config.values.size());
+  for (std::size_t k = 0; k < space.dimension(); ++k)
+    if (space.index_of(k, config.values[k]) < 0)
+      return "a value of knob '" + space.knobs()[k].name + "' from its domain, not " + std::to_string(config.values[k]);
+  if (!space.contains(config)) return std::string("a config inside the kernel's space (this combination of values is not valid there)");
+  return std::nullopt;
+}
+
+std::optional<std::string> named_config_problem(const SearchSpace& space, const std::vector<std::string>& names,
+                                                const Config& config, Config* ordered) {
+  Config in_order;
+  for (const Knob& knob : space.knobs()) {
+    const auto it = std::find(names.begin(), names.end(), knob.name);
+    if (it == names.end()) return "a value for every knob of the kernel's space; knob '" + knob.name + "' is missing";
+    const auto index = static_cast<std::size_t>(it - names.begin());
+    if (index >= config.values.size()) return "a value for knob '" + knob.name + "'";
+    in_order.values.push_back(config.values[index]);
+  }
+  for (const std::string& name : names)
+    if (std::find_if(space.knobs().begin(), space.knobs().end(), [&](const Knob& k) { return k.name == name; }) == space.knobs().end())
+      return "only knobs of the kernel's space; '" + name + "' is not one";
+  if (names.size() != space.dimension()) return std::string("each knob once");
+  if (auto problem = config_problem(space, in_order)) return problem;
+  if (ordered) *ordered = std::move(in_order);
+  return std::nullopt;
+}
+
 }  // namespace perftune

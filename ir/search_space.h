@@ -73,4 +73,13 @@ class SearchSpace {
   mutable std::optional<std::uint64_t> cached_size_;
 };
 
+// The one check of a config read from outside (a record log line, an imported measurement): one
+// value per knob of `space`, in its order, each in its knob's domain, and the config valid in the
+// space. Empty when it is; else what is wrong, naming the knob.
+std::optional<std::string> config_problem(const SearchSpace& space, const Config& config);
+// The same for a config with its knob names (a record): every knob of the space present once and
+// no other; `ordered` receives the values in the space's knob order.
+std::optional<std::string> named_config_problem(const SearchSpace& space, const std::vector<std::string>& names,
+                                                const Config& config, Config* ordered = nullptr);
+
 }  // namespace perftune

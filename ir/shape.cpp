@@ -51,6 +51,25 @@ std::string Shape::to_string() const {
   return text;
 }
 
+std::optional<std::string> dimension_problem(std::int64_t dimension) {
+  if (dimension >= 0 && dimension <= kMaxDimension) return std::nullopt;
+  return "a dimension in [0, 2^32 = " + std::to_string(kMaxDimension) + "], not " + std::to_string(dimension);
+}
+
+std::optional<std::string> shape_problem(const Shape& shape) {
+  for (std::size_t i = 0; i < shape.tuple_shapes.size(); ++i)
+    if (auto problem = shape_problem(shape.tuple_shapes[i])) return "tuple element " + std::to_string(i) + ": " + *problem;
+  std::int64_t count = 1;
+  for (std::size_t d = 0; d < shape.dims.size(); ++d) {
+    if (auto problem = dimension_problem(shape.dims[d])) return "dimension " + std::to_string(d) + ": " + *problem;
+    // Compared before multiplying: 2^40 * 2^32 would overflow int64.
+    if (shape.dims[d] > 0 && count > kMaxElementCount / shape.dims[d])
+      return "a shape of at most 2^40 = " + std::to_string(kMaxElementCount) + " elements (" + shape.to_string() + " has more)";
+    count *= shape.dims[d];
+  }
+  return std::nullopt;
+}
+
 Shape make_shape(ElementType type, std::vector<std::int64_t> dims) {
   Shape shape;
   shape.element_type = type;

@@ -15,16 +15,17 @@ namespace {
 bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
-}  // namespace
 
-Corpus load_source(const std::string& path) {
+Corpus load_any_format(const std::string& path) {
   if (!path_exists(path)) throw InputError(path, "", "an existing file");
   if (ends_with(path, ".pb")) return load_tpu_tuning_data(path);
   if (ends_with(path, ".npz")) return load_tpugraphs_npz(path);
   if (ends_with(path, ".json.gz")) return load_kernel_tuner_cache(path);
   if (ends_with(path, ".jsonl")) {
     const LoadedLog log = RecordLog::load(path);
-    return corpus_from_log(log, path);
+    Corpus corpus = corpus_from_log(log, path);
+    corpus.notes.insert(corpus.notes.end(), log.warnings.begin(), log.warnings.end());
+    return corpus;
   }
   if (ends_with(path, ".json")) {
     const nlohmann::json json = parse_json_file(path);
@@ -37,6 +38,14 @@ Corpus load_source(const std::string& path) {
   }
   throw InputError(path, "", "a supported source: .pb (XLA TPU tuning data), .json.gz (Kernel Tuner cache), "
                              ".npz (TpuGraphs), .jsonl (record log) or .json (perftune program)");
+}
+
+}  // namespace
+
+Corpus load_source(const std::string& path) {
+  Corpus corpus = load_any_format(path);
+  check_corpus_values(corpus);
+  return corpus;
 }
 
 }  // namespace perftune

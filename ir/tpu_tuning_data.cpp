@@ -1,6 +1,7 @@
 #include "ir/tpu_tuning_data.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/stubs/logging.h>
 
 #include <climits>
 #include <optional>
@@ -153,6 +154,9 @@ void parse_payload(Message& message, const std::string& bytes, const Field& fiel
 }
 
 std::vector<proto::ModuleTuningData> decode(const std::string& bytes, const std::string& file) {
+  // protobuf prints "[libprotobuf ERROR ...]" on stderr for a message it cannot parse, before our
+  // own one-line InputError says the same with the file and place: silence it while we decode.
+  const google::protobuf::LogSilencer quiet;
   if (bytes.size() > static_cast<std::size_t>(INT_MAX)) throw InputError(file, "", "a protobuf file smaller than 2 GiB");
   const Scan scan = scan_fields(bytes.data(), bytes.size());
   const TpuLayout layout = detect(bytes, scan);

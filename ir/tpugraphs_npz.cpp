@@ -83,7 +83,7 @@ std::vector<std::int64_t> leading_nonzero(const NpyArray& feat, std::size_t row,
     const double v = feat.as_double(row * kTpuGraphsNodeFeatures + first + k);
     if (v == 0) break;
     dims.push_back(to_int(v, file, node_place(row, first + k)));
-    if (dims.back() < 0) throw InputError(file, node_place(row, first + k), "a positive size");
+    if (auto problem = dimension_problem(dims.back())) throw InputError(file, node_place(row, first + k), *problem);
   }
   return dims;
 }

@@ -1,7 +1,11 @@
 #pragma once
 // Paths and data lookup shared by the tests.
 #include <cstdlib>
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -19,6 +23,22 @@ inline std::string scratch_dir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
+}
+
+// Processes (other than this one) whose command line contains `marker`, e.g. a unique sleep
+// length: how tests count children left behind.
+inline int count_processes_with(const std::string& marker) {
+  int count = 0;
+  const std::string self = std::to_string(::getpid());
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos || name == self) continue;
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(marker) != std::string::npos) ++count;
+  }
+  return count;
 }
 
 }  // namespace perftune

@@ -34,7 +34,7 @@ TEST_CASE("an analytical model without a usable device spec names the problem") 
     const nlohmann::json json = nlohmann::json::parse(R"({"type": "analytical", "device": "tpu_v9.json"})");
     const ModelSpec spec = parse_model_spec(JsonView(json, "campaign.json", "$.model"), in_hardware_configs);
     CHECK_THROWS_AS(make_model(spec), InputError);
-    CHECK_THROWS_WITH(make_model(spec), Catch::Contains("tpu_v9.json"));
+    CHECK_THROWS_WITH(make_model(spec), Catch::Contains("campaign.json: $.model.device") && Catch::Contains("tpu_v9.json"));
   }
 }
 

@@ -1,19 +1,10 @@
 // perftune measure through the real binary: exit codes, one-line errors, JSON output.
-#include <cstdlib>
-
 #include <nlohmann/json.hpp>
 
-#include "hardware/subprocess.h"
-#include "test_support.h"
+#include "cli_test_support.h"
 
 namespace perftune {
 namespace {
-
-SubprocessResult perftune_cli(std::vector<std::string> args) {
-  const char* bin = std::getenv("PERFTUNE_BIN");
-  args.insert(args.begin(), bin ? bin : std::string(PERFTUNE_BINARY_DIR) + "/perftune");
-  return run_subprocess(args, "", 120);
-}
 
 TEST_CASE("measure prints one JSON result per config and exits 0", "[cli][measure]") {
   const auto r = perftune_cli({"measure", source_path("configs/programs/mlp_block_tiny.json"), "--kernel", "mm1", "--random", "2", "--json"});
@@ -33,6 +24,7 @@ TEST_CASE("measure fails with one line naming the problem", "[cli][measure]") {
       {{"--kernel", "nope"}, "no kernel 'nope'"},
       {{"--fusion", "[999]"}, "--fusion"},
       {{"--kernel", "mm1", "--config", "{\"tile.out.0\": 3}"}, "--config"},
+      {{"--kernel", "mm1", "--runner", "true", "--runner-timeout", "0"}, "--runner-timeout: a timeout must be above 0"},
   }));
   std::vector<std::string> command = {"measure", source_path("configs/programs/mlp_block_tiny.json")};
   command.insert(command.end(), args.begin(), args.end());
@@ -41,6 +33,15 @@ TEST_CASE("measure fails with one line naming the problem", "[cli][measure]") {
   CHECK(r.exit_code != 0);
   CHECK(r.err.find(words) != std::string::npos);
   CHECK(r.err.find('\n') == r.err.size() - 1);  // one line
+}
+
+TEST_CASE("measure --runner exits non-zero when every result failed, after printing them", "[cli][measure]") {
+  const auto r = perftune_cli({"measure", source_path("configs/programs/mlp_block_tiny.json"), "--kernel", "mm1", "--random", "2",
+                               "--runner", "cat >/dev/null; echo 'no device here'", "--runner-timeout", "30"});
+  CAPTURE(r.out, r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("runtime_error") != std::string::npos);  // each failure is still shown
+  CHECK(r.err.find("every measurement failed (2 of 2)") != std::string::npos);
 }
 
 }  // namespace

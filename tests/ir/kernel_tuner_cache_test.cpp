@@ -81,16 +81,27 @@ TEST_CASE("caches of one kernel on two GPUs share a kernel key") {
 }
 
 TEST_CASE("bad times in a cache name the record") {
-  const auto bad = GENERATE(as<std::string>{}, "-1.0", "null", "\"\"");
+  // "fast" and "3.2" are no failure marker Kernel Tuner writes, 0 is no runtime: each is an error
+  // naming the record, not a silent failure or a best of 0 s.
+  const auto [bad, words] = GENERATE(table<std::string, std::string>({{"-1.0", "negative"}, {"null", "a runtime in ms"},
+      {"\"\"", "failure markers"}, {"\"fast\"", "found the string \"fast\""}, {"\"3.2\"", "found the string \"3.2\""},
+      {"0", "0 s"}}));
   CAPTURE(bad);
-  if (bad == "\"\"") {
-    // An unknown failure text is kept as a runtime error with its text.
-    const Corpus corpus = kernel_tuner_corpus(nlohmann::json::parse(small_cache(bad)), "odd.json");
-    REQUIRE(corpus.failed_count() == 3);
-    return;
-  }
   REQUIRE_THROWS_WITH(kernel_tuner_corpus(nlohmann::json::parse(small_cache(bad)), "bad.json"),
-                      Catch::Contains("bad.json: $.cache[\"64,safe\"].time"));
+                      Catch::Contains("bad.json: $.cache[\"64,safe\"].time") && Catch::Contains(words));
+}
+
+TEST_CASE("a cache key that disagrees with its record's values is rejected") {
+  std::string text = small_cache("1.0");
+  const std::string key = "\"64,safe\": {\"block\": 64";
+  REQUIRE(text.find(key) != std::string::npos);
+  text.replace(text.find(key), key.size(), "\"64,safe\": {\"block\": 32");
+  // Now "32,safe" twice in values; the first disagreeing key is reported.
+  REQUIRE_THROWS_WITH(kernel_tuner_corpus(nlohmann::json::parse(text), "edited.json"),
+                      Catch::Contains("edited.json: $.cache[\"64,safe\"]") && Catch::Contains("disagree"));
+  // Kernel Tuner's InvalidConfig marker is a failure like the other two.
+  std::string invalid = small_cache("\"InvalidConfig\"");
+  CHECK(kernel_tuner_corpus(nlohmann::json::parse(invalid), "ok.json").failed_count() == 3);
 }
 
 TEST_CASE("NaN in a cache file, a malformed cache and a truncated gzip are reported with their place") {

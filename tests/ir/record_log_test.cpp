@@ -124,7 +124,14 @@ TEST_CASE("NaN and negative runtimes in a record log are errors naming the line"
   const auto original = lines_of(path);
   struct Row { std::string from, to, expected; };
   const auto row = GENERATE(Row{"\"seconds\":0.003", "\"seconds\":null", "NaN"}, Row{"\"seconds\":0.003", "\"seconds\":-0.003", "negative"},
-                            Row{"\"repeats\":[0.003", "\"repeats\":[-1", "negative"}, Row{"\"cost\":0.5", "\"cost\":-0.5", "non-negative"});
+                            Row{"\"repeats\":[0.003", "\"repeats\":[-1", "negative"}, Row{"\"cost\":0.5", "\"cost\":-0.5", "negative"},
+                            // A resumed campaign adopted a logged 0 as its best; a cost of 1e300 broke its budget.
+                            Row{"\"seconds\":0.003", "\"seconds\":0", "0 s"}, Row{"\"cost\":0.5", "\"cost\":1e300", "more than a week"},
+                            // A config outside its kernel's space, or missing a knob.
+                            Row{"\"unroll\":1}", "\"unroll\":3}", "knob 'unroll'"}, Row{",\"unroll\":1}", "}", "'unroll' is missing"},
+                            Row{"\"unroll\":1}", "\"unroll\":1,\"vector\":4}", "'vector' is not one"},
+                            // nlohmann would keep the last of two keys silently.
+                            Row{"\"seconds\":0.003", "\"seconds\":0.003,\"seconds\":1", "appears twice"});
   CAPTURE(row.to);
   auto lines = original;
   const auto at = lines[1].find(row.from);
@@ -164,8 +171,9 @@ TEST_CASE("a log written by a child killed with SIGKILL mid-stream reloads with 
   if (child == 0) {
     // Child: append records forever, reporting each index after append() has returned.
     close(progress[0]);
+    // No kernel definition: the unroll values count up past any space, and a defined kernel's
+    // records must lie inside its space.
     RecordLog log(path);
-    log.define_kernel(k, toy_space());
     for (std::int64_t i = 0;; ++i) {
       log.append(toy_record(k, 1, 1 + i, 1e-3));
       if (write(progress[1], &i, sizeof i) != sizeof i) _exit(1);
@@ -225,4 +233,16 @@ TEST_CASE("record log keeps the knob order it was written in, not JSON's sorted 
   REQUIRE(loaded.records.at(0).config == Config{{64, 16}});
   const Corpus corpus = corpus_from_log(loaded, path);
   REQUIRE(corpus.kernels.at(0).space->contains(corpus.kernels.at(0).measurements.at(0).config));
+}
+
+TEST_CASE("inspect's source loader passes the log's warnings on: a torn last line, merged duplicates") {
+  const std::string path = three_records("log_warnings");
+  auto lines = lines_of(path);
+  lines.push_back(lines[1]);                              // a duplicate record
+  lines.push_back(lines[2].substr(0, lines[2].size() / 2));  // a torn last line
+  write_lines(path, lines, false);
+  const Corpus corpus = load_source(path);
+  REQUIRE(corpus.notes.size() == 2);
+  CHECK(corpus.notes[0].find("torn last line") != std::string::npos);
+  CHECK(corpus.notes[1].find("merged 1 duplicate") != std::string::npos);
 }

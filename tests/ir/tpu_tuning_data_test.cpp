@@ -194,6 +194,18 @@ TEST_CASE("negative times and unknown element types in TPU data name the module 
     REQUIRE_THROWS_WITH(parse_tpu_tuning_data(data.SerializeAsString(), "neg.pb"),
                         Catch::Contains("neg.pb: module 0 ('fusion.1'), run 1") && Catch::Contains("non-negative"));
   }
+  SECTION("a negative or huge dimension, which the record log would refuse to read back") {
+    for (std::int64_t bad : {std::int64_t{-3}, std::int64_t{1} << 62}) {
+      e->mutable_shape()->set_dimensions(0, bad);
+      REQUIRE_THROWS_WITH(parse_tpu_tuning_data(data.SerializeAsString(), "dim.pb"),
+                          Catch::Contains("dim.pb: module 0 ('fusion.1')") && Catch::Contains("instruction 'exp'") &&
+                              Catch::Contains("dimension 0: a dimension in [0, 2^32"));
+    }
+  }
+  SECTION("a runtime of 0 ns") {
+    m->mutable_runs(1)->mutable_profile()->set_compute_time_ns(0);
+    REQUIRE_THROWS_WITH(parse_tpu_tuning_data(data.SerializeAsString(), "zero.pb"), Catch::Contains("zero.pb: module 0 ('fusion.1'), run 1"));
+  }
   SECTION("unknown element type") {
     e->mutable_shape()->set_element_type(99);
     REQUIRE_THROWS_WITH(parse_tpu_tuning_data(data.SerializeAsString(), "type.pb"),
