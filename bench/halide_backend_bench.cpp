@@ -1,7 +1,8 @@
 // Benchmark of the live CPU backend (not a test), on this machine:
 //   matmul      tunes the 1024^3 f32 matmul (configs/campaigns/cpu_matmul_1024.json, 200
 //               measurements), then times its best schedule, Halide's three autoschedulers and
-//               OpenBLAS sgemm (torch::mm) at the same thread count side by side, alternating, and
+//               OpenBLAS sgemm (the backend's library reference, torch::mm in its own process) at
+//               the same thread count side by side, alternating, and
 //               prints each one's GFLOP/s and ratio to OpenBLAS (floor: tuned >= 0.8x).
 //   noise       one schedule of a 256^3 matmul measured in 10 separate measurements: the spread
 //               (coefficient of variation) of their medians (floor: <= 3%).
@@ -10,8 +11,6 @@
 //               and <= 5%).
 //   build/bench/halide_backend_bench matmul|noise|throughput [--rounds N]
 // Run from the project's root (it reads configs/).
-#include <torch/torch.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -47,26 +46,6 @@ double cv(const std::vector<double>& xs) {
   return std::sqrt(var / static_cast<double>(xs.size() - 1)) / mean;
 }
 
-// Median seconds of torch::mm on [n, n] x [n, n] f32, samples of >= 20 ms.
-double openblas_seconds(std::int64_t n, int threads) {
-  torch::set_num_threads(threads);
-  const auto a = torch::rand({n, n}), b = torch::rand({n, n});
-  auto c = torch::mm(a, b);
-  std::vector<double> samples;
-  for (int s = 0; s < 7; ++s) {
-    int calls = 0;
-    const auto start = Clock::now();
-    double elapsed = 0;
-    while (elapsed < 0.02) {
-      c = torch::mm(a, b);
-      ++calls;
-      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    }
-    samples.push_back(elapsed / calls);
-  }
-  return median(samples);
-}
-
 int matmul(int rounds) {
   const Campaign campaign = load_campaign("configs/campaigns/cpu_matmul_1024.json");
   const std::string output = "/tmp/perftune-bench-matmul";
@@ -91,9 +70,11 @@ int matmul(int rounds) {
   std::vector<std::string> peer_names, peer_settings;
   for (int r = 0; r < rounds; ++r) {
     tuned.push_back(backend.measure(target.kernel, *target.space, std::vector<Config>{best})[0].seconds);
-    blas.push_back(openblas_seconds(1024, threads));
+    const auto library = backend.measure_library(target.kernel);
+    blas.push_back(library && library->result.ok() ? library->result.seconds : NAN);
     if (r == 0) {
-      const auto measured = backend.measure_peers(target.kernel);
+      auto measured = backend.measure_peers(target.kernel);
+      measured.pop_back();  // the library reference, timed in every round above
       for (std::size_t p = 0; p < measured.size(); ++p) {
         peer_names.push_back(measured[p].name);
         peer_settings.push_back(measured[p].settings);

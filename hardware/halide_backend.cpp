@@ -8,6 +8,7 @@
 #include <fstream>
 #include <thread>
 
+#include "hardware/blas_problem.h"
 #include "hardware/calibrate.h"
 #include "hardware/halide_schedule.h"
 #include "hardware/op_semantics.h"
@@ -60,24 +61,36 @@ std::vector<std::string> worker_command(HalideBackendOptions& options) {
   return argv;
 }
 
+// Checked when the reference is measured, not here: a backend without it still tunes.
+std::vector<std::string> blas_command(HalideBackendOptions& options) {
+  if (options.blas_runner.empty()) options.blas_runner = {PERFTUNE_BLAS_RUNNER};
+  std::vector<std::string> argv = options.blas_runner;
+  argv.push_back(std::to_string(options.threads));
+  return argv;
+}
+
 }  // namespace
 
-HalideBackend::HalideBackend(HalideBackendOptions options) : options_(std::move(options)), worker_(worker_command(options_)) {
+HalideBackend::HalideBackend(HalideBackendOptions options)
+    : options_(std::move(options)), worker_(worker_command(options_)), blas_worker_(blas_command(options_)) {
   fingerprint_ = "cpu:" + read_cpu_name() + ":halide14:" + std::to_string(options_.threads) + "t";
   outputs_file_ = scratch_folder(options_.scratch_dir) + "/perftune-halide." + std::to_string(::getpid()) + "." +
                   std::to_string(reinterpret_cast<std::uintptr_t>(this)) + ".out";
+}
+
+nlohmann::json HalideBackend::timing_request() const {
+  return {{"min_repeats", options_.min_repeats},
+          {"max_repeats", options_.max_repeats},
+          {"target_cv", options_.target_cv},
+          {"budget", options_.time_budget_seconds},
+          {"min_sample", options_.min_sample_seconds}};
 }
 
 MeasureResult HalideBackend::run(const Kernel& kernel, const nlohmann::json& schedule, bool autoscheduled) {
   nlohmann::json request = {{"program", program_to_json(kernel.body())},
                             {"seed", options_.seed},
                             {"outputs", outputs_file_},
-                            {"timing",
-                             {{"min_repeats", options_.min_repeats},
-                              {"max_repeats", options_.max_repeats},
-                              {"target_cv", options_.target_cv},
-                              {"budget", options_.time_budget_seconds},
-                              {"min_sample", options_.min_sample_seconds}}}};
+                            {"timing", timing_request()}};
   request[autoscheduled ? "autoscheduler" : "schedule"] = schedule;
   std::error_code ignored;
   std::filesystem::remove(outputs_file_, ignored);
@@ -139,7 +152,36 @@ std::vector<PeerMeasurement> HalideBackend::measure_peers(const Kernel& kernel) 
     }
     peers.push_back(std::move(best));
   }
+  if (auto library = measure_library(kernel)) peers.push_back(std::move(*library));
   return peers;
+}
+
+std::optional<PeerMeasurement> HalideBackend::measure_library(const Kernel& kernel) {
+  const std::optional<BlasProblem> problem = blas_problem(kernel);
+  if (!problem) return std::nullopt;
+  PeerMeasurement peer{problem->library, problem->calls + ", " + std::to_string(options_.threads) + " threads",
+                       MeasureResult::failure(MeasureStatus::kRuntimeError, "not run")};
+  if (!std::filesystem::exists(options_.blas_runner.front())) {
+    peer.result.message = "the library runner " + options_.blas_runner.front() + " does not exist (build perftune_blas_runner)";
+    return peer;
+  }
+  const nlohmann::json request = {{"calls", problem->request}, {"timing", timing_request()}};
+  const WorkerReply reply = blas_worker_.request(request.dump(), options_.run_timeout_seconds);
+  blas_worker_.stop();  // torch's thread pools stay out of the Halide worker's timings
+  if (reply.timed_out) {
+    peer.result = MeasureResult::failure(MeasureStatus::kTimeout, "the library call took longer than " + std::to_string(options_.run_timeout_seconds) + " s", reply.wall_seconds);
+    return peer;
+  }
+  nlohmann::json answer = nlohmann::json::parse(reply.line.value_or(""), nullptr, false);
+  std::vector<double> repeats;
+  if (answer.is_object() && answer.value("status", "") == "ok") repeats = answer.value("repeats", std::vector<double>{});
+  if (repeats.empty()) {
+    const std::string why = !reply.line ? reply.failure : answer.is_object() ? answer.value("message", "no timings") : "an answer that is not JSON";
+    peer.result = MeasureResult::failure(MeasureStatus::kRuntimeError, "BLAS runner: " + why, reply.wall_seconds);
+    return peer;
+  }
+  peer.result = MeasureResult::from_repeats(std::move(repeats), reply.wall_seconds);
+  return peer;
 }
 
 }  // namespace perftune

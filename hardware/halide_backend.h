@@ -4,11 +4,13 @@
 // crash or a hang) to lower the kernel to a Halide pipeline, apply the config as a schedule
 // (halide_schedule.h), JIT-compile it for this CPU, run it, and time it; the outputs are checked
 // here against the reference interpreter. The same worker runs Halide's own autoschedulers on the
-// same kernel (measure_autoscheduled), which is how campaigns measure their peers.
+// same kernel (measure_autoscheduled), and a second worker (perftune_blas_runner) times the
+// library reference; these are how campaigns measure their peers.
 // Runs are serial: two measurements sharing the cores would disturb each other's timing.
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,9 @@ struct HalideBackendOptions {
   // The worker command (the thread count is appended); empty = the perftune_halide_runner built
   // with perftune.
   std::vector<std::string> runner;
+  // The library reference's worker (blas_problem.h; the thread count is appended); empty = the
+  // perftune_blas_runner built with perftune.
+  std::vector<std::string> blas_runner;
   std::string scratch_dir;  // where the worker writes outputs; empty = $TMPDIR or /tmp
 };
 
@@ -59,8 +64,12 @@ class HalideBackend : public Backend {
   MeasureResult measure_autoscheduled(const Kernel& kernel, const AutoschedulerRun& run);
   // Mullapudi2016, Li2018 and Adams2019, each run with Halide's generic machine parameters and
   // with this machine's, the faster kept (its settings say which); skipped (with a failed result
-  // saying why) where a plugin is absent.
+  // saying why) where a plugin is absent. Then, for a kernel with a dot or a convolution, the
+  // library reference (measure_library).
   std::vector<PeerMeasurement> measure_peers(const Kernel& kernel) override;
+  // The kernel's dots (OpenBLAS) and convolutions (oneDNN) timed by torch with the same threads
+  // (blas_problem.h); nullopt for a kernel without them.
+  std::optional<PeerMeasurement> measure_library(const Kernel& kernel);
 
   const HalideBackendOptions& options() const { return options_; }
   // Worker processes started so far (1 + restarts after crashes and timeouts).
@@ -68,11 +77,13 @@ class HalideBackend : public Backend {
 
  private:
   MeasureResult run(const Kernel& kernel, const nlohmann::json& request_schedule, bool autoscheduled);
+  nlohmann::json timing_request() const;
 
   HalideBackendOptions options_;
   std::string fingerprint_;
   std::string outputs_file_;
   WorkerProcess worker_;
+  WorkerProcess blas_worker_;
   ReferenceOutputs references_;
 };
 

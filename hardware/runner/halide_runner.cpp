@@ -15,13 +15,10 @@
 // It lowers the program (halide/lowering.h), applies the schedule (halide/apply_schedule.h) or
 // runs the named autoscheduler on it, JIT-compiles for this CPU, fills the inputs (input_data.h),
 // runs once (warm-up), writes the outputs as raw f32 to PATH for the backend to check against the
-// reference interpreter, then times samples: each of enough calls to last min_sample, until the
-// CV is at most target_cv after min_repeats, max_repeats, or the budget (a kernel slower than the
-// budget: its warm-up alone).
+// reference interpreter, then times it (runner/sample_timer.h).
 #include <Halide.h>
 
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -36,6 +33,7 @@
 #include "hardware/halide_schedule.h"
 #include "hardware/input_data.h"
 #include "hardware/op_semantics.h"
+#include "hardware/runner/sample_timer.h"
 #include "ir/json_view.h"
 #include "ir/program_json.h"
 
@@ -47,15 +45,6 @@ using perftune::OpId;
 using perftune::Program;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-double coefficient_of_variation(const std::vector<double>& xs) {
-  double mean = 0, var = 0;
-  for (double x : xs) mean += x;
-  mean /= static_cast<double>(xs.size());
-  for (double x : xs) var += (x - mean) * (x - mean);
-  var /= static_cast<double>(xs.size() > 1 ? xs.size() - 1 : 1);
-  return mean > 0 ? std::sqrt(var) / mean : 0.0;
-}
 
 std::vector<int> halide_sizes(const std::vector<std::int64_t>& dims) {
   std::vector<int> sizes;
@@ -153,31 +142,8 @@ json handle(const json& request) {
     if (!out) return failure("runtime_error", "cannot write the outputs to " + request.at("outputs").get<std::string>());
   }
 
-  const json timing = request.value("timing", json::object());
-  const int min_repeats = timing.value("min_repeats", 5), max_repeats = timing.value("max_repeats", 30);
-  const double target_cv = timing.value("target_cv", 0.02), budget = timing.value("budget", 1.0);
-  const double min_sample = timing.value("min_sample", 1e-3);
-  // A kernel slower than the whole timing budget is timed by its warm-up run alone: a second run
-  // would double the cost of the slowest configs (an unscheduled 1024^3 matmul runs 15 s) for a
-  // figure within a few percent of the first (its page faults are a tiny share of such a run).
-  if (warm_up_seconds >= budget) return {{"status", "ok"}, {"compile_seconds", compile_seconds}, {"repeats", {warm_up_seconds}}};
-  const auto start = Clock::now();
-  long calls = 1;  // per sample: doubled until a sample lasts min_sample (as Python's timeit autorange)
-  for (;;) {
-    const auto t = Clock::now();
-    for (long c = 0; c < calls; ++c) scheduled.pipeline.realize(realization, target);
-    if (seconds_since(t) >= min_sample || calls >= (1L << 30)) break;
-    calls *= 2;
-  }
-  std::vector<double> samples;
-  while (static_cast<int>(samples.size()) < max_repeats) {
-    const auto t = Clock::now();
-    for (long c = 0; c < calls; ++c) scheduled.pipeline.realize(realization, target);
-    samples.push_back(seconds_since(t) / static_cast<double>(calls));
-    const double spent = seconds_since(start);
-    if (static_cast<int>(samples.size()) >= min_repeats && coefficient_of_variation(samples) <= target_cv) break;
-    if (spent >= budget && (samples.size() >= 3 || spent >= 3 * budget)) break;
-  }
+  const std::vector<double> samples = perftune::time_samples([&] { scheduled.pipeline.realize(realization, target); },
+                                                             warm_up_seconds, perftune::SampleTiming::from_json(request.value("timing", json::object())));
   return {{"status", "ok"}, {"compile_seconds", compile_seconds}, {"repeats", samples}};
 }
 

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "hardware/blas_problem.h"
 #include "hardware/elementwise_ops.h"
 #include "hardware/fusion_space.h"
 #include "hardware/halide_schedule.h"
@@ -161,14 +162,57 @@ TEST_CASE("Halide's autoschedulers are measured as named peers at their best set
   const Kernel kernel = kernel_of(param("a", "[64, 48]", 0) + "," + param("b", "[48, 40]", 1) +
                                   R"(, {"name": "y", "opcode": "dot", "shape": [64, 40], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}})");
   const auto peers = shared_halide_backend().measure_peers(kernel);
-  REQUIRE(peers.size() == 3);
+  REQUIRE(peers.size() == 4);
   for (const PeerMeasurement& peer : peers) {
     CAPTURE(peer.name, peer.settings, peer.result.message);
     REQUIRE(peer.result.ok());
-    REQUIRE_THAT(peer.settings, Catch::Matchers::StartsWith("machine "));
   }
+  for (int i = 0; i < 3; ++i) REQUIRE_THAT(peers[i].settings, Catch::Matchers::StartsWith("machine "));
   REQUIRE(peers[0].name == "Mullapudi2016");
   REQUIRE(peers[2].name == "Adams2019");
+  // The library reference: the dot as one sgemm, timed by torch (OpenBLAS) with the same threads.
+  REQUIRE(peers[3].name == "OpenBLAS");
+  REQUIRE_THAT(peers[3].settings, Catch::Matchers::StartsWith("torch::mm [64x48]x[48x40], "));
+}
+
+TEST_CASE("a kernel's dots and convolutions become library calls in the library's layout", "[hardware][halide]") {
+  SECTION("two dots in a row are two calls") {
+    const Kernel kernel = kernel_of(param("a", "[8, 4]", 0) + "," + param("b", "[4, 6]", 1) + "," + param("c", "[6, 2]", 2) +
+                                    R"(, {"name": "h", "opcode": "dot", "shape": [8, 6], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}},
+                                       {"name": "y", "opcode": "dot", "shape": [8, 2], "operands": ["h", "c"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}})");
+    const auto problem = blas_problem(kernel);
+    REQUIRE(problem);
+    CHECK(problem->library == "OpenBLAS");
+    CHECK(problem->calls == "2 calls: torch::mm [8x4]x[4x6], torch::mm [8x6]x[6x2]");
+    CHECK(problem->request.size() == 2);
+  }
+  SECTION("a batched dot with its contraction first") {
+    const Kernel kernel = kernel_of(param("a", "[3, 48, 64]", 0) + "," + param("b", "[3, 48, 40]", 1) +
+                                    R"(, {"name": "y", "opcode": "dot", "shape": [3, 64, 40], "operands": ["a", "b"],
+                                          "dot": {"lhs_batch": [0], "rhs_batch": [0], "lhs_contracting": [1], "rhs_contracting": [1]}})");
+    const auto problem = blas_problem(kernel);
+    REQUIRE(problem);
+    CHECK(problem->library == "OpenBLAS");
+    CHECK(problem->request == nlohmann::json::array({{{"kind", "gemm"}, {"batch", 3}, {"m", 64}, {"k", 48}, {"n", 40}}}));
+  }
+  SECTION("an NHWC convolution with asymmetric padding, padded beforehand") {
+    const Kernel kernel = kernel_of(param("x", "[2, 10, 10, 8]", 0) + "," + param("w", "[3, 3, 8, 16]", 1) +
+                                    R"(, {"name": "y", "opcode": "convolution", "shape": [2, 5, 5, 16], "operands": ["x", "w"],
+                                          "window": {"size": [3, 3], "stride": [2, 2], "pad_low": [0, 1], "pad_high": [1, 1]},
+                                          "convolution": {"input_batch": 0, "input_feature": 3, "input_spatial": [1, 2],
+                                                          "kernel_input_feature": 2, "kernel_output_feature": 3, "kernel_spatial": [0, 1],
+                                                          "output_batch": 0, "output_feature": 3, "output_spatial": [1, 2]}})");
+    const auto problem = blas_problem(kernel);
+    REQUIRE(problem);
+    CHECK(problem->library == "oneDNN");
+    CHECK(problem->request[0]["input"] == nlohmann::json{2, 8, 11, 10});
+    CHECK(problem->request[0]["weight"] == nlohmann::json{16, 8, 3, 3});
+    CHECK(problem->request[0]["padding"] == nlohmann::json{0, 1});
+    CHECK(problem->request[0]["stride"] == nlohmann::json{2, 2});
+  }
+  SECTION("no dot or convolution, no library reference") {
+    CHECK_FALSE(blas_problem(kernel_of(param("a", "[4]", 0) + R"(, {"name": "y", "opcode": "exponential", "shape": [4], "operands": ["a"]})")));
+  }
 }
 
 }  // namespace
