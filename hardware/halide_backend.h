@@ -24,7 +24,8 @@ struct HalideBackendOptions {
   int threads = 0;                       // Halide's thread pool; 0 = the machine's cores
   double run_timeout_seconds = 60;       // compile + warm-up + timing of one config; over it: timeout
   // Repeats: each sample lasts >= min_sample_seconds (1 ms: ~1000x the steady_clock resolution);
-  // stop at CV <= target_cv after min_repeats, at max_repeats, or after time_budget_seconds.
+  // stop at a robust CV (runner/sample_timer.h) <= target_cv after min_repeats, at max_repeats,
+  // or after time_budget_seconds.
   int min_repeats = 5;
   int max_repeats = 30;
   double target_cv = 0.02;  // 2%: below the typical gap between neighbouring schedules

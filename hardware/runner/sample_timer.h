@@ -1,10 +1,14 @@
 #pragma once
 // How the runners time a kernel after its warm-up run: samples of enough calls to last
-// min_sample (doubled until they do, as Python's timeit autorange), until the samples' CV is at
-// most target_cv after min_repeats, at max_repeats, or once the budget is spent (with at least 3
-// samples, or 3x the budget). A kernel slower than the whole budget is timed by its warm-up run
+// min_sample (doubled until they do, as Python's timeit autorange), until the samples' spread is
+// at most target_cv after min_repeats, at max_repeats, or once the budget is spent (with at least
+// 3 samples, or 3x the budget). The spread is a robust CV, 1.4826 x the median absolute deviation
+// over the median (the CV of normal samples): the backend reports the median, which one
+// preempted sample does not move, so that sample should not cost 25 more either (with the plain
+// CV, 40 of 60 configs of a small kernel ran to max_repeats on one outlier). A kernel slower than the whole budget is timed by its warm-up run
 // alone: a second run would double the cost of the slowest configs (an unscheduled 1024^3
 // matmul runs 15 s) for a figure within a few percent of the first.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <vector>
@@ -29,13 +33,17 @@ struct SampleTiming {
   }
 };
 
-inline double coefficient_of_variation(const std::vector<double>& xs) {
-  double mean = 0, var = 0;
-  for (double x : xs) mean += x;
-  mean /= static_cast<double>(xs.size());
-  for (double x : xs) var += (x - mean) * (x - mean);
-  var /= static_cast<double>(xs.size() > 1 ? xs.size() - 1 : 1);
-  return mean > 0 ? std::sqrt(var) / mean : 0.0;
+inline double median_of(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  const std::size_t n = xs.size();
+  return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+}
+
+inline double robust_cv(const std::vector<double>& xs) {
+  const double median = median_of(xs);
+  std::vector<double> deviations;
+  for (double x : xs) deviations.push_back(std::fabs(x - median));
+  return median > 0 ? 1.4826 * median_of(deviations) / median : 0.0;
 }
 
 // Seconds per call of `run`, one entry per sample; `warm_up_seconds` is the warm-up run's time.
@@ -58,7 +66,7 @@ std::vector<double> time_samples(Run&& run, double warm_up_seconds, const Sample
     for (long c = 0; c < calls; ++c) run();
     samples.push_back(since(t) / static_cast<double>(calls));
     const double spent = since(start);
-    if (static_cast<int>(samples.size()) >= timing.min_repeats && coefficient_of_variation(samples) <= timing.target_cv) break;
+    if (static_cast<int>(samples.size()) >= timing.min_repeats && robust_cv(samples) <= timing.target_cv) break;
     if (spent >= timing.budget && (samples.size() >= 3 || spent >= 3 * timing.budget)) break;
   }
   return samples;
