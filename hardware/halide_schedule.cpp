@@ -134,7 +134,7 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
     // Every consumer must sit in one group, and no consumer may be outside the loop the
     // producer would be computed in.
     const OpId group = schedule.group_root[consumers.front()];
-    bool one_group = true;
+    bool one_group = group != kSeveralGroups;
     int deepest_allowed = 2;
     for (OpId c : consumers) {
       one_group = one_group && schedule.group_root[c] == group;
@@ -148,7 +148,9 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
     } else {
       schedule.placement[id] = depth(chosen) <= deepest_allowed ? chosen : Placement::kTile;
     }
-    schedule.group_root[id] = group;
+    // An op inlined into consumers of several groups is read in each of them: its own producers
+    // can then only be at root (Halide rejects a compute_at that does not enclose every use).
+    schedule.group_root[id] = one_group ? group : kSeveralGroups;
   }
 
   // Stages: the kernel root from the stage knobs when the space has them; other stages at root

@@ -45,7 +45,9 @@ struct StageSchedule {
 };
 
 // The whole schedule of a kernel: every op that is not a parameter has a placement; each op at
-// root has a stage schedule; an op inlined or at a tile is computed inside `group_root[op]`.
+// root has a stage schedule; an op inlined or at a tile is computed inside `group_root[op]`
+// (kSeveralGroups: an inlined op read inside several stages).
+inline constexpr OpId kSeveralGroups = static_cast<OpId>(-1);
 struct HalideSchedule {
   std::vector<Placement> placement;       // by OpId (parameters: kRoot, unused)
   std::vector<OpId> group_root;           // by OpId: the root-stage op whose loops hold it

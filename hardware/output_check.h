@@ -11,8 +11,13 @@
 
 namespace perftune {
 
-// Why `got` differs from `want`, or empty if they agree within the tolerance (see the .cpp).
-std::string compare_output(const std::vector<float>& got, const std::vector<float>& want, const std::string& name);
+// The relative part of the tolerance for a kernel's outputs: 1e-3, larger for reductions of more
+// than 2^16 terms (see the .cpp).
+double relative_tolerance(const Program& program);
+// Why `got` differs from `want`, or empty if they agree within `relative` x |want| + 1e-4 x
+// max |want|.
+std::string compare_output(const std::vector<float>& got, const std::vector<float>& want, const std::string& name,
+                           double relative = 1e-3);
 
 class ReferenceOutputs {
  public:

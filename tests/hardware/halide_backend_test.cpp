@@ -100,6 +100,24 @@ TEST_CASE("fusion placements of a whole program compile and check", "[hardware][
   }
 }
 
+TEST_CASE("every placement of a sum whose value is read, inlined, by two output stages compiles and checks", "[hardware][halide]") {
+  // XLA's fusion.multiply.7897 in small: a producer may be computed at a consumer's tile only if
+  // that loop encloses every use, and an inlined consumer read by two stages is used in both.
+  const Kernel kernel = kernel_of(param("x", "[8, 16]", 0) + R"(,
+    {"name": "r", "opcode": "reduce", "shape": [8], "operands": ["x"], "dimensions": [1]},
+    {"name": "e", "opcode": "exponential", "shape": [8], "operands": ["r"]},
+    {"name": "a", "opcode": "add", "shape": [8], "operands": ["e", "e"]},
+    {"name": "b", "opcode": "negate", "shape": [8], "operands": ["e"]})");
+  const SearchSpace space = fusion_space(kernel.body(), FusionChoices::kPlacements);
+  const std::vector<Config> configs = space.enumerate();
+  REQUIRE(configs.size() >= 20);
+  const auto results = shared_halide_backend().measure(kernel, space, configs);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    CAPTURE(space.to_json(configs[i]).dump(), results[i].message);
+    REQUIRE(results[i].ok());
+  }
+}
+
 TEST_CASE("an op the lowering does not cover is an invalid config naming the op", "[hardware][halide]") {
   const Kernel kernel = kernel_of(param("a", "[4]", 0) + R"(, {"name": "sorted", "opcode": "sort", "shape": [4], "operands": ["a"]})");
   const SearchSpace space({{"tile.out.0", {1, 2, 4}}});
