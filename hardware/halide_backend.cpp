@@ -64,6 +64,7 @@ std::vector<std::string> worker_command(HalideBackendOptions& options) {
 // Checked when the reference is measured, not here: a backend without it still tunes.
 std::vector<std::string> blas_command(HalideBackendOptions& options) {
   if (options.blas_runner.empty()) options.blas_runner = {PERFTUNE_BLAS_RUNNER};
+  if (options.threads <= 0) options.threads = default_threads();
   std::vector<std::string> argv = options.blas_runner;
   argv.push_back(std::to_string(options.threads));
   return argv;
@@ -71,11 +72,19 @@ std::vector<std::string> blas_command(HalideBackendOptions& options) {
 
 }  // namespace
 
-HalideBackend::HalideBackend(HalideBackendOptions options)
-    : options_(std::move(options)), worker_(worker_command(options_)), blas_worker_(blas_command(options_)) {
+HalideBackend::HalideBackend(HalideBackendOptions options) : options_(std::move(options)), blas_worker_(blas_command(options_)) {
+  const std::vector<std::string> command = worker_command(options_);
+  if (options_.compile_workers <= 0) options_.compile_workers = std::min(2, default_threads());
+  for (int w = 0; w < options_.compile_workers; ++w) workers_.push_back(std::make_unique<WorkerProcess>(command));
   fingerprint_ = "cpu:" + read_cpu_name() + ":halide14:" + std::to_string(options_.threads) + "t";
   outputs_file_ = scratch_folder(options_.scratch_dir) + "/perftune-halide." + std::to_string(::getpid()) + "." +
                   std::to_string(reinterpret_cast<std::uintptr_t>(this)) + ".out";
+}
+
+std::size_t HalideBackend::worker_starts() const {
+  std::size_t starts = 0;
+  for (const auto& worker : workers_) starts += worker->starts();
+  return starts;
 }
 
 nlohmann::json HalideBackend::timing_request() const {
@@ -86,33 +95,38 @@ nlohmann::json HalideBackend::timing_request() const {
           {"min_sample", options_.min_sample_seconds}};
 }
 
-MeasureResult HalideBackend::run(const Kernel& kernel, const nlohmann::json& schedule, bool autoscheduled) {
-  nlohmann::json request = {{"program", program_to_json(kernel.body())},
-                            {"seed", options_.seed},
-                            {"outputs", outputs_file_},
-                            {"timing", timing_request()}};
+nlohmann::json HalideBackend::compile_request(const Kernel& kernel, const nlohmann::json& schedule, bool autoscheduled) const {
+  nlohmann::json request = {{"program", program_to_json(kernel.body())}};
   request[autoscheduled ? "autoscheduler" : "schedule"] = schedule;
-  std::error_code ignored;
-  std::filesystem::remove(outputs_file_, ignored);
-  const WorkerReply reply = worker_.request(request.dump(), options_.run_timeout_seconds);
-  const double cost = reply.wall_seconds;
+  return request;
+}
+
+nlohmann::json HalideBackend::run_request() const {
+  return {{"seed", options_.seed}, {"outputs", outputs_file_}, {"timing", timing_request()}};
+}
+
+MeasureResult HalideBackend::result_of(const Kernel& kernel, const WorkerReply& reply, double cost, bool compile_only) {
   if (reply.timed_out)
     return MeasureResult::failure(MeasureStatus::kTimeout,
-                                  "compile and run took longer than " + std::to_string(options_.run_timeout_seconds) + " s", cost);
+                                  std::string(compile_only ? "compiling" : "compile and run") + " took longer than " +
+                                      std::to_string(options_.run_timeout_seconds) + " s",
+                                  cost);
   if (!reply.line) return MeasureResult::failure(MeasureStatus::kRuntimeError, "Halide runner " + reply.failure, cost);
-  nlohmann::json answer;
-  try {
-    answer = nlohmann::json::parse(*reply.line);
-  } catch (const nlohmann::json::exception&) {
-    return MeasureResult::failure(MeasureStatus::kRuntimeError, "Halide runner answered something that is not JSON", cost);
-  }
+  nlohmann::json answer = nlohmann::json::parse(*reply.line, nullptr, false);
+  if (!answer.is_object()) return MeasureResult::failure(MeasureStatus::kRuntimeError, "Halide runner answered something that is not JSON", cost);
   const std::string status = answer.value("status", "");
   const std::string message = answer.value("message", "");
   if (status == "compile_error") return MeasureResult::failure(MeasureStatus::kCompileError, message, cost);
   if (status == "invalid_config") return MeasureResult::failure(MeasureStatus::kInvalidConfig, message, cost);
   if (status != "ok") return MeasureResult::failure(MeasureStatus::kRuntimeError, message.empty() ? "Halide runner failed" : message, cost);
+  if (compile_only) {  // compiled; the run says the rest
+    MeasureResult compiled;
+    compiled.cost_seconds = cost;
+    return compiled;
+  }
   const std::vector<OpId> outputs = computed_outputs(kernel.body());
   const std::string problem = check_outputs(kernel, outputs, read_floats(outputs_file_), references_.of(kernel, outputs, options_.seed));
+  std::error_code ignored;
   std::filesystem::remove(outputs_file_, ignored);
   if (!problem.empty()) return MeasureResult::failure(MeasureStatus::kWrongResult, problem, cost);
   std::vector<double> repeats = answer.value("repeats", std::vector<double>{});
@@ -120,16 +134,74 @@ MeasureResult HalideBackend::run(const Kernel& kernel, const nlohmann::json& sch
   return MeasureResult::from_repeats(std::move(repeats), cost);
 }
 
+MeasureResult HalideBackend::run(const Kernel& kernel, const nlohmann::json& schedule, bool autoscheduled) {
+  nlohmann::json request = compile_request(kernel, schedule, autoscheduled);
+  request.update(run_request());
+  std::error_code ignored;
+  std::filesystem::remove(outputs_file_, ignored);
+  const WorkerReply reply = workers_.front()->request(request.dump(), options_.run_timeout_seconds);
+  return result_of(kernel, reply, reply.wall_seconds, false);
+}
+
 std::vector<MeasureResult> HalideBackend::measure(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs) {
-  std::vector<MeasureResult> results;
-  for (const Config& config : configs) {
-    if (!space.contains(config)) {
-      results.push_back(MeasureResult::failure(MeasureStatus::kInvalidConfig, "config " + config.to_string() + " is not in the search space"));
+  std::vector<MeasureResult> results(configs.size());
+  std::vector<std::size_t> todo;
+  std::vector<nlohmann::json> schedules(configs.size());
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    if (!space.contains(configs[i])) {
+      results[i] = MeasureResult::failure(MeasureStatus::kInvalidConfig, "config " + configs[i].to_string() + " is not in the search space");
       continue;
     }
-    nlohmann::json schedule = nlohmann::json::object();
-    for (const auto& [name, value] : named_knobs(space, config)) schedule[name] = value;
-    results.push_back(run(kernel, schedule, false));
+    schedules[i] = nlohmann::json::object();
+    for (const auto& [name, value] : named_knobs(space, configs[i])) schedules[i][name] = value;
+    todo.push_back(i);
+  }
+  if (workers_.size() < 2 || todo.size() < 2) {
+    for (std::size_t i : todo) results[i] = run(kernel, schedules[i], false);
+    return results;
+  }
+
+  // Compile the batch on every worker at once (compiling is single-threaded; nothing is being
+  // timed), keeping each pipeline in the worker that compiled it ...
+  struct Kept {
+    std::size_t worker = 0, generation = 0;  // the worker, and which start of it holds the pipeline
+    bool compiled = false, failed = false;
+    double cost = 0;
+  };
+  std::vector<Kept> kept(configs.size());
+  for (auto& worker : workers_) worker->start();  // from this thread: the parent-death signal follows it
+  std::vector<std::thread> compilers;
+  for (std::size_t w = 0; w < workers_.size(); ++w) {
+    compilers.emplace_back([&, w] {
+      WorkerProcess& worker = *workers_[w];
+      for (std::size_t t = w; t < todo.size(); t += workers_.size()) {
+        if (!worker.running()) return;  // it died: the rest compile and run on the way below
+        const std::size_t i = todo[t];
+        nlohmann::json request = compile_request(kernel, schedules[i], false);
+        request["keep"] = i;
+        const WorkerReply reply = worker.request(request.dump(), options_.run_timeout_seconds);
+        MeasureResult compiled = result_of(kernel, reply, reply.wall_seconds, true);
+        kept[i] = {w, worker.starts(), compiled.ok(), !compiled.ok(), reply.wall_seconds};
+        if (!compiled.ok()) results[i] = std::move(compiled);
+      }
+    });
+  }
+  for (std::thread& t : compilers) t.join();
+  // ... then run and time them one at a time. A pipeline whose worker died since (a crash or a
+  // timeout of another config) is compiled and run again.
+  for (std::size_t i : todo) {
+    if (kept[i].failed) continue;
+    WorkerProcess& worker = *workers_[kept[i].worker];
+    if (!kept[i].compiled || !worker.running() || worker.starts() != kept[i].generation) {
+      results[i] = run(kernel, schedules[i], false);
+      continue;
+    }
+    nlohmann::json request = run_request();
+    request["run"] = i;
+    std::error_code ignored;
+    std::filesystem::remove(outputs_file_, ignored);
+    const WorkerReply reply = worker.request(request.dump(), options_.run_timeout_seconds);
+    results[i] = result_of(kernel, reply, kept[i].cost + reply.wall_seconds, false);
   }
   return results;
 }

@@ -6,7 +6,8 @@
 // here against the reference interpreter. The same worker runs Halide's own autoschedulers on the
 // same kernel (measure_autoscheduled), and a second worker (perftune_blas_runner) times the
 // library reference; these are how campaigns measure their peers.
-// Runs are serial: two measurements sharing the cores would disturb each other's timing.
+// A batch is compiled by several workers at once (compile_workers), then run and timed one
+// config at a time: two measurements sharing the cores would disturb each other's timing.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -39,6 +40,9 @@ struct HalideBackendOptions {
   // perftune_blas_runner built with perftune.
   std::vector<std::string> blas_runner;
   std::string scratch_dir;  // where the worker writes outputs; empty = $TMPDIR or /tmp
+  // Workers that compile a batch at once, each keeping what it compiled; the batch then runs and
+  // is timed one config at a time, so compiling never overlaps a timing. 0 = min(2, cores).
+  int compile_workers = 0;
 };
 
 // One of Halide's autoschedulers on a kernel: its name as Halide registers it ("Mullapudi2016",
@@ -73,17 +77,23 @@ class HalideBackend : public Backend {
   std::optional<PeerMeasurement> measure_library(const Kernel& kernel);
 
   const HalideBackendOptions& options() const { return options_; }
-  // Worker processes started so far (1 + restarts after crashes and timeouts).
-  std::size_t worker_starts() const { return worker_.starts(); }
+  // Worker processes started so far (one per worker + restarts after crashes and timeouts).
+  std::size_t worker_starts() const;
 
  private:
+  // One config compiled and run in one request on the first worker.
   MeasureResult run(const Kernel& kernel, const nlohmann::json& request_schedule, bool autoscheduled);
+  nlohmann::json compile_request(const Kernel& kernel, const nlohmann::json& schedule, bool autoscheduled) const;
+  nlohmann::json run_request() const;
   nlohmann::json timing_request() const;
+  // A worker's reply as a result: its failure, or (compile_only) that it compiled, or the run's
+  // outputs checked and its timings.
+  MeasureResult result_of(const Kernel& kernel, const WorkerReply& reply, double cost, bool compile_only);
 
   HalideBackendOptions options_;
   std::string fingerprint_;
   std::string outputs_file_;
-  WorkerProcess worker_;
+  std::vector<std::unique_ptr<WorkerProcess>> workers_;  // compile_workers of them; the first also runs peers
   WorkerProcess blas_worker_;
   ReferenceOutputs references_;
 };

@@ -49,13 +49,16 @@ void WorkerProcess::drain_stderr() {
   }
 }
 
+void WorkerProcess::start() {
+  if (child_) return;
+  child_.emplace(ChildProcess::start(argv_, environment_));
+  pending_out_.clear();
+  err_tail_.clear();
+  ++starts_;
+}
+
 WorkerReply WorkerProcess::request(const std::string& line, double timeout_seconds, std::size_t max_reply_bytes) {
-  if (!child_) {
-    child_.emplace(ChildProcess::start(argv_, environment_));
-    pending_out_.clear();
-    err_tail_.clear();
-    ++starts_;
-  }
+  start();
   ChildProcess& child = *child_;
   const auto begin = Clock::now();
   WorkerReply reply;

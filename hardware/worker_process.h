@@ -34,6 +34,8 @@ class WorkerProcess {
   // calling thread, and Linux's parent-death signal follows that thread: call from a thread that
   // lives as long as the backend (the watchdog still kills the worker when perftune ends).
   WorkerReply request(const std::string& line, double timeout_seconds, std::size_t max_reply_bytes = 1 << 24);
+  // Starts the worker if none runs (request() does it too); see request() on threads.
+  void start();
   // Kills the worker (and its process group); the next request starts a new one.
   void stop();
   bool running() const { return child_.has_value(); }

@@ -12,6 +12,10 @@
 //    "timing": {"min_repeats": 5, "max_repeats": 30, "target_cv": 0.02, "budget": 1, "min_sample": 0.001}}
 // Reply: {"status": "ok", "compile_seconds": C, "repeats": [T1, ...]}, or {"status":
 // "compile_error" | "invalid_config" | "runtime_error", "message": "..."}.
+// Compiling and running can also be two requests, so that two workers compile a batch in
+// parallel and then run it one at a time: a request with "keep": ID only compiles (reply
+// {"status": "ok", "compile_seconds": C}) and keeps the pipeline; {"run": ID, "seed", "outputs",
+// "timing"} runs it as above and forgets it.
 // It lowers the program (halide/lowering.h), applies the schedule (halide/apply_schedule.h) or
 // runs the named autoscheduler on it, JIT-compiles for this CPU, fills the inputs (input_data.h),
 // runs once (warm-up), writes the outputs as raw f32 to PATH for the backend to check against the
@@ -23,8 +27,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <set>
 #include <string>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -68,17 +75,29 @@ void load_autoscheduler(const std::string& name) {
 
 json failure(const std::string& status, const std::string& message) { return {{"status", status}, {"message", message}}; }
 
-json handle(const json& request) {
-  const Program body = perftune::program_from_json(perftune::JsonView(request.at("program"), "request", "$.program"));
+// A pipeline lowered, scheduled and JIT-compiled, ready to run.
+struct Compiled {
+  Program body;
   perftune::halide::LoweredKernel lowered;
+  perftune::halide::ScheduledPipeline scheduled;
+  Halide::Target target;
+  double compile_seconds = 0;
+};
+
+// The request's program under its schedule or autoscheduler, compiled; or the failure reply.
+std::variant<std::unique_ptr<Compiled>, json> compile(const json& request) {
+  auto compiled = std::make_unique<Compiled>();
+  compiled->body = perftune::program_from_json(perftune::JsonView(request.at("program"), "request", "$.program"));
+  const Program& body = compiled->body;
+  perftune::halide::LoweredKernel& lowered = compiled->lowered;
   try {
     lowered = perftune::halide::lower(body);
   } catch (const perftune::UnsupportedProgram& error) {
     return failure("invalid_config", error.what());
   }
   const auto compile_start = Clock::now();
-  perftune::halide::ScheduledPipeline scheduled;
-  const Halide::Target target = Halide::get_jit_target_from_environment();
+  perftune::halide::ScheduledPipeline& scheduled = compiled->scheduled;
+  const Halide::Target target = compiled->target = Halide::get_jit_target_from_environment();
   try {
     if (request.contains("schedule")) {
       std::map<std::string, std::int64_t> knobs;
@@ -114,8 +133,16 @@ json handle(const json& request) {
   } catch (const Halide::Error& error) {
     return failure("compile_error", error.what());
   }
-  const double compile_seconds = seconds_since(compile_start);
+  compiled->compile_seconds = seconds_since(compile_start);
+  return compiled;
+}
 
+// Runs a compiled pipeline: inputs, warm-up, outputs written for the check, timing.
+json run(Compiled& compiled, const json& request) {
+  const Program& body = compiled.body;
+  perftune::halide::LoweredKernel& lowered = compiled.lowered;
+  Halide::Pipeline& pipeline = compiled.scheduled.pipeline;
+  const Halide::Target& target = compiled.target;
   const std::uint64_t seed = request.value("seed", std::uint64_t{1});
   for (std::size_t i = 0; i < lowered.inputs.size(); ++i) {
     const auto& dims = body.op(lowered.input_ops[i]).shape.dims;
@@ -130,7 +157,7 @@ json handle(const json& request) {
   Halide::Realization realization(outputs);
   const auto warm_up_start = Clock::now();
   try {
-    scheduled.pipeline.realize(realization, target);  // warm-up, and the values that are checked
+    pipeline.realize(realization, target);  // warm-up, and the values that are checked
   } catch (const Halide::Error& error) {
     return failure("runtime_error", error.what());
   }
@@ -142,9 +169,32 @@ json handle(const json& request) {
     if (!out) return failure("runtime_error", "cannot write the outputs to " + request.at("outputs").get<std::string>());
   }
 
-  const std::vector<double> samples = perftune::time_samples([&] { scheduled.pipeline.realize(realization, target); },
+  const std::vector<double> samples = perftune::time_samples([&] { pipeline.realize(realization, target); },
                                                              warm_up_seconds, perftune::SampleTiming::from_json(request.value("timing", json::object())));
-  return {{"status", "ok"}, {"compile_seconds", compile_seconds}, {"repeats", samples}};
+  return {{"status", "ok"}, {"compile_seconds", compiled.compile_seconds}, {"repeats", samples}};
+}
+
+// Pipelines compiled by a "keep" request, waiting for their "run".
+std::map<std::int64_t, std::unique_ptr<Compiled>> kept;
+
+json handle(const json& request) {
+  if (request.contains("run")) {
+    const std::int64_t id = request.at("run");
+    const auto it = kept.find(id);
+    if (it == kept.end()) return failure("runtime_error", "no pipeline kept as " + std::to_string(id));
+    const std::unique_ptr<Compiled> compiled = std::move(it->second);
+    kept.erase(it);
+    return run(*compiled, request);
+  }
+  auto compiled = compile(request);
+  if (json* failed = std::get_if<json>(&compiled)) return *failed;
+  std::unique_ptr<Compiled>& pipeline = std::get<std::unique_ptr<Compiled>>(compiled);
+  if (request.contains("keep")) {
+    const double seconds = pipeline->compile_seconds;
+    kept[request.at("keep").get<std::int64_t>()] = std::move(pipeline);
+    return {{"status", "ok"}, {"compile_seconds", seconds}};
+  }
+  return run(*pipeline, request);
 }
 
 }  // namespace

@@ -145,6 +145,22 @@ TEST_CASE("a crashing, hanging, wrong or rejecting worker is a failed result and
     REQUIRE(results[1].status == MeasureStatus::kRuntimeError);
     REQUIRE(backend.worker_starts() == 2);  // restarted for the second config
   }
+  SECTION("a batch compiled by two workers: a crash in one config's run costs only that config") {
+    HalideBackend backend(fake("crash_run_2"));
+    Rng rng(5);
+    std::vector<Config> batch = configs;
+    while (batch.size() < 6) batch.push_back(space.sample(rng));
+    const auto results = backend.measure(kernel, space, batch);
+    // Worker 0 compiled configs 0, 2 and 4, worker 1 configs 1, 3 and 5; the run of 2 kills worker
+    // 0 and the pipeline of 4 with it, which is compiled and run again by a new worker.
+    REQUIRE(results[2].status == MeasureStatus::kRuntimeError);
+    REQUIRE_THAT(results[2].message, Catch::Matchers::Contains("signal 11"));
+    for (std::size_t i : {0, 1, 3, 4, 5}) {
+      CAPTURE(i, results[i].message);
+      REQUIRE(results[i].status == MeasureStatus::kWrongResult);  // the fake writes zeros: it ran
+    }
+    REQUIRE(backend.worker_starts() == 3);
+  }
   SECTION("hang") {
     HalideBackend backend(fake("hang"));
     const auto results = backend.measure(kernel, space, std::vector<Config>{configs[0]});
