@@ -41,6 +41,10 @@ std::uint64_t last_level_cache_bytes() {
   return largest > 0 ? static_cast<std::uint64_t>(largest) : std::uint64_t{32} << 20;
 }
 
+std::uint64_t half_of_physical_memory() {
+  return static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) / 2;
+}
+
 int default_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 }  // namespace
@@ -56,8 +60,10 @@ std::vector<std::string> worker_command(HalideBackendOptions& options) {
   if (options.threads <= 0) options.threads = default_threads();
   if (!std::filesystem::exists(options.runner.front()))
     throw std::runtime_error("the Halide runner " + options.runner.front() + " does not exist (build the perftune_halide_runner target)");
+  if (options.memory_limit_bytes == 0) options.memory_limit_bytes = half_of_physical_memory();
   std::vector<std::string> argv = options.runner;
   argv.push_back(std::to_string(options.threads));
+  argv.push_back(std::to_string(options.memory_limit_bytes));
   return argv;
 }
 

@@ -43,6 +43,9 @@ struct HalideBackendOptions {
   // Workers that compile a batch at once, each keeping what it compiled; the batch then runs and
   // is timed one config at a time, so compiling never overlaps a timing. 0 = min(2, cores).
   int compile_workers = 0;
+  // Address-space limit of each worker (RLIMIT_AS): a kernel that needs more fails as a
+  // runtime_error instead of bringing in the OOM killer. 0 = half of the physical memory.
+  std::uint64_t memory_limit_bytes = 0;
 };
 
 // One of Halide's autoschedulers on a kernel: its name as Halide registers it ("Mullapudi2016",

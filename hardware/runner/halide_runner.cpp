@@ -2,7 +2,7 @@
 // Halide pipelines, so that a schedule that crashes the compiler or the kernel, hangs, or runs out
 // of memory costs one measurement, not the campaign (the backend kills and restarts it).
 //
-//   perftune_halide_runner THREADS
+//   perftune_halide_runner THREADS [MEMORY_LIMIT_BYTES]
 //
 // A worker: it reads one JSON request per line on stdin and answers one JSON line on stdout.
 // Request:
@@ -21,6 +21,7 @@
 // runs once (warm-up), writes the outputs as raw f32 to PATH for the backend to check against the
 // reference interpreter, then times it (runner/sample_timer.h).
 #include <Halide.h>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
@@ -59,8 +60,14 @@ std::vector<int> halide_sizes(const std::vector<std::int64_t>& dims) {
   return sizes;
 }
 
-Halide::Buffer<float> buffer_of(const std::vector<std::int64_t>& dims) {
-  return dims.empty() ? Halide::Buffer<float>::make_scalar() : Halide::Buffer<float>(halide_sizes(dims));
+// A buffer over storage from operator new, so that an allocation over the memory limit throws
+// std::bad_alloc (a runtime_error reply) instead of handing Halide a null pointer.
+Halide::Buffer<float> buffer_of(const std::vector<std::int64_t>& dims, std::vector<std::unique_ptr<float[]>>& storage) {
+  if (dims.empty()) return Halide::Buffer<float>::make_scalar();
+  std::size_t count = 1;
+  for (std::int64_t d : dims) count *= static_cast<std::size_t>(d);
+  storage.push_back(std::make_unique<float[]>(count));
+  return Halide::Buffer<float>(storage.back().get(), halide_sizes(dims));
 }
 
 // Autoscheduler plugins, each loaded once per process.
@@ -144,16 +151,17 @@ json run(Compiled& compiled, const json& request) {
   Halide::Pipeline& pipeline = compiled.scheduled.pipeline;
   const Halide::Target& target = compiled.target;
   const std::uint64_t seed = request.value("seed", std::uint64_t{1});
+  std::vector<std::unique_ptr<float[]>> storage;  // the buffers' memory, for this run
   for (std::size_t i = 0; i < lowered.inputs.size(); ++i) {
     const auto& dims = body.op(lowered.input_ops[i]).shape.dims;
-    Halide::Buffer<float> buffer = buffer_of(dims);
+    Halide::Buffer<float> buffer = buffer_of(dims, storage);
     const std::size_t count = static_cast<std::size_t>(buffer.number_of_elements());
     float* data = buffer.data();
     for (std::size_t e = 0; e < count; ++e) data[e] = perftune::input_value(seed, i, e, count);
     lowered.inputs[i].set(buffer);
   }
   std::vector<Halide::Buffer<>> outputs;
-  for (OpId id : lowered.outputs) outputs.push_back(buffer_of(body.op(id).shape.dims));
+  for (OpId id : lowered.outputs) outputs.push_back(buffer_of(body.op(id).shape.dims, storage));
   Halide::Realization realization(outputs);
   const auto warm_up_start = Clock::now();
   try {
@@ -200,17 +208,26 @@ json handle(const json& request) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s THREADS\n", argv[0]);
+  if (argc != 2 && argc != 3) {
+    std::fprintf(stderr, "usage: %s THREADS [MEMORY_LIMIT_BYTES]\n", argv[0]);
     return 2;
   }
   // Halide's thread pool reads HL_NUM_THREADS when it starts (the first parallel realize).
   setenv("HL_NUM_THREADS", argv[1], 1);
+  // A kernel that needs more memory than the limit fails its allocation here (a runtime_error
+  // for that config) instead of driving the machine into the kernel's OOM killer.
+  if (argc == 3) {
+    const rlim_t bytes = std::stoull(argv[2]);
+    const rlimit limit{bytes, bytes};
+    setrlimit(RLIMIT_AS, &limit);
+  }
   std::string line;
   while (std::getline(std::cin, line)) {
     json reply;
     try {
       reply = handle(json::parse(line));
+    } catch (const std::bad_alloc&) {
+      reply = failure("runtime_error", "out of memory (the worker's limit is " + std::string(argc == 3 ? argv[2] : "none") + " bytes)");
     } catch (const std::exception& error) {
       reply = failure("invalid_config", std::string("bad request: ") + error.what());
     }

@@ -118,6 +118,22 @@ TEST_CASE("every placement of a sum whose value is read, inlined, by two output 
   }
 }
 
+TEST_CASE("a kernel that needs more memory than the worker's limit is a runtime error, and the next one runs", "[hardware][halide]") {
+  HalideBackendOptions options = fast_halide_options();
+  options.memory_limit_bytes = std::uint64_t{3} << 30;
+  HalideBackend backend(options);
+  // A 4 GiB output (broadcast of a scalar to 32768 x 32768) cannot be allocated under 3 GiB.
+  const Kernel huge = kernel_of(param("a", "[]", 0) + R"(, {"name": "y", "opcode": "broadcast", "shape": [32768, 32768], "operands": ["a"]})");
+  const SearchSpace space = halide_schedule_space(huge);
+  const auto results = backend.measure(huge, space, std::vector<Config>{unscheduled_config(space, huge)});
+  REQUIRE(results[0].status == MeasureStatus::kRuntimeError);
+  CAPTURE(results[0].message);
+  REQUIRE_THAT(results[0].message, Catch::Matchers::Contains("memory"));
+  const Kernel small = kernel_of(param("a", "[64]", 0) + R"(, {"name": "y", "opcode": "negate", "shape": [64], "operands": ["a"]})");
+  const SearchSpace small_space = halide_schedule_space(small);
+  REQUIRE(backend.measure(small, small_space, std::vector<Config>{unscheduled_config(small_space, small)})[0].ok());
+}
+
 TEST_CASE("an op the lowering does not cover is an invalid config naming the op", "[hardware][halide]") {
   const Kernel kernel = kernel_of(param("a", "[4]", 0) + R"(, {"name": "sorted", "opcode": "sort", "shape": [4], "operands": ["a"]})");
   const SearchSpace space({{"tile.out.0", {1, 2, 4}}});
