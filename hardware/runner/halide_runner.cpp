@@ -60,13 +60,20 @@ std::vector<int> halide_sizes(const std::vector<std::int64_t>& dims) {
   return sizes;
 }
 
-// A buffer over storage from operator new, so that an allocation over the memory limit throws
+// Buffer memory as Halide::Runtime::Buffer allocates it (128-byte aligned, whole 128-byte
+// lines), but from operator new, so that an allocation over the memory limit throws
 // std::bad_alloc (a runtime_error reply) instead of handing Halide a null pointer.
-Halide::Buffer<float> buffer_of(const std::vector<std::int64_t>& dims, std::vector<std::unique_ptr<float[]>>& storage) {
+struct AlignedDelete {
+  void operator()(float* p) const { ::operator delete[](p, std::align_val_t{128}); }
+};
+using Storage = std::unique_ptr<float[], AlignedDelete>;
+
+Halide::Buffer<float> buffer_of(const std::vector<std::int64_t>& dims, std::vector<Storage>& storage) {
   if (dims.empty()) return Halide::Buffer<float>::make_scalar();
-  std::size_t count = 1;
-  for (std::int64_t d : dims) count *= static_cast<std::size_t>(d);
-  storage.push_back(std::make_unique<float[]>(count));
+  std::size_t bytes = sizeof(float);
+  for (std::int64_t d : dims) bytes *= static_cast<std::size_t>(d);
+  bytes = (bytes + 127) / 128 * 128;
+  storage.emplace_back(static_cast<float*>(::operator new[](bytes, std::align_val_t{128})));
   return Halide::Buffer<float>(storage.back().get(), halide_sizes(dims));
 }
 
@@ -151,7 +158,7 @@ json run(Compiled& compiled, const json& request) {
   Halide::Pipeline& pipeline = compiled.scheduled.pipeline;
   const Halide::Target& target = compiled.target;
   const std::uint64_t seed = request.value("seed", std::uint64_t{1});
-  std::vector<std::unique_ptr<float[]>> storage;  // the buffers' memory, for this run
+  std::vector<Storage> storage;  // the buffers' memory, for this run
   for (std::size_t i = 0; i < lowered.inputs.size(); ++i) {
     const auto& dims = body.op(lowered.input_ops[i]).shape.dims;
     Halide::Buffer<float> buffer = buffer_of(dims, storage);
