@@ -51,6 +51,20 @@ std::optional<Config> default_config(const Campaign& campaign, const MeasuredKer
   return std::nullopt;
 }
 
+// The fields every run's summary starts with: what ran, on what.
+nlohmann::ordered_json summary_head(const Campaign& campaign, const Kernel& kernel, const std::string& device,
+                                    const std::string& strategy) {
+  nlohmann::ordered_json summary;
+  summary["campaign"] = campaign.name;
+  summary["campaign_file"] = campaign.file;
+  summary["kernel"] = kernel.name();
+  summary["kernel_key"] = kernel.key();
+  summary["device"] = device;
+  summary["strategy"] = strategy;
+  summary["seed"] = campaign.seed;
+  return summary;
+}
+
 // A peer at equal budget (autoscheduler_sampling.h): its samples in place of the tuning loop,
 // summarized with the fields an experiment's curves read. The samples are not configs of the
 // space, so they go to samples.jsonl beside the summary, not to the record log.
@@ -83,14 +97,7 @@ nlohmann::ordered_json sample_target(const Campaign& campaign, const MeasuredKer
       *options.progress << "[tune] " << sampling.autoscheduler << " sample " << i + 1 << "/" << budget << "  best "
                         << (best ? format_seconds(*best) : std::string("none yet")) << std::endl;
   });
-  nlohmann::ordered_json summary;
-  summary["campaign"] = campaign.name;
-  summary["campaign_file"] = campaign.file;
-  summary["kernel"] = measured.kernel.name();
-  summary["kernel_key"] = measured.kernel.key();
-  summary["device"] = backend->fingerprint();
-  summary["strategy"] = sampling.autoscheduler + " sampling";
-  summary["seed"] = campaign.seed;
+  nlohmann::ordered_json summary = summary_head(campaign, measured.kernel, backend->fingerprint(), sampling.autoscheduler + " sampling");
   summary["best_seconds"] = optional_number(best);
   summary["default_seconds"] = nullptr;
   summary["measurements"] = budget;
@@ -98,6 +105,8 @@ nlohmann::ordered_json sample_target(const Campaign& campaign, const MeasuredKer
   summary["hardware_seconds"] = hardware;
   summary["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   summary["load_seconds"] = load_seconds;
+  // No search runs outside the backend: the autoscheduler's own time is the worker's, charged above.
+  summary["search_after"] = std::vector<double>(best_after.size(), 0.0);
   summary["best_after"] = std::move(best_after);
   summary["hardware_after"] = std::move(hardware_after);
   write_file_atomically((std::filesystem::path(output) / "summary.json").string(), summary.dump(1) + "\n");
@@ -194,15 +203,8 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
     if (const MeasureResult* measured_default = result.history.find(*default_cfg); measured_default && measured_default->ok())
       default_seconds = measured_default->seconds;
 
-  nlohmann::ordered_json summary;
-  summary["campaign"] = campaign.name;
-  summary["campaign_file"] = campaign.file;
-  summary["kernel"] = kernel.name();
-  summary["kernel_key"] = kernel.key();
-  summary["device"] = backend->fingerprint();
-  summary["strategy"] = strategy->name();
+  nlohmann::ordered_json summary = summary_head(campaign, kernel, backend->fingerprint(), strategy->name());
   summary["model"] = campaign.model.type;
-  summary["seed"] = campaign.seed;
   const auto best = result.history.best();
   summary["best_config"] = best ? space.to_json(result.history.entries()[*best].config) : nlohmann::ordered_json(nullptr);
   // Optionals assigned in ifs: GCC 12 warns (falsely) that a ternary's may be used uninitialized.

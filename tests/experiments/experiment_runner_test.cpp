@@ -290,3 +290,30 @@ TEST_CASE("an experiment naming its targets and sources tunes the targets alone,
   for (auto& space : json["spaces"]) space["role"] = "source";
   REQUIRE_THROWS_WITH(parse_experiment(json, dir + "/roles.json"), Catch::Contains("at least one space to tune"));
 }
+
+TEST_CASE("a live experiment on the Halide backend runs a tuner and Adams2019's sampling side by side", "[halide]") {
+  const std::string dir = scratch_dir("experiment_live_halide");
+  std::ofstream(dir + "/mm.json") << R"({"name": "mm", "ops": [
+    {"name": "a", "opcode": "parameter", "shape": [48, 32], "parameter_number": 0},
+    {"name": "b", "opcode": "parameter", "shape": [32, 40], "parameter_number": 1},
+    {"name": "y", "opcode": "dot", "shape": [48, 40], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}}]})";
+  const nlohmann::json json = {
+      {"name", "live"},
+      {"spaces", {{{"name", "mm/program"}, {"source", {{"program", "mm.json"}, {"kernel", "program"}}}}}},
+      {"strategies", {{{"name", "random"}, {"strategy", {{"type", "random"}}}},
+                      {{"name", "Adams2019 sampling"}, {"strategy", {{"type", "autoscheduler_sampling"}}}}}},
+      {"backend", {{"type", "cpu"}, {"min_repeats", 3}, {"max_repeats", 3}, {"time_budget_seconds", 0.02}}},
+      {"budget", {{"measurements", 3}}},
+      {"top_k", 3},
+      {"seeds", 1},
+      {"report_budgets", {1, 3}}};
+  ExperimentOptions options;
+  options.jobs = 1;
+  options.output = dir + "/out";
+  options.plots = false;
+  const auto summary = run_experiment(parse_experiment(json, dir + "/live.json"), options);
+  for (const char* name : {"random", "Adams2019 sampling"}) {
+    CAPTURE(name);
+    REQUIRE(summary["strategies"][name]["speedup_at"]["3"].get<double>() > 0.0);
+  }
+}
