@@ -1,0 +1,397 @@
+#include "generator/program_generator.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <stdexcept>
+
+#include "hardware/op_semantics.h"
+#include "ir/input_error.h"
+#include "ir/json_view.h"
+#include "ir/program_json.h"
+#include "ir/random.h"
+
+namespace perftune {
+
+namespace {
+
+using nlohmann::json;
+using Shape = std::vector<std::int64_t>;
+
+std::int64_t elements(const Shape& shape) {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) n *= d;
+  return n;
+}
+
+std::int64_t draw(Rng& rng, const std::vector<Weighted>& choices) {
+  double total = 0;
+  for (const Weighted& c : choices) total += c.weight;
+  double x = uniform_unit(rng) * total;
+  for (const Weighted& c : choices) {
+    if (x < c.weight) return c.value;
+    x -= c.weight;
+  }
+  return choices.back().value;
+}
+
+// The program under construction, as the program format's JSON (so that it is validated exactly
+// as a hand-written file is), with the size checks of the spec.
+class Builder {
+ public:
+  Builder(const GeneratorSpec& spec, Rng& rng) : spec_(spec), rng_(rng) {}
+
+  Rng& rng() { return rng_; }
+  const GeneratorSpec& spec() const { return spec_; }
+  double flops() const { return flops_; }
+
+  std::string param(const Shape& shape) {
+    return add({{"opcode", "parameter"}, {"shape", shape}, {"parameter_number", parameters_++}}, "p");
+  }
+  std::string op(const std::string& opcode, const std::vector<std::string>& operands, const Shape& shape, json attributes = json::object()) {
+    attributes["opcode"] = opcode;
+    attributes["operands"] = operands;
+    attributes["shape"] = shape;
+    return add(attributes, "v");
+  }
+  // A scalar parameter (input_data.h draws scalars in [0.5, 1): scales, epsilons, thresholds)
+  // broadcast to `shape`.
+  std::string scalar(const Shape& shape) { return op("broadcast", {param({})}, shape, {{"dimensions", json::array()}}); }
+  // A vector parameter along dimension `dim` of `shape` (a bias, a per-channel scale).
+  std::string along(const Shape& shape, std::size_t dim) {
+    return op("broadcast", {param({shape[dim]})}, shape, {{"dimensions", {dim}}});
+  }
+  std::string broadcast(const std::string& value, const Shape& shape, const std::vector<std::size_t>& kept) {
+    return op("broadcast", {value}, shape, {{"dimensions", kept}});
+  }
+  std::string reduce(const std::string& value, const Shape& shape, const std::vector<std::size_t>& dims, bool maximum) {
+    Shape out;
+    for (std::size_t d = 0; d < shape.size(); ++d)
+      if (std::find(dims.begin(), dims.end(), d) == dims.end()) out.push_back(shape[d]);
+    json attributes = {{"dimensions", dims}};
+    if (maximum) attributes["called"] = {max_body()};
+    return op("reduce", {value}, out, attributes);
+  }
+  std::string max_body() {
+    uses_max_ = true;
+    return "max_body";
+  }
+  void count_flops(double f) { flops_ += f; }
+  // Whether a tensor of `shape` and `more` flops still fit the spec's limits.
+  bool fits(const Shape& shape, double more = 0) const {
+    return elements(shape) <= spec_.max_elements && flops_ + more <= spec_.max_flops;
+  }
+
+  json program(const std::string& name, const std::string& root) const {
+    json program = {{"format", "perftune-program"}, {"version", 1}, {"name", name}, {"root", root}, {"ops", ops_}};
+    if (uses_max_)
+      program["computations"] = {{{"name", "max_body"}, {"root", "m"}, {"ops", {
+          {{"name", "a"}, {"opcode", "parameter"}, {"shape", json::array()}, {"parameter_number", 0}},
+          {{"name", "b"}, {"opcode", "parameter"}, {"shape", json::array()}, {"parameter_number", 1}},
+          {{"name", "m"}, {"opcode", "maximum"}, {"operands", {"a", "b"}}, {"shape", json::array()}}}}}};
+    return program;
+  }
+
+ private:
+  std::string add(json op, const char* prefix) {
+    const std::string name = prefix + std::to_string(ops_.size());
+    op["name"] = name;
+    ops_.push_back(std::move(op));
+    return name;
+  }
+
+  const GeneratorSpec& spec_;
+  Rng& rng_;
+  json ops_ = json::array();
+  int parameters_ = 0;
+  bool uses_max_ = false;
+  double flops_ = 0;
+};
+
+// The running value: a matrix [rows, features] or an NHWC image.
+struct Value {
+  std::string name;
+  Shape shape;
+  bool image() const { return shape.size() == 4; }
+};
+
+std::string activation(Builder& b, const std::string& x, const Shape& shape) {
+  switch (uniform_index(b.rng(), 4)) {
+    case 0: return b.op("maximum", {x, b.scalar(shape)}, shape);  // a ReLU with a threshold
+    case 1: return b.op("tanh", {x}, shape);
+    case 2: return b.op("logistic", {x}, shape);
+    default: return b.op("multiply", {x, b.op("logistic", {x}, shape)}, shape);  // swish
+  }
+}
+
+std::string elementwise_chain(Builder& b, std::string x, const Shape& shape) {
+  static const char* unary[] = {"tanh", "logistic", "abs", "negate", "exponential"};
+  static const char* with_scalar[] = {"multiply", "add", "subtract", "maximum", "minimum"};
+  const std::uint64_t length = 1 + uniform_index(b.rng(), 3);
+  for (std::uint64_t i = 0; i < length; ++i) {
+    switch (uniform_index(b.rng(), 3)) {
+      case 0: x = b.op(unary[uniform_index(b.rng(), 5)], {x}, shape); break;
+      case 1: x = b.op(with_scalar[uniform_index(b.rng(), 5)], {x, b.scalar(shape)}, shape); break;
+      default: x = b.op("add", {x, b.along(shape, shape.size() - 1)}, shape); break;  // a bias
+    }
+  }
+  return x;
+}
+
+// dot(x [M, K], w [K, N]) + bias, then an activation (or not).
+std::optional<Value> dense(Builder& b, const Value& x, std::int64_t n, bool activate) {
+  const Shape out = {x.shape[0], n};
+  const double flops = 2.0 * static_cast<double>(x.shape[0] * x.shape[1] * n);
+  if (!b.fits(out, flops) || !b.fits({x.shape[1], n})) return std::nullopt;
+  b.count_flops(flops);
+  std::string y = b.op("dot", {x.name, b.param({x.shape[1], n})}, out, {{"dot", {{"lhs_contracting", {1}}, {"rhs_contracting", {0}}}}});
+  y = b.op("add", {y, b.along(out, 1)}, out);
+  if (activate) y = activation(b, y, out);
+  return Value{y, out};
+}
+
+// Normalizes over `dims` (the reduced dimensions) with a mean and a variance, then scales and
+// shifts per element of `channel`: a layer norm (matrix, over features) or batch-norm statistics
+// (image, over batch and space).
+Value normalize(Builder& b, const Value& x, const std::vector<std::size_t>& dims, std::size_t channel) {
+  std::vector<std::size_t> kept;
+  for (std::size_t d = 0; d < x.shape.size(); ++d)
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) kept.push_back(d);
+  const std::string sum = b.reduce(x.name, x.shape, dims, false);
+  Shape reduced;
+  for (std::size_t d : kept) reduced.push_back(x.shape[d]);
+  const std::string mean = b.op("multiply", {sum, b.scalar(reduced)}, reduced);
+  const std::string centered = b.op("subtract", {x.name, b.broadcast(mean, x.shape, kept)}, x.shape);
+  const std::string square = b.op("multiply", {centered, centered}, x.shape);
+  const std::string variance = b.op("multiply", {b.reduce(square, x.shape, dims, false), b.scalar(reduced)}, reduced);
+  const std::string inv_std = b.op("rsqrt", {b.op("add", {variance, b.scalar(reduced)}, reduced)}, reduced);
+  std::string y = b.op("multiply", {centered, b.broadcast(inv_std, x.shape, kept)}, x.shape);
+  y = b.op("multiply", {y, b.along(x.shape, channel)}, x.shape);
+  return {b.op("add", {y, b.along(x.shape, channel)}, x.shape), x.shape};
+}
+
+Value softmax(Builder& b, const Value& x) {
+  const std::string max = b.reduce(x.name, x.shape, {1}, true);
+  const std::string shifted = b.op("subtract", {x.name, b.broadcast(max, x.shape, {0})}, x.shape);
+  const std::string e = b.op("exponential", {shifted}, x.shape);
+  const std::string sum = b.reduce(e, x.shape, {1}, false);
+  return {b.op("divide", {e, b.broadcast(sum, x.shape, {0})}, x.shape), x.shape};
+}
+
+// Single-head self-attention over the rows, with its residual.
+std::optional<Value> attention(Builder& b, const Value& x) {
+  const std::int64_t s = x.shape[0], f = x.shape[1];
+  const double flops = 2.0 * static_cast<double>(3 * s * f * f + 2 * s * s * f);
+  if (!b.fits({s, s}, flops) || !b.fits({f, f})) return std::nullopt;
+  b.count_flops(flops);
+  const json plain = {{"dot", {{"lhs_contracting", {1}}, {"rhs_contracting", {0}}}}};
+  const std::string q = b.op("dot", {x.name, b.param({f, f})}, x.shape, plain);
+  const std::string k = b.op("dot", {x.name, b.param({f, f})}, x.shape, plain);
+  const std::string v = b.op("dot", {x.name, b.param({f, f})}, x.shape, plain);
+  const Shape scores_shape = {s, s};
+  std::string scores = b.op("dot", {q, k}, scores_shape, {{"dot", {{"lhs_contracting", {1}}, {"rhs_contracting", {1}}}}});
+  scores = b.op("multiply", {scores, b.scalar(scores_shape)}, scores_shape);
+  const Value probs = softmax(b, {scores, scores_shape});
+  const std::string attended = b.op("dot", {probs.name, v}, x.shape, plain);
+  return Value{b.op("add", {x.name, attended}, x.shape), x.shape};
+}
+
+// A same-padded k x k convolution (stride 1 or 2) to `c_out` channels, bias and activation.
+std::optional<Value> conv(Builder& b, const Value& x, std::int64_t k, std::int64_t stride, std::int64_t c_out) {
+  const std::int64_t pad = (k - 1) / 2;
+  const Shape out = {x.shape[0], (x.shape[1] + 2 * pad - k) / stride + 1, (x.shape[2] + 2 * pad - k) / stride + 1, c_out};
+  const double flops = 2.0 * static_cast<double>(elements(out) * k * k * x.shape[3]);
+  if (out[1] < 1 || out[2] < 1 || !b.fits(out, flops) || !b.fits({k, k, x.shape[3], c_out})) return std::nullopt;
+  b.count_flops(flops);
+  const json attributes = {
+      {"window", {{"size", {k, k}}, {"stride", {stride, stride}}, {"pad_low", {pad, pad}}, {"pad_high", {pad, pad}}}},
+      {"convolution", {{"input_batch", 0}, {"input_feature", 3}, {"input_spatial", {1, 2}},
+                       {"kernel_input_feature", 2}, {"kernel_output_feature", 3}, {"kernel_spatial", {0, 1}},
+                       {"output_batch", 0}, {"output_feature", 3}, {"output_spatial", {1, 2}}}}};
+  std::string y = b.op("convolution", {x.name, b.param({k, k, x.shape[3], c_out})}, out, attributes);
+  y = b.op("add", {y, b.along(out, 3)}, out);
+  return Value{activation(b, y, out), out};
+}
+
+// A 2 x 2 max pool (stride 2) or a 3 x 3 average pool (stride 1, padded).
+std::optional<Value> pool(Builder& b, const Value& x) {
+  if (uniform_index(b.rng(), 2) == 0) {
+    if (x.shape[1] < 2 || x.shape[2] < 2) return std::nullopt;
+    const Shape out = {x.shape[0], x.shape[1] / 2, x.shape[2] / 2, x.shape[3]};
+    const json window = {{"size", {1, 2, 2, 1}}, {"stride", {1, 2, 2, 1}}};
+    return Value{b.op("reduce-window", {x.name}, out, {{"window", window}, {"called", {b.max_body()}}}), out};
+  }
+  const json window = {{"size", {1, 3, 3, 1}}, {"stride", {1, 1, 1, 1}}, {"pad_low", {0, 1, 1, 0}}, {"pad_high", {0, 1, 1, 0}}};
+  const std::string sum = b.op("reduce-window", {x.name}, x.shape, {{"window", window}});
+  return Value{b.op("multiply", {sum, b.scalar(x.shape)}, x.shape), x.shape};
+}
+
+// One block applied to `x`, or nullopt when it does not apply or would break a limit.
+std::optional<Value> block(Builder& b, const std::string& kind, const Value& x) {
+  Rng& rng = b.rng();
+  const GeneratorSpec& spec = b.spec();
+  if (x.image()) {
+    if (kind == "conv") {
+      static const std::int64_t kernels[] = {1, 3, 3, 5};
+      return conv(b, x, kernels[uniform_index(rng, 4)], uniform_index(rng, 4) == 0 ? 2 : 1, draw(rng, spec.channels));
+    }
+    if (kind == "residual") {
+      auto inner = conv(b, x, 3, 1, x.shape[3]);
+      if (!inner) return std::nullopt;
+      return Value{b.op("add", {x.name, inner->name}, x.shape), x.shape};
+    }
+    if (kind == "pool") return pool(b, x);
+    if (kind == "batch_norm") return normalize(b, x, {0, 1, 2}, 3);
+    if (kind == "elementwise") return Value{elementwise_chain(b, x.name, x.shape), x.shape};
+    if (kind == "global_pool") {
+      const Shape out = {x.shape[0], x.shape[3]};
+      const std::string sum = b.reduce(x.name, x.shape, {1, 2}, false);
+      return Value{b.op("multiply", {sum, b.scalar(out)}, out), out};
+    }
+    return std::nullopt;
+  }
+  if (kind == "dense") return dense(b, x, draw(rng, spec.features), true);
+  if (kind == "residual") {
+    auto inner = dense(b, x, x.shape[1], true);
+    if (!inner) return std::nullopt;
+    return Value{b.op("add", {x.name, inner->name}, x.shape), x.shape};
+  }
+  if (kind == "layer_norm") return normalize(b, x, {1}, 1);
+  if (kind == "softmax") return softmax(b, x);
+  if (kind == "attention") return attention(b, x);
+  if (kind == "transpose") {
+    const Shape out = {x.shape[1], x.shape[0]};
+    return Value{b.op("transpose", {x.name}, out, {{"dimensions", {1, 0}}}), out};
+  }
+  if (kind == "elementwise") return Value{elementwise_chain(b, x.name, x.shape), x.shape};
+  return std::nullopt;
+}
+
+std::string draw_block(Rng& rng, const std::map<std::string, double>& weights) {
+  double total = 0;
+  for (const auto& [kind, w] : weights) total += w;
+  double x = uniform_unit(rng) * total;
+  for (const auto& [kind, w] : weights) {
+    if (x < w) return kind;
+    x -= w;
+  }
+  return weights.rbegin()->first;
+}
+
+std::vector<Weighted> weighted(std::initializer_list<std::pair<std::int64_t, double>> values) {
+  std::vector<Weighted> out;
+  for (const auto& [v, w] : values) out.push_back({v, w});
+  return out;
+}
+
+std::vector<Weighted> parse_weighted(const JsonView& view) {
+  std::vector<Weighted> out;
+  for (const JsonView& entry : view.elements()) {
+    entry.expect_keys({"value", "weight"});
+    out.push_back({entry.at("value").as_positive_int(), entry.at("weight").as_non_negative_number()});
+  }
+  if (out.empty()) view.fail("a non-empty list of {\"value\", \"weight\"}");
+  return out;
+}
+
+}  // namespace
+
+GeneratorSpec default_generator_spec() {
+  GeneratorSpec spec;
+  spec.block_weights = {{"dense", 3},   {"residual", 1.5}, {"layer_norm", 1}, {"softmax", 0.7},   {"attention", 0.7},
+                        {"transpose", 0.3}, {"conv", 3},   {"pool", 1},       {"batch_norm", 1}, {"global_pool", 0.7},
+                        {"elementwise", 1.5}};
+  // Sizes: the bundled programs use 32-64 rows, 64-512 features, 8-64 channels on 8-56 pixels;
+  // the XLA training step of ../shared/data/tpu runs batch 2 with 4-128 channels on extents of
+  // 12-96. The weights favour the middle of those ranges.
+  spec.rows = weighted({{8, 1}, {16, 1}, {32, 2}, {64, 2}, {128, 1.5}, {256, 1}, {512, 0.5}});
+  spec.features = weighted({{32, 1}, {64, 2}, {96, 0.5}, {128, 2}, {192, 0.5}, {256, 2}, {384, 0.5}, {512, 1.5}, {768, 0.5}, {1024, 0.5}});
+  spec.image_batch = weighted({{1, 1}, {2, 2}, {4, 1}, {8, 0.5}});
+  spec.spatial = weighted({{7, 0.5}, {12, 1}, {14, 1}, {16, 1}, {24, 1}, {28, 1}, {32, 1}, {48, 0.5}, {56, 0.5}, {96, 0.3}});
+  spec.channels = weighted({{4, 0.5}, {8, 1}, {16, 1.5}, {32, 2}, {48, 0.5}, {64, 2}, {96, 0.5}, {128, 1}, {256, 0.5}});
+  return spec;
+}
+
+GeneratorSpec load_generator_spec(const std::string& path) {
+  const json parsed = parse_json_file(path);
+  const JsonView view(parsed, path);
+  view.expect_keys({"name", "description", "output", "seed", "count", "blocks", "max_elements", "max_flops", "block_weights",
+                    "rows", "features", "image_batch", "spatial", "channels"});
+  GeneratorSpec spec = default_generator_spec();
+  spec.file = path;
+  if (auto v = view.find("name")) spec.name = v->as_string();
+  if (auto v = view.find("description")) spec.description = v->as_string();
+  const std::filesystem::path base = std::filesystem::path(path).parent_path();
+  spec.output = (base / view.at("output").as_string()).lexically_normal().string();
+  if (auto v = view.find("seed")) spec.seed = v->as_count();
+  if (auto v = view.find("count")) spec.count = v->as_count();
+  if (auto v = view.find("blocks")) {
+    v->expect_keys({"min", "max"});
+    spec.min_blocks = v->at("min").as_positive_int();
+    spec.max_blocks = v->at("max").as_positive_int();
+    if (spec.max_blocks < spec.min_blocks) v->at("max").fail("a maximum not below \"min\"");
+  }
+  if (auto v = view.find("max_elements")) spec.max_elements = v->as_positive_int();
+  if (auto v = view.find("max_flops")) {
+    spec.max_flops = v->as_number();
+    if (!(spec.max_flops > 0)) v->fail("a number of flops above 0");
+  }
+  if (auto v = view.find("block_weights")) {
+    for (const auto& [kind, weight] : v->value().items()) {
+      if (!spec.block_weights.count(kind)) v->at(kind).fail("one of the block kinds dense, residual, layer_norm, softmax, attention, transpose, conv, pool, batch_norm, global_pool, elementwise");
+      spec.block_weights[kind] = v->at(kind).as_non_negative_number();
+    }
+  }
+  for (auto [key, target] : {std::pair{"rows", &spec.rows}, std::pair{"features", &spec.features},
+                             std::pair{"image_batch", &spec.image_batch}, std::pair{"spatial", &spec.spatial},
+                             std::pair{"channels", &spec.channels}})
+    if (auto v = view.find(key)) *target = parse_weighted(*v);
+  return spec;
+}
+
+GeneratedProgram generate_program(const GeneratorSpec& spec, std::uint64_t index) {
+  char name[64];
+  std::snprintf(name, sizeof name, "%s_%05llu", spec.name.c_str(), static_cast<unsigned long long>(index));
+  for (std::uint64_t attempt = 0; attempt < 100; ++attempt) {
+    Rng rng(splitmix64(spec.seed * 0x9e3779b97f4a7c15ull ^ splitmix64(index * 1000 + attempt)));
+    Builder b(spec, rng);
+    GeneratedProgram generated;
+    Value x;
+    if (uniform_index(rng, 2) == 0) {
+      const std::int64_t side = draw(rng, spec.spatial);
+      x.shape = {draw(rng, spec.image_batch), side, side, draw(rng, spec.channels)};
+      generated.blocks.push_back("image");
+    } else {
+      x.shape = {draw(rng, spec.rows), draw(rng, spec.features)};
+      generated.blocks.push_back("matrix");
+    }
+    if (!b.fits(x.shape)) continue;
+    x.name = b.param(x.shape);
+    const std::int64_t blocks = spec.min_blocks + static_cast<std::int64_t>(uniform_index(rng, static_cast<std::uint64_t>(spec.max_blocks - spec.min_blocks + 1)));
+    for (std::int64_t placed = 0, tries = 0; placed < blocks && tries < 20 * blocks; ++tries) {
+      const std::string kind = draw_block(rng, spec.block_weights);
+      if (auto next = block(b, kind, x)) {
+        x = *next;
+        generated.blocks.push_back(kind);
+        ++placed;
+      }
+    }
+    if (static_cast<std::int64_t>(generated.blocks.size()) - 1 < spec.min_blocks) continue;
+    const json text = b.program(name, x.name);
+    generated.program = program_from_json(JsonView(text, spec.file.empty() ? std::string(name) : spec.file + ": " + name));
+    check_supported(generated.program);  // a draw the Halide backend cannot lower is a bug here
+    generated.flops = b.flops();
+    return generated;
+  }
+  throw std::runtime_error(std::string(name) + ": no program within max_elements " + std::to_string(spec.max_elements) +
+                           " and max_flops " + std::to_string(spec.max_flops) + " after 100 draws");
+}
+
+std::string generated_program_path(const GeneratorSpec& spec, std::uint64_t index) {
+  char file[96];
+  std::snprintf(file, sizeof file, "%s_%05llu.json", spec.name.c_str(), static_cast<unsigned long long>(index));
+  return (std::filesystem::path(spec.output) / file).string();
+}
+
+}  // namespace perftune

@@ -1,0 +1,79 @@
+// The program generator: reproducible, within its limits, varied, and every program it writes is
+// one the Halide backend compiles and runs to the reference interpreter's values.
+#include "generator/program_generator.h"
+
+#include <fstream>
+#include <set>
+
+#include "hardware/hardware_test_support.h"
+#include "hardware/halide_schedule.h"
+#include "ir/input_error.h"
+#include "ir/kernel.h"
+
+namespace perftune {
+namespace {
+
+GeneratorSpec small_spec() {
+  GeneratorSpec spec = default_generator_spec();
+  spec.max_elements = 1 << 14;
+  spec.max_flops = 4e6;
+  return spec;
+}
+
+TEST_CASE("program i depends only on the seed and i", "[generator]") {
+  const GeneratorSpec spec = default_generator_spec();
+  const auto key = [&](const GeneratorSpec& s, std::uint64_t i) { return content_key(generate_program(s, i).program); };
+  CHECK(key(spec, 7) == key(spec, 7));
+  CHECK(key(spec, 7) != key(spec, 8));
+  GeneratorSpec other = spec;
+  other.seed = 2;
+  CHECK(key(other, 7) != key(spec, 7));
+}
+
+TEST_CASE("generated programs stay within the limits and cover every kind of block", "[generator]") {
+  const GeneratorSpec spec = default_generator_spec();
+  std::set<std::string> kinds, opcodes;
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    const GeneratedProgram g = generate_program(spec, i);
+    CHECK(g.flops <= spec.max_flops);
+    REQUIRE(g.blocks.size() >= static_cast<std::size_t>(spec.min_blocks) + 1);
+    REQUIRE(g.blocks.size() <= static_cast<std::size_t>(spec.max_blocks) + 1);
+    kinds.insert(g.blocks.begin(), g.blocks.end());
+    for (OpId id = 0; id < g.program.size(); ++id) {
+      REQUIRE(g.program.op(id).shape.element_count() <= spec.max_elements);
+      opcodes.insert(g.program.op(id).opcode);
+    }
+  }
+  for (const auto& [kind, weight] : spec.block_weights) CHECK(kinds.count(kind) == 1);
+  for (const char* opcode : {"dot", "convolution", "reduce", "reduce-window", "broadcast", "transpose", "exponential", "rsqrt"})
+    CHECK(opcodes.count(opcode) == 1);
+}
+
+TEST_CASE("generated programs compile and agree with the reference on the Halide backend", "[generator][halide]") {
+  const GeneratorSpec spec = small_spec();
+  for (std::uint64_t i = 0; i < 6; ++i) {
+    const GeneratedProgram g = generate_program(spec, i);
+    const Kernel kernel(g.program.name(), g.program);
+    const SearchSpace space = halide_schedule_space(kernel);
+    const auto results = shared_halide_backend().measure(kernel, space, std::vector<Config>{heuristic_config(space, kernel)});
+    CAPTURE(i, results[0].message);
+    REQUIRE(results[0].ok());
+  }
+}
+
+TEST_CASE("a generator spec with a wrong member names the file and the place", "[generator]") {
+  const std::string dir = scratch_dir("generator_spec");
+  const std::string path = dir + "/spec.json";
+  std::ofstream(path) << R"({"output": "out", "block_weights": {"dense": 1, "lstm": 2}})";
+  REQUIRE_THROWS_WITH(load_generator_spec(path), Catch::Contains(path) && Catch::Contains("block_weights.lstm"));
+  std::ofstream(path) << R"({"output": "out", "count": 5, "blocks": {"min": 3, "max": 2}})";
+  REQUIRE_THROWS_WITH(load_generator_spec(path), Catch::Contains("blocks.max"));
+  std::ofstream(path) << R"({"output": "out", "count": 5, "seed": 9})";
+  const GeneratorSpec spec = load_generator_spec(path);
+  CHECK(spec.count == 5);
+  CHECK(spec.seed == 9);
+  CHECK(spec.output == dir + "/out");
+}
+
+}  // namespace
+}  // namespace perftune
