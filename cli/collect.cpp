@@ -1,4 +1,4 @@
-// perftune collect COLLECT.json: measures random tile and fusion configs of bundled programs on
+// perftune collect COLLECT.json [--plan]: measures tile and fusion configs of programs on
 // this CPU into a record log, with a progress bar; rerunning resumes where it stopped.
 #include <iostream>
 #include <memory>
@@ -15,6 +15,7 @@ struct CollectOptions {
   std::string config;
   std::string output;
   bool json = false;
+  bool plan = false;
 };
 
 const bool registered = register_command({"collect", "Build a training corpus by measuring bundled programs on this CPU (resumable)",
@@ -23,9 +24,11 @@ const bool registered = register_command({"collect", "Build a training corpus by
     app.add_option("config", o->config, "Collect config (configs/collect/*.json)")->required()->check(CLI::ExistingFile);
     app.add_option("--output", o->output, "Record log to write (overrides the config's \"output\")");
     app.add_flag("--json", o->json, "Print the summary as JSON");
+    app.add_flag("--plan", o->plan, "Plan only: count the kernels and configs a run would measure, measure nothing");
     app.callback([o] {
       CollectSpec spec = load_collect_spec(o->config);
       if (!o->output.empty()) spec.output = o->output;
+      spec.plan_only = o->plan;
       HalideBackend backend(spec.cpu);
       const bool terminal = ::isatty(2);
       const auto summary = collect_corpus(spec, backend, [&](const CollectProgress& p) {
@@ -38,6 +41,7 @@ const bool registered = register_command({"collect", "Build a training corpus by
         nlohmann::ordered_json j;
         j["output"] = spec.output;
         j["device"] = backend.fingerprint();
+        j["planned"] = summary.planned;
         j["measured"] = summary.measured;
         j["skipped"] = summary.skipped;
         j["failed"] = summary.failed;
@@ -46,6 +50,9 @@ const bool registered = register_command({"collect", "Build a training corpus by
         j["seconds"] = summary.seconds;
         j["records_per_minute"] = per_minute;
         print_json(j.dump(2));
+      } else if (o->plan) {
+        std::cout << spec.output << ": would measure " << summary.planned << " configs of " << summary.kernels << " kernels ("
+                  << summary.skipped << " already recorded)\n";
       } else {
         std::cout << spec.output << ": measured " << summary.measured << " (" << summary.failed << " failed), skipped "
                   << summary.skipped << " already recorded, " << summary.kernels << " kernels; log holds " << summary.log_records

@@ -1,5 +1,6 @@
 #include "hardware/corpus_collection.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -12,6 +13,7 @@
 #include "ir/json_view.h"
 #include "ir/kernel.h"
 #include "ir/program_json.h"
+#include "ir/random.h"
 #include "ir/output_lock.h"
 #include "ir/record_log.h"
 
@@ -26,16 +28,60 @@ struct Job {
 };
 
 // Up to n distinct valid configs drawn with `rng` (every config if the space has at most n).
-std::vector<Config> distinct_sample(const SearchSpace& space, std::size_t n, Rng& rng) {
+// Where the constraint rejects nearly every draw (the fusion placements of a large program),
+// each config is a random walk of valid one-knob changes from `start` instead.
+std::vector<Config> distinct_sample(const SearchSpace& space, std::size_t n, Rng& rng, const Config& start) {
   if (const auto size = space.size(100'000); size && *size <= n) return space.enumerate();
   std::set<Config> seen;
   std::vector<Config> out;
+  bool walk = false;
   // Each draw is new with probability >= 1 - n/size, so 20n draws suffice unless the space is
   // barely larger than n.
   for (std::size_t attempt = 0; attempt < 20 * n && out.size() < n; ++attempt) {
-    Config c = space.sample(rng);
+    Config c = start;
+    if (!walk) {
+      try {
+        c = space.sample(rng);
+      } catch (const std::runtime_error&) {
+        walk = true;
+      }
+    }
+    if (walk) {
+      for (std::size_t step = 0, steps = 1 + uniform_index(rng, 2 * space.dimension()); step < steps; ++step) {
+        const std::vector<Config> next = space.one_knob_changes(c);
+        if (next.empty()) break;
+        c = next[uniform_index(rng, next.size())];
+      }
+    }
     if (seen.insert(c).second) out.push_back(std::move(c));
   }
+  return out;
+}
+
+// A kernel's schedules to measure: the heuristic one, a share of short random walks from it (one
+// to three one-knob changes: the fast region, as an autoscheduler's neighbourhood is in
+// Adams2019's training data), and the rest drawn uniformly; distinct, tile_configs_per_kernel in all.
+std::vector<Config> schedule_sample(const SearchSpace& space, const Kernel& kernel, const CollectSpec& spec, Rng& rng) {
+  const std::size_t n = spec.tile_configs_per_kernel;
+  if (const auto size = space.size(100'000); size && *size <= n) return space.enumerate();
+  std::set<Config> seen;
+  std::vector<Config> out;
+  const auto keep = [&](Config c) {
+    if (out.size() < n && space.contains(c) && seen.insert(c).second) out.push_back(std::move(c));
+  };
+  const Config heuristic = heuristic_config(space, kernel);
+  if (spec.near_heuristic_share > 0) keep(heuristic);
+  const auto near = static_cast<std::size_t>(spec.near_heuristic_share * static_cast<double>(n) + 0.5);
+  for (std::size_t attempt = 0; attempt < 20 * near && out.size() < near; ++attempt) {
+    Config c = heuristic;
+    for (std::uint64_t step = 0, steps = 1 + uniform_index(rng, 3); step < steps; ++step) {
+      const std::vector<Config> next = space.one_knob_changes(c);
+      if (next.empty()) break;
+      c = next[uniform_index(rng, next.size())];
+    }
+    keep(std::move(c));
+  }
+  for (std::size_t attempt = 0; attempt < 20 * n && out.size() < n; ++attempt) keep(space.sample(rng));
   return out;
 }
 
@@ -62,7 +108,7 @@ std::string record_key(const std::string& device, const std::string& kernel, con
 CollectSpec load_collect_spec(const std::string& path) {
   const nlohmann::json json = parse_json_file(path);
   const JsonView root(json, path);
-  root.expect_keys({"output", "seed", "programs", "tile_configs_per_kernel", "fusion_variants_per_program",
+  root.expect_keys({"output", "seed", "programs", "tile_configs_per_kernel", "near_heuristic_share", "fusion_variants_per_program",
                     "program_fusion_configs", "batch_size", "cpu", "description"});
   CollectSpec spec;
   spec.source = path;
@@ -70,17 +116,32 @@ CollectSpec load_collect_spec(const std::string& path) {
   spec.seed = static_cast<std::uint64_t>(root.get_int("seed", 1));
   const auto folder = std::filesystem::path(path).parent_path();
   const JsonView programs = root.at("programs");
-  if (programs.size() == 0) programs.fail("at least one program file");
+  if (programs.size() == 0) programs.fail("at least one program file or folder");
   for (std::size_t i = 0; i < programs.size(); ++i) {
     const auto file = folder / programs.at(i).as_string();
-    if (!path_exists(file.string())) programs.at(i).fail("an existing program file (relative to " + folder.string() + ")");
-    spec.programs.push_back(file.lexically_normal().string());
+    if (!path_exists(file.string()))
+      programs.at(i).fail("an existing program file or folder of them (relative to " + folder.string() + ")");
+    if (!std::filesystem::is_directory(file)) {
+      spec.programs.push_back(file.lexically_normal().string());
+      continue;
+    }
+    // A folder (e.g. what perftune generate wrote): its *.json files in name order.
+    std::vector<std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(file))
+      if (entry.is_regular_file() && entry.path().extension() == ".json") found.push_back(entry.path().lexically_normal().string());
+    if (found.empty()) programs.at(i).fail("a folder with program files (*.json)");
+    std::sort(found.begin(), found.end());
+    spec.programs.insert(spec.programs.end(), found.begin(), found.end());
   }
   const auto count = [&](const char* key, std::size_t fallback) {
     if (auto v = root.find(key)) return static_cast<std::size_t>(v->as_positive_int());
     return fallback;
   };
   spec.tile_configs_per_kernel = count("tile_configs_per_kernel", spec.tile_configs_per_kernel);
+  if (auto v = root.find("near_heuristic_share")) {
+    spec.near_heuristic_share = v->as_number();
+    if (!(spec.near_heuristic_share >= 0 && spec.near_heuristic_share <= 1)) v->fail("a share between 0 and 1");
+  }
   spec.batch_size = count("batch_size", spec.batch_size);
   if (auto v = root.find("fusion_variants_per_program")) spec.fusion_variants_per_program = static_cast<std::size_t>(v->as_count());
   if (auto v = root.find("program_fusion_configs")) spec.program_fusion_configs = static_cast<std::size_t>(v->as_count());
@@ -136,7 +197,8 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
       summary.warnings.push_back(path + ": " + error.what());
     }
     if (whole_space) {
-      for (const Config& c : distinct_sample(*whole_space, spec.fusion_variants_per_program, rng))
+      const Config none = fusion_space_config(program, *whole_space, FusionConfig::none(program));
+      for (const Config& c : distinct_sample(*whole_space, spec.fusion_variants_per_program, rng, none))
         variants.push_back(fusion_config_of(program, *whole_space, c));
     }
     for (const FusionConfig& variant : variants) {
@@ -144,7 +206,7 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
         try {
           auto space = std::make_shared<const SearchSpace>(halide_schedule_space(fused.kernel));
           Rng kernel_rng(seed_for(spec.seed, fused.kernel.key()));
-          std::vector<Config> configs = distinct_sample(*space, spec.tile_configs_per_kernel, kernel_rng);
+          std::vector<Config> configs = schedule_sample(*space, fused.kernel, spec, kernel_rng);
           add_job(std::move(fused.kernel), std::move(space), std::move(configs));
         } catch (const std::exception& error) {
           summary.warnings.push_back(path + ": kernel " + fused.kernel.name() + " left out: " + error.what());
@@ -155,7 +217,7 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
       std::vector<Config> configs = {fusion_space_config(program, *whole_space, FusionConfig::none(program)),
                                      fusion_space_config(program, *whole_space, FusionConfig::greedy_elementwise(program))};
       if (!whole_space->contains(configs[1])) configs.pop_back();  // greedy may fuse a reduction into a broadcast
-      for (Config& c : distinct_sample(*whole_space, spec.program_fusion_configs, rng))
+      for (Config& c : distinct_sample(*whole_space, spec.program_fusion_configs, rng, configs.front()))
         if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(std::move(c));
       add_job(Kernel(program.name(), program), whole_space, std::move(configs));
     }
@@ -173,6 +235,8 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
     job.configs = std::move(todo);
     state.planned += job.configs.size();
   }
+  summary.planned = state.planned;
+  if (spec.plan_only) return summary;
 
   RecordLog log(spec.output);
   const auto names = [](const SearchSpace& space) { return space.knob_names(); };

@@ -8,8 +8,10 @@
 // Collect config (JSON; program paths are relative to the config file's folder):
 //   {"output": "corpus/cpu_corpus.jsonl",        // relative to the working directory
 //    "seed": 1,
-//    "programs": ["../programs/mlp_block_small.json", ...],
-//    "tile_configs_per_kernel": 24,               // random distinct configs (all if fewer)
+//    "programs": ["../programs/mlp_block_small.json", ...],   // files, or folders of *.json
+//    "tile_configs_per_kernel": 24,               // distinct configs (all if fewer)
+//    "near_heuristic_share": 0.5,                 // of them, the heuristic schedule and walks of
+//                                                 // 1-3 one-knob changes from it; the rest random
 //    "fusion_variants_per_program": 3,            // random legal fusion configs whose kernels join
 //    "program_fusion_configs": 12,                // whole-program fusion configs (plus none, greedy)
 //    "batch_size": 8,                             // configs per backend call (compiled in parallel)
@@ -31,10 +33,12 @@ struct CollectSpec {
   std::uint64_t seed = 1;
   std::vector<std::string> programs;  // resolved paths
   std::size_t tile_configs_per_kernel = 24;
+  double near_heuristic_share = 0.0;  // of those, random walks from the heuristic schedule
   std::size_t fusion_variants_per_program = 3;
   std::size_t program_fusion_configs = 12;
   std::size_t batch_size = 8;
   HalideBackendOptions cpu;
+  bool plan_only = false;  // plan and count, measure nothing (perftune collect --plan)
 };
 
 // Throws InputError naming the file and JSON path of a bad field (unknown key, zero count, a
@@ -49,6 +53,7 @@ struct CollectProgress {
 };
 
 struct CollectSummary {
+  std::size_t planned = 0;  // configs to measure in this run (the log's are skipped)
   std::size_t measured = 0, skipped = 0, failed = 0;
   std::size_t kernels = 0;  // distinct kernels (tile spaces and whole programs) in the plan
   std::size_t log_records = 0;  // records in the log after the run

@@ -3,7 +3,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
+#include "hardware/halide_schedule.h"
 #include "hardware_test_support.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
@@ -63,6 +65,50 @@ TEST_CASE("collect measures the tiny corpus and resumes without re-measuring", "
   const CollectSummary third = collect_corpus(spec, backend);
   CHECK(third.measured == 0);
   CHECK(backend.measured == 0);
+}
+
+// Measures nothing: what collect plans is what it asks for.
+class PlanBackend : public Backend {
+ public:
+  std::vector<MeasureResult> measure(const Kernel& k, const SearchSpace& s, std::span<const Config> c) override {
+    for (const Config& config : c) asked[k.key()].push_back(config);
+    return std::vector<MeasureResult>(c.size(), MeasureResult::from_repeats({1e-3}, 0.0));
+  }
+  std::string fingerprint() const override { return "plan"; }
+  std::map<std::string, std::vector<Config>> asked;
+};
+
+TEST_CASE("collect reads a folder of programs and plans schedules around the heuristic one", "[hardware][collect]") {
+  const std::string dir = scratch_dir("collect_folder");
+  std::filesystem::create_directories(dir + "/programs");
+  std::filesystem::copy_file(source_path("configs/programs/mlp_block_tiny.json"), dir + "/programs/b.json");
+  std::filesystem::copy_file(source_path("configs/programs/conv_block_small.json"), dir + "/programs/a.json");
+  std::ofstream(dir + "/programs/notes.txt") << "not a program";
+  std::ofstream(dir + "/collect.json") << R"({"output": "out.jsonl", "programs": ["programs"], "tile_configs_per_kernel": 10,
+    "near_heuristic_share": 0.5, "fusion_variants_per_program": 0, "program_fusion_configs": 2})";
+  CollectSpec spec = load_collect_spec(dir + "/collect.json");
+  REQUIRE(spec.programs == std::vector<std::string>{dir + "/programs/a.json", dir + "/programs/b.json"});
+  spec.output = dir + "/out.jsonl";
+  PlanBackend backend;
+  collect_corpus(spec, backend);
+  std::size_t tile_kernels = 0;
+  const LoadedLog log = RecordLog::load(spec.output);
+  for (const auto& [key, configs] : backend.asked) {
+    const auto& definition = log.kernels.at(key);
+    if (!definition.space->knobs().empty() && definition.space->knobs().front().name.rfind("fuse.", 0) == 0) continue;
+    ++tile_kernels;
+    const Config heuristic = heuristic_config(*definition.space, definition.kernel);
+    REQUIRE(std::count(configs.begin(), configs.end(), heuristic) == 1);
+    // Half of them within three one-knob changes of the heuristic schedule.
+    std::size_t near = 0;
+    for (const Config& c : configs) {
+      std::size_t differ = 0;
+      for (std::size_t k = 0; k < c.values.size(); ++k) differ += c.values[k] != heuristic.values[k];
+      near += differ <= 3;
+    }
+    CHECK(near >= 5);
+  }
+  CHECK(tile_kernels >= 3);
 }
 
 TEST_CASE("a bad collect config names the file and the field", "[hardware][collect]") {
