@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <stdexcept>
 
 #include "hardware/op_semantics.h"
@@ -25,15 +26,21 @@ std::int64_t elements(const Shape& shape) {
   return n;
 }
 
-std::int64_t draw(Rng& rng, const std::vector<Weighted>& choices) {
+// One of `choices` (a range of items), with probability proportional to weight(item).
+template <typename Range, typename Weight>
+auto pick_weighted(Rng& rng, const Range& choices, Weight weight) -> decltype(*std::begin(choices)) {
   double total = 0;
-  for (const Weighted& c : choices) total += c.weight;
+  for (const auto& c : choices) total += weight(c);
   double x = uniform_unit(rng) * total;
-  for (const Weighted& c : choices) {
-    if (x < c.weight) return c.value;
-    x -= c.weight;
+  for (const auto& c : choices) {
+    if (x < weight(c)) return c;
+    x -= weight(c);
   }
-  return choices.back().value;
+  return *std::prev(std::end(choices));
+}
+
+std::int64_t draw(Rng& rng, const std::vector<Weighted>& choices) {
+  return pick_weighted(rng, choices, [](const Weighted& c) { return c.weight; }).value;
 }
 
 // The program under construction, as the program format's JSON (so that it is validated exactly
@@ -269,14 +276,7 @@ std::optional<Value> block(Builder& b, const std::string& kind, const Value& x) 
 }
 
 std::string draw_block(Rng& rng, const std::map<std::string, double>& weights) {
-  double total = 0;
-  for (const auto& [kind, w] : weights) total += w;
-  double x = uniform_unit(rng) * total;
-  for (const auto& [kind, w] : weights) {
-    if (x < w) return kind;
-    x -= w;
-  }
-  return weights.rbegin()->first;
+  return pick_weighted(rng, weights, [](const auto& entry) { return entry.second; }).first;
 }
 
 std::vector<Weighted> weighted(std::initializer_list<std::pair<std::int64_t, double>> values) {

@@ -27,6 +27,16 @@ struct Job {
   std::vector<Config> configs;
 };
 
+// `steps` random valid one-knob changes from `config` (fewer where a config has no valid change).
+Config random_walk(const SearchSpace& space, Config config, std::uint64_t steps, Rng& rng) {
+  for (std::uint64_t step = 0; step < steps; ++step) {
+    const std::vector<Config> next = space.one_knob_changes(config);
+    if (next.empty()) break;
+    config = next[uniform_index(rng, next.size())];
+  }
+  return config;
+}
+
 // Up to n distinct valid configs drawn with `rng` (every config if the space has at most n).
 // Where the constraint rejects nearly every draw (the fusion placements of a large program),
 // each config is a random walk of valid one-knob changes from `start` instead.
@@ -46,13 +56,7 @@ std::vector<Config> distinct_sample(const SearchSpace& space, std::size_t n, Rng
         walk = true;
       }
     }
-    if (walk) {
-      for (std::size_t step = 0, steps = 1 + uniform_index(rng, 2 * space.dimension()); step < steps; ++step) {
-        const std::vector<Config> next = space.one_knob_changes(c);
-        if (next.empty()) break;
-        c = next[uniform_index(rng, next.size())];
-      }
-    }
+    if (walk) c = random_walk(space, std::move(c), 1 + uniform_index(rng, 2 * space.dimension()), rng);
     if (seen.insert(c).second) out.push_back(std::move(c));
   }
   return out;
@@ -73,13 +77,7 @@ std::vector<Config> schedule_sample(const SearchSpace& space, const Kernel& kern
   if (spec.near_heuristic_share > 0) keep(heuristic);
   const auto near = static_cast<std::size_t>(spec.near_heuristic_share * static_cast<double>(n) + 0.5);
   for (std::size_t attempt = 0; attempt < 20 * near && out.size() < near; ++attempt) {
-    Config c = heuristic;
-    for (std::uint64_t step = 0, steps = 1 + uniform_index(rng, 3); step < steps; ++step) {
-      const std::vector<Config> next = space.one_knob_changes(c);
-      if (next.empty()) break;
-      c = next[uniform_index(rng, next.size())];
-    }
-    keep(std::move(c));
+    keep(random_walk(space, heuristic, 1 + uniform_index(rng, 3), rng));
   }
   for (std::size_t attempt = 0; attempt < 20 * n && out.size() < n; ++attempt) keep(space.sample(rng));
   return out;
