@@ -18,6 +18,10 @@
 //                 loop nest, the value stored: unfused), 1 = inlined into the consumer (a
 //                 reduction, which cannot be inlined: at the consumer's innermost register block),
 //                 2 = at a tile of the consumer group's root stage
+//   pad           where the padded input of a windowed reduction (a convolution or pooling whose
+//                 window reaches past its input) is computed, with the values of fuse.<e>: 0 = a
+//                 padded copy at root, 1 = inlined (a bounds check on every load), 2 = per tile of
+//                 the stage whose loops hold the reduction. Present only in kernels with padding.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -52,6 +56,7 @@ struct HalideSchedule {
   std::vector<Placement> placement;       // by OpId (parameters: kRoot, unused)
   std::vector<OpId> group_root;           // by OpId: the root-stage op whose loops hold it
   std::map<OpId, StageSchedule> stages;   // ops at root
+  Placement padding = Placement::kInline;  // every padded reduction input (knob `pad`)
 };
 
 // The outputs a kernel computes: Program::outputs() without unused parameters (an input nothing
@@ -79,11 +84,12 @@ Config unscheduled_config(const SearchSpace& space, const Kernel& kernel);
 
 // A schedule a programmer would write first for a stage of these dimensions (used for the groups
 // of a whole program under fusion decisions, which has no stage knobs): a 8-row by 256-column
-// (or narrower) tile, vectors of 16, serial reduction tile 256, the outer tile loop parallel.
+// (or narrower) tile, whole along the other dimensions but the outermost (1, so the parallel
+// outer tile loop has iterations), vectors of 16, 8 rows unrolled, the reduction whole.
 StageSchedule heuristic_stage(const std::vector<std::int64_t>& dims, std::int64_t reduction_extent);
 
 // heuristic_stage() of the kernel's root as a config of `space` (halide_schedule_space(kernel)),
-// producers inlined (reductions per register block): how a kernel is scheduled inside a program
+// producers inlined (reductions per register block), padded inputs per tile: how a kernel is scheduled inside a program
 // under fusion decisions, for models that score such a program kernel by kernel.
 Config heuristic_config(const SearchSpace& space, const Kernel& kernel);
 

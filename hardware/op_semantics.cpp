@@ -107,7 +107,7 @@ ReductionForm convolution_form(const Program& program, OpId id) {
   form.operands.assign(2, {});
   form.operands[0].resize(spatial + 2);
   form.operands[1].resize(spatial + 2);
-  form.bounds_checked = {true, false};
+  form.bounds_checked = {false, false};  // set below if a window reaches into the padding
   std::vector<std::int64_t> out_dims(spatial + 2, 0);
   form.red_sizes.push_back(lhs.shape.dims[c.input_feature]);
   form.operands[0][c.input_batch].out_dim = static_cast<int>(c.output_batch);
@@ -123,6 +123,7 @@ ReductionForm convolution_form(const Program& program, OpId id) {
     const int red = static_cast<int>(form.red_sizes.size());
     form.red_sizes.push_back(size);
     form.operands[0][c.input_spatial[s]] = {static_cast<int>(c.output_spatial[s]), stride, red, -pad_low};
+    if (pad_low != 0 || pad_high != 0) form.bounds_checked[0] = true;
     form.operands[1][c.kernel_spatial[s]].red_dim = red;
     const std::int64_t padded = lhs.shape.dims[c.input_spatial[s]] + pad_low + pad_high;
     out_dims[c.output_spatial[s]] = padded < size ? 0 : (padded - size) / stride + 1;
@@ -180,7 +181,7 @@ ReductionForm reduce_window_form(const Program& program, OpId id) {
   check_unit(op, w.window_dilation, "window dilation");
   check_unit(op, w.base_dilation, "base dilation");
   form.operands.assign(1, std::vector<AffineIndex>(rank));
-  form.bounds_checked = {true};
+  form.bounds_checked = {false};  // set below if a window reaches into the padding
   std::vector<std::int64_t> out_dims;
   for (std::size_t d = 0; d < rank; ++d) {
     const std::int64_t stride = d < w.stride.size() ? w.stride[d] : 1;
@@ -188,6 +189,7 @@ ReductionForm reduce_window_form(const Program& program, OpId id) {
     const std::int64_t pad_high = d < w.pad_high.size() ? w.pad_high[d] : 0;
     if (stride <= 0) unsupported(op, "a non-positive window stride");
     form.operands[0][d] = {static_cast<int>(d), stride, static_cast<int>(d), -pad_low};
+    if (pad_low != 0 || pad_high != 0) form.bounds_checked[0] = true;
     form.red_sizes.push_back(w.size[d]);
     const std::int64_t padded = input.shape.dims[d] + pad_low + pad_high;
     out_dims.push_back(padded < w.size[d] ? 0 : (padded - w.size[d]) / stride + 1);

@@ -59,8 +59,8 @@ std::vector<VarOrRVar> point_loops(Halide::Stage s, const std::vector<std::int64
       outermost.push_back(ko);
       first = ki;
     }
-    inner.push_back(first);
     for (std::size_t k = rvars.size(); k-- > 1;) inner.push_back(rvars[k]);
+    inner.push_back(first);
   }
   for (std::size_t d = rank; d-- > 0;) inner.push_back(points[d]);
   return inner;
@@ -155,8 +155,11 @@ class Scheduler {
     out.compute_root();
     const std::string tag = "s" + std::to_string(id) + "_";
     const TileLoops loops = tile(out, out, id, stage, false, tag);
-    if (reduction && !wrapped) tile(target, target.update(), id, stage, true, tag);
-    if (wrapped) accumulate(target, id, stage, stage.accumulator == Placement::kInline ? loops.register_block : loops.tile, tag + "a_");
+    if (reduction && !wrapped) place_padding(id, tile(target, target.update(), id, stage, true, tag).tile, stage.vector);
+    if (wrapped) {
+      accumulate(target, id, stage, stage.accumulator == Placement::kInline ? loops.register_block : loops.tile, tag + "a_");
+      place_padding(id, loops.tile, stage.vector);
+    }
     // The group's members computed inside this stage's loops.
     for (OpId member = 0; member < body_.size(); ++member) {
       if (member == id || body_.op(member).is_parameter() || schedule_.group_root[member] != id) continue;
@@ -164,6 +167,7 @@ class Scheduler {
       Halide::Func f = lowered_.funcs[member];
       if (is_reduction_opcode(body_.op(member).opcode)) {
         accumulate(f, member, stage, p == Placement::kInline ? loops.register_block : loops.tile, "m" + std::to_string(member) + "_");
+        place_padding(member, loops.tile, stage.vector);
       } else if (p == Placement::kTile) {
         f.compute_at(loops.tile);
         if (!dims(member).empty()) {
@@ -176,6 +180,24 @@ class Scheduler {
       }
     }
     return out;
+  }
+
+  // The padded inputs of reduction `id` (a boundary condition Func each) where the schedule puts
+  // them: computed once per `tile` (a bounds check per element of the tile's halo instead of per
+  // load), as a padded copy at root, or left inlined.
+  void place_padding(OpId id, const Halide::LoopLevel& tile, int vector) {
+    const auto it = lowered_.padded.find(id);
+    if (it == lowered_.padded.end() || schedule_.padding == Placement::kInline) return;
+    for (Halide::Func f : it->second) {
+      const std::vector<Var> args = f.args();  // innermost first
+      if (schedule_.padding == Placement::kRoot) {
+        f.compute_root();
+        if (args.size() > 1) f.parallel(args.back());
+      } else {
+        f.compute_at(tile);
+      }
+      if (vector > 1) f.vectorize(args.front(), vector, Halide::TailStrategy::GuardWithIf);
+    }
   }
 
   // A reduction computed inside another stage's loops, its update as a register-blocked nest.

@@ -179,7 +179,9 @@ class Lowering {
       }
       if (form.bounds_checked[s]) {
         // Outside the operand the reference adds nothing: 0 in a product, the start value otherwise.
-        terms.push_back(padded(operands[s], form.product ? Expr(0.0f) : init)(halide_args(at)));
+        Halide::Func operand = padded(operands[s], form.product ? Expr(0.0f) : init);
+        lowered_.padded[id].push_back(operand);
+        terms.push_back(operand(halide_args(at)));
       } else {
         terms.push_back(call(operands[s], at));
       }

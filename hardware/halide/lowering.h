@@ -21,6 +21,9 @@ struct LoweredKernel {
   std::vector<OpId> input_ops;                     // the parameter op of each input
   std::map<OpId, std::vector<Halide::RVar>> rvars;  // reduction ops: one RVar per reduction dimension, program order
   std::vector<OpId> outputs;                       // computed_outputs()
+  // Reduction ops whose window reaches into padding: the padded operand (a boundary condition
+  // Func, inlined unless the schedule places it: HalideSchedule::padding).
+  std::map<OpId, std::vector<Halide::Func>> padded;
 };
 
 // Throws UnsupportedProgram (op_semantics.h) naming the first op it cannot lower.

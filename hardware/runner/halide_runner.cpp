@@ -20,6 +20,8 @@
 // runs the named autoscheduler on it, JIT-compiles for this CPU, fills the inputs (input_data.h),
 // runs once (warm-up), writes the outputs as raw f32 to PATH for the backend to check against the
 // reference interpreter, then times it (runner/sample_timer.h).
+// With PERFTUNE_HALIDE_STMT=FILE in its environment it also writes each pipeline's lowered loop
+// nest to FILE (the last one compiled wins), to see what a config became.
 #include <Halide.h>
 #include <sys/resource.h>
 
@@ -138,6 +140,12 @@ std::variant<std::unique_ptr<Compiled>, json> compile(const json& request) {
       const Halide::MachineParams machine(spec.at("machine").get<std::string>());
       scheduled.pipeline.auto_schedule(name, target, machine);
       for (const std::string& key : set) unsetenv(key.c_str());
+    }
+    // For a person reading what a schedule became: the loop nest, as Halide's lowered statement.
+    if (const char* stmt = std::getenv("PERFTUNE_HALIDE_STMT")) {
+      std::vector<Halide::Argument> arguments;
+      for (const Halide::ImageParam& input : lowered.inputs) arguments.push_back(input);
+      scheduled.pipeline.compile_to_lowered_stmt(stmt, arguments, Halide::StmtOutputFormat::Text, target);
     }
     scheduled.pipeline.compile_jit(target);
   } catch (const Halide::CompileError& error) {

@@ -70,6 +70,37 @@ TEST_CASE("structural ops and reductions lower to what the reference computes", 
   require_all_ok(kernel_of(body, max_body), 6);
 }
 
+TEST_CASE("a padded window's input computed at root, inlined or per tile checks, and an unpadded one has no pad knob", "[hardware][halide]") {
+  const std::string conv = R"(, "convolution": {"input_batch": 0, "input_feature": 1, "input_spatial": [2, 3], "kernel_input_feature": 1, "kernel_output_feature": 0, "kernel_spatial": [2, 3], "output_batch": 0, "output_feature": 1, "output_spatial": [2, 3]}})";
+  const Kernel padded = kernel_of(param("x", "[2, 3, 9, 11]", 0) + "," + param("w", "[5, 3, 3, 3]", 1) + "," + param("b", "[5]", 2) +
+                                  R"(, {"name": "c", "opcode": "convolution", "shape": [2, 5, 9, 11], "operands": ["x", "w"], "window": {"size": [3, 3], "pad_low": [1, 1], "pad_high": [1, 1]})" + conv + R"(,
+    {"name": "bb", "opcode": "broadcast", "shape": [2, 5, 9, 11], "operands": ["b"], "dimensions": [1]},
+    {"name": "y", "opcode": "add", "shape": [2, 5, 9, 11], "operands": ["c", "bb"]})");
+  const SearchSpace space = halide_schedule_space(padded);
+  const auto names = space.knob_names();
+  const auto pad = std::find(names.begin(), names.end(), "pad");
+  REQUIRE(pad != names.end());
+  CHECK(named_knobs(space, unscheduled_config(space, padded)).at("pad") == 1);  // Halide's default: inlined
+  CHECK(named_knobs(space, heuristic_config(space, padded)).at("pad") == 2);
+  std::vector<Config> configs;
+  Rng rng(11);
+  for (std::int64_t placement : {0, 1, 2})
+    for (int i = 0; i < 3; ++i) {
+      Config config = space.sample(rng);
+      config.values[static_cast<std::size_t>(pad - names.begin())] = placement;
+      configs.push_back(config);
+    }
+  const auto results = shared_halide_backend().measure(padded, space, configs);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    CAPTURE(space.to_json(configs[i]).dump(), results[i].message);
+    REQUIRE(results[i].ok());
+  }
+  const Kernel unpadded = kernel_of(param("x", "[1, 3, 9, 11]", 0) + "," + param("w", "[5, 3, 3, 3]", 1) +
+                                    R"(, {"name": "y", "opcode": "convolution", "shape": [1, 5, 7, 9], "operands": ["x", "w"], "window": {"size": [3, 3]})" + conv);
+  const auto unpadded_names = halide_schedule_space(unpadded).knob_names();
+  CHECK(std::find(unpadded_names.begin(), unpadded_names.end(), "pad") == unpadded_names.end());
+}
+
 TEST_CASE("sampled schedules of fused kernels compile and check", "[hardware][halide]") {
   // A dense layer with a bias and ReLU epilogue (output fusion) and a softmax-like row reduction.
   const Kernel dense = kernel_of(param("x", "[19, 24]", 0) + "," + param("w", "[24, 33]", 1) + "," + param("b", "[33]", 2) + R"(,
