@@ -1,6 +1,8 @@
 // perftune generate GENERATE.json [--count N] [--output DIR] [--json]: writes random tensor
 // programs (generator/program_generator.h) as program files, NAME_00000.json ..., skipping those
 // already written (program i depends only on the seed and i, so a rerun completes a corpus).
+// perftune generate --derive SOURCE...: prints the size distributions and block mix of real
+// programs (generator/program_statistics.h) as spec members, to paste into a spec.
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -10,6 +12,7 @@
 
 #include "cli/command.h"
 #include "generator/program_generator.h"
+#include "generator/program_statistics.h"
 #include "ir/program_json.h"
 
 namespace perftune::cli {
@@ -20,9 +23,18 @@ struct GenerateOptions {
   std::uint64_t count = 0;
   std::string output;
   bool json = false;
+  std::vector<std::string> derive;
 };
 
+void derive(const GenerateOptions& o) {
+  std::vector<std::vector<Program>> sources;
+  for (const std::string& path : o.derive) sources.push_back(programs_of_source(path));
+  print_json(statistics_json(program_statistics(sources)).dump(2));
+}
+
 void run(const GenerateOptions& o) {
+  if (!o.derive.empty()) return derive(o);
+  if (o.spec.empty()) throw std::runtime_error("generate needs a spec file (or --derive SOURCE...)");
   GeneratorSpec spec = load_generator_spec(o.spec);
   if (o.count) spec.count = o.count;
   if (!o.output.empty()) spec.output = o.output;
@@ -58,7 +70,10 @@ void run(const GenerateOptions& o) {
 const bool registered = register_command({"generate", "Write random tensor programs for a training corpus, seeded and reproducible",
   [](CLI::App& app) {
     auto options = std::make_shared<GenerateOptions>();
-    app.add_option("spec", options->spec, "Generator spec (configs/generate/*.json)")->required()->check(CLI::ExistingFile);
+    app.add_option("spec", options->spec, "Generator spec (configs/generate/*.json)")->check(CLI::ExistingFile);
+    app.add_option("--derive", options->derive,
+                   "Print the sizes and block mix of these real programs (files, folders of programs, XLA .pb) as spec members, each source weighing the same")
+        ->check(CLI::ExistingPath);
     app.add_option("--count", options->count, "Number of programs (overrides the spec's)");
     app.add_option("--output", options->output, "Output folder (overrides the spec's)");
     app.add_flag("--json", options->json, "Print the summary as JSON");

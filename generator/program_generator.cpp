@@ -302,9 +302,9 @@ GeneratorSpec default_generator_spec() {
   spec.block_weights = {{"dense", 3},   {"residual", 1.5}, {"layer_norm", 1}, {"softmax", 0.7},   {"attention", 0.7},
                         {"transpose", 0.3}, {"conv", 3},   {"pool", 1},       {"batch_norm", 1}, {"global_pool", 0.7},
                         {"elementwise", 1.5}};
-  // Sizes: the bundled programs use 32-64 rows, 64-512 features, 8-64 channels on 8-56 pixels;
-  // the XLA training step of ../shared/data/tpu runs batch 2 with 4-128 channels on extents of
-  // 12-96. The weights favour the middle of those ranges.
+  // Fallbacks for a spec that leaves them out, set by hand to cover the bundled programs' and the
+  // XLA training step's sizes; configs/generate/default.json carries the ones measured on them
+  // (program_statistics.h).
   spec.rows = weighted({{8, 1}, {16, 1}, {32, 2}, {64, 2}, {128, 1.5}, {256, 1}, {512, 0.5}});
   spec.features = weighted({{32, 1}, {64, 2}, {96, 0.5}, {128, 2}, {192, 0.5}, {256, 2}, {384, 0.5}, {512, 1.5}, {768, 0.5}, {1024, 0.5}});
   spec.image_batch = weighted({{1, 1}, {2, 2}, {4, 1}, {8, 0.5}});
@@ -317,7 +317,7 @@ GeneratorSpec load_generator_spec(const std::string& path) {
   const json parsed = parse_json_file(path);
   const JsonView view(parsed, path);
   view.expect_keys({"name", "description", "output", "seed", "count", "blocks", "max_elements", "max_flops", "block_weights",
-                    "rows", "features", "image_batch", "spatial", "channels"});
+                    "image_share", "rows", "features", "image_batch", "spatial", "channels"});
   GeneratorSpec spec = default_generator_spec();
   spec.file = path;
   if (auto v = view.find("name")) spec.name = v->as_string();
@@ -336,6 +336,10 @@ GeneratorSpec load_generator_spec(const std::string& path) {
   if (auto v = view.find("max_flops")) {
     spec.max_flops = v->as_number();
     if (!(spec.max_flops > 0)) v->fail("a number of flops above 0");
+  }
+  if (auto v = view.find("image_share")) {
+    spec.image_share = v->as_non_negative_number();
+    if (spec.image_share > 1) v->fail("a share between 0 and 1");
   }
   if (auto v = view.find("block_weights")) {
     for (const auto& [kind, weight] : v->value().items()) {
@@ -358,7 +362,7 @@ GeneratedProgram generate_program(const GeneratorSpec& spec, std::uint64_t index
     Builder b(spec, rng);
     GeneratedProgram generated;
     Value x;
-    if (uniform_index(rng, 2) == 0) {
+    if (uniform_unit(rng) < spec.image_share) {
       const std::int64_t side = draw(rng, spec.spatial);
       x.shape = {draw(rng, spec.image_batch), side, side, draw(rng, spec.channels)};
       generated.blocks.push_back("image");

@@ -36,6 +36,7 @@ struct GeneratorSpec {
   double max_flops = 2e8;                             // per program (multiply-adds x 2)
   // How often each block is drawn where it applies (see the .cpp for what each one builds).
   std::map<std::string, double> block_weights;
+  double image_share = 0.5;  // programs that start from an image (the rest from a matrix)
   // The size distributions: rows of a matrix (batch x sequence), its features, an image's batch,
   // spatial extent and channels.
   std::vector<Weighted> rows, features, image_batch, spatial, channels;

@@ -1,6 +1,7 @@
 #include "hardware/halide_schedule.h"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 #include "hardware/op_semantics.h"
@@ -124,11 +125,30 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
   schedule.group_root.resize(n);
   for (OpId id = 0; id < n; ++id) schedule.group_root[id] = id;
 
+  // Padded inputs: per tile under the heuristic; inlined in a config from before the knob existed.
+  const bool has_stage_knobs = knobs.count(tile_out_knob(0)) > 0;
+  const auto padding = knob_or(knobs, kPadKnob, static_cast<std::int64_t>(has_stage_knobs ? Placement::kInline : Placement::kTile));
+  check_range(kPadKnob, padding, 0, 2);
+  schedule.padding = static_cast<Placement>(padding);
+  // (reduction, operand) pairs read through a padded Func that the schedule places: the operand
+  // is then read where that Func is computed, not inside the reduction's loops.
+  std::set<std::pair<OpId, OpId>> padded_reads;
+  if (schedule.padding != Placement::kInline)
+    for (OpId id = 0; id < n; ++id) {
+      if (!is_reduction_opcode(body.op(id).opcode)) continue;
+      const auto checked = reduction_form(body, id).bounds_checked;
+      const auto operands = body.operands(id);
+      for (std::size_t k = 0; k < checked.size() && k < operands.size(); ++k)
+        if (checked[k]) padded_reads.insert({id, operands[k]});
+    }
+
   // Placement: an op whose value leaves the kernel, or that any consumer reads unfused, is stored
   // at root; otherwise its first edge's choice. Consumers first (reverse topological order), so a
-  // producer's level can be raised to what its consumers allow.
+  // producer's level can be raised to what its consumers allow: read_depth is the deepest loop
+  // level (0 root, 1 tile, 2 register block) that encloses every read of an op's value.
   const std::vector<OpId> order = body.topological_order();
   const auto outputs = body.outputs();
+  std::vector<int> read_depth(n, 2);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const OpId id = *it;
     if (body.op(id).is_parameter()) continue;
@@ -153,13 +173,18 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
     int deepest_allowed = 2;
     for (OpId c : consumers) {
       one_group = one_group && schedule.group_root[c] == group;
-      const int consumer_depth = schedule.placement[c] == Placement::kRoot ? 2 : depth(schedule.placement[c]);
-      deepest_allowed = std::min(deepest_allowed, consumer_depth);
+      const Placement at = schedule.placement[c];
+      int read = at == Placement::kRoot ? 2 : at == Placement::kInline && !is_reduction_opcode(body.op(c).opcode) ? read_depth[c] : depth(at);
+      if (padded_reads.count({c, id})) read = std::min(read, depth(schedule.padding));
+      deepest_allowed = std::min(deepest_allowed, read);
     }
     const bool reduction = is_reduction_opcode(body.op(id).opcode);
     if (!one_group && (chosen == Placement::kTile || reduction)) continue;  // stays at root
     if (chosen == Placement::kInline && !reduction) {
       schedule.placement[id] = Placement::kInline;  // inlined into each consumer wherever it is
+      read_depth[id] = deepest_allowed;
+    } else if (deepest_allowed == 0) {
+      continue;  // read at root (by a padded copy): stored
     } else {
       schedule.placement[id] = depth(chosen) <= deepest_allowed ? chosen : Placement::kTile;
     }
@@ -171,11 +196,6 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
   // Stages: the kernel root from the stage knobs when the space has them; other stages at root
   // inherit vector width and parallelism (not tiles: their shapes differ) in a tile space, or get
   // the heuristic schedule in a fusion space.
-  const bool has_stage_knobs = knobs.count(tile_out_knob(0)) > 0;
-  // Padded inputs: per tile under the heuristic; inlined in a config from before the knob existed.
-  const auto padding = knob_or(knobs, kPadKnob, static_cast<std::int64_t>(has_stage_knobs ? Placement::kInline : Placement::kTile));
-  check_range(kPadKnob, padding, 0, 2);
-  schedule.padding = static_cast<Placement>(padding);
   const OpId root = body.root();
   const auto vector = knob_or(knobs, kVectorKnob, 1), unroll = knob_or(knobs, kUnrollKnob, 1);
   const auto parallel = knob_or(knobs, kParallelKnob, 0), loop_order = knob_or(knobs, kOrderKnob, 0);

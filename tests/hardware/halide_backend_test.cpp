@@ -101,6 +101,38 @@ TEST_CASE("a padded window's input computed at root, inlined or per tile checks,
   CHECK(std::find(unpadded_names.begin(), unpadded_names.end(), "pad") == unpadded_names.end());
 }
 
+TEST_CASE("producers of a padded window's input are computed where the padded input reads them", "[hardware][halide]") {
+  // A normalization (a reduction, broadcast back, subtracted) feeding a padded convolution: with
+  // the padded input per tile or at root, the mean and the difference cannot sit deeper than it.
+  const Kernel kernel = kernel_of(param("x", "[1, 4, 6, 6]", 0) + "," + param("w", "[3, 4, 3, 3]", 1) + R"(,
+    {"name": "m", "opcode": "reduce", "shape": [4], "operands": ["x"], "dimensions": [0, 2, 3]},
+    {"name": "mb", "opcode": "broadcast", "shape": [1, 4, 6, 6], "operands": ["m"], "dimensions": [1]},
+    {"name": "d", "opcode": "subtract", "shape": [1, 4, 6, 6], "operands": ["x", "mb"]},
+    {"name": "y", "opcode": "convolution", "shape": [1, 3, 6, 6], "operands": ["d", "w"], "window": {"size": [3, 3], "pad_low": [1, 1], "pad_high": [1, 1]}, "convolution": {"input_batch": 0, "input_feature": 1, "input_spatial": [2, 3], "kernel_input_feature": 1, "kernel_output_feature": 0, "kernel_spatial": [2, 3], "output_batch": 0, "output_feature": 1, "output_spatial": [2, 3]}})");
+  const SearchSpace space = halide_schedule_space(kernel);
+  const Config heuristic = heuristic_config(space, kernel);
+  // Every placement of every producer and of the padded input, the stage as the heuristic's.
+  std::vector<Config> configs = {heuristic};
+  for (std::size_t k = 0; k < space.knobs().size(); ++k) {
+    const std::string& name = space.knobs()[k].name;
+    if (name != "pad" && name.rfind("fuse.", 0) != 0) continue;
+    std::vector<Config> varied;
+    for (const Config& c : configs)
+      for (std::int64_t value : space.knobs()[k].values) {
+        Config v = c;
+        v.values[k] = value;
+        if (space.contains(v)) varied.push_back(v);
+      }
+    configs = varied;
+  }
+  REQUIRE(configs.size() >= 27);
+  const auto results = shared_halide_backend().measure(kernel, space, configs);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    CAPTURE(space.to_json(configs[i]).dump(), results[i].message);
+    REQUIRE(results[i].ok());
+  }
+}
+
 TEST_CASE("sampled schedules of fused kernels compile and check", "[hardware][halide]") {
   // A dense layer with a bias and ReLU epilogue (output fusion) and a softmax-like row reduction.
   const Kernel dense = kernel_of(param("x", "[19, 24]", 0) + "," + param("w", "[24, 33]", 1) + "," + param("b", "[33]", 2) + R"(,

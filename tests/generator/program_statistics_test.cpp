@@ -1,0 +1,76 @@
+// The generator's distributions measured on real programs: what each op contributes, sources
+// weighing the same, and the shipped spec carrying exactly what the real programs give.
+#include "generator/program_statistics.h"
+
+#include <catch2/catch.hpp>
+
+#include "hardware/hardware_test_support.h"
+
+namespace perftune {
+namespace {
+
+const std::string kPrograms = std::string(PERFTUNE_SOURCE_DIR) + "/configs/programs";
+
+double weight_of(const std::vector<Weighted>& values, std::int64_t value) {
+  for (const Weighted& w : values)
+    if (w.value == value) return w.weight;
+  return 0;
+}
+
+Program conv_program(std::int64_t window) {
+  const std::string w = std::to_string(window);
+  return program_from_text(R"({"name": "c", "ops": [
+    {"name": "x", "opcode": "parameter", "shape": [3, 20, 20, 6], "parameter_number": 0},
+    {"name": "k", "opcode": "parameter", "shape": [)" + w + ", " + w + R"(, 6, 10], "parameter_number": 1},
+    {"name": "y", "opcode": "convolution", "shape": [3, )" + std::to_string(21 - window) + ", " + std::to_string(21 - window) + R"(, 10], "operands": ["x", "k"],
+     "window": {"size": [)" + w + ", " + w + R"(]},
+     "convolution": {"input_batch": 0, "input_feature": 3, "input_spatial": [1, 2], "kernel_input_feature": 2, "kernel_output_feature": 3,
+                     "kernel_spatial": [0, 1], "output_batch": 0, "output_feature": 3, "output_spatial": [1, 2]}}]})");
+}
+
+TEST_CASE("a convolution gives its batch, spatial extents and channels; a weight gradient gives nothing", "[generator]") {
+  const ProgramStatistics forward = program_statistics({{conv_program(3)}});
+  CHECK(weight_of(forward.image_batch, 3) == Approx(1));
+  CHECK(weight_of(forward.spatial, 20) == Approx(1));
+  CHECK(weight_of(forward.channels, 6) == Approx(0.5));
+  CHECK(weight_of(forward.channels, 10) == Approx(0.5));
+  CHECK(forward.image_share == Approx(1));
+  CHECK(forward.block_weights.at("conv") > forward.block_weights.at("dense"));
+  const ProgramStatistics gradient = program_statistics({{conv_program(9)}});
+  CHECK(gradient.channels.empty());
+  CHECK(gradient.spatial.empty());
+}
+
+TEST_CASE("each source weighs the same, and every block of the grammar keeps a share", "[generator]") {
+  const std::vector<Program> bundled = programs_of_source(kPrograms);
+  REQUIRE(bundled.size() >= 10);
+  const ProgramStatistics alone = program_statistics({bundled});
+  // conv3x3_layer (56 x 56, 64 channels) and the MLPs' 32-row matrices are in there.
+  CHECK(weight_of(alone.spatial, 56) > 0);
+  CHECK(weight_of(alone.channels, 64) > 0);
+  CHECK(weight_of(alone.rows, 32) > 0);
+  double sum = 0;
+  for (const Weighted& w : alone.channels) sum += w.weight;
+  CHECK(sum == Approx(1).margin(0.01));
+  for (const auto& [kind, weight] : default_generator_spec().block_weights) {
+    CAPTURE(kind);
+    CHECK(alone.block_weights.at(kind) > 0);
+  }
+  // Beside a source of one convolution, the bundled programs' many ops weigh only half.
+  const ProgramStatistics both = program_statistics({bundled, {conv_program(3)}});
+  CHECK(weight_of(both.image_batch, 3) == Approx(1));
+  CHECK(statistics_json(both) == statistics_json(program_statistics({bundled, {conv_program(3)}})));
+}
+
+TEST_CASE("the shipped generator spec carries the statistics of the bundled programs and XLA's training step", "[generator][data]") {
+  PERFTUNE_REQUIRE_DATA(module, "tpu/module_tuning_data_layout.pb");
+  const auto derived = statistics_json(program_statistics({programs_of_source(kPrograms), programs_of_source(module)}));
+  const nlohmann::json spec = parse_json_file(std::string(PERFTUNE_SOURCE_DIR) + "/configs/generate/default.json");
+  for (const auto& [member, value] : derived.items()) {
+    CAPTURE(member);
+    CHECK(nlohmann::json(value) == spec.at(member));
+  }
+}
+
+}  // namespace
+}  // namespace perftune
