@@ -6,21 +6,6 @@
 
 namespace perftune {
 
-namespace {
-constexpr std::string_view kDataPrefix = "${PERFTUNE_DATA}";
-}  // namespace
-
-std::string resolve_campaign_path(const std::string& value, const std::string& base_dir) {
-  if (value.starts_with(kDataPrefix)) {
-    std::string rest = value.substr(kDataPrefix.size());
-    while (!rest.empty() && rest.front() == '/') rest.erase(0, 1);
-    return (std::filesystem::path(data_dir()) / rest).string();
-  }
-  const std::filesystem::path path(value);
-  if (path.is_absolute()) return value;
-  return (std::filesystem::path(base_dir) / path).lexically_normal().string();
-}
-
 Campaign load_campaign(const std::string& path) { return parse_campaign(parse_json_file(path), path); }
 
 Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
@@ -29,7 +14,7 @@ Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
                     "epsilon", "early_stopping", "seed", "timeout_retries", "confirm_best", "search_time_share", "output",
                     "default"});
   const std::string base_dir = std::filesystem::path(file).parent_path().string();
-  auto resolve = [&](const std::string& value) { return resolve_campaign_path(value, base_dir.empty() ? "." : base_dir); };
+  auto resolve = [&](const std::string& value) { return resolve_config_path(value, base_dir.empty() ? "." : base_dir); };
 
   Campaign campaign;
   campaign.file = file;

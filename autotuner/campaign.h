@@ -71,8 +71,5 @@ struct Campaign {
 Campaign load_campaign(const std::string& path);
 Campaign parse_campaign(const nlohmann::json& json, const std::string& file);
 
-// A path written in a campaign, made usable: "${PERFTUNE_DATA}/x" -> data_dir()/x; a relative
-// path -> relative to `base_dir`; absolute paths unchanged.
-std::string resolve_campaign_path(const std::string& value, const std::string& base_dir);
 
 }  // namespace perftune

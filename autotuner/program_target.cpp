@@ -1,12 +1,11 @@
 #include "autotuner/program_target.h"
 
+#include "hardware/cpu_program.h"
 #include "hardware/fusion_space.h"
 #include "hardware/halide_schedule.h"
 #include "ir/file_io.h"
 #include "ir/fusion.h"
 #include "ir/input_error.h"
-#include "ir/program_json.h"
-#include "ir/source.h"
 #include "search/legality_cache.h"
 
 namespace perftune {
@@ -31,19 +30,10 @@ ProgramTarget fusion_target(const Program& program) {
   return target;
 }
 
-// The program of a source: the project's program JSON, or the program a recorded source holds (the
-// XLA module of a TPU .pb), its element types read as f32: the CPU backend computes in f32, and a
-// bf16 kernel keeps its ops and shapes.
 Program target_program(const Campaign& campaign) {
   const std::string& path = campaign.source.program;
   if (!path_exists(path)) throw InputError(campaign.file, "$.source.program", "a program file, but " + path + " does not exist");
-  if (path.ends_with(".json")) return load_program_file(path);
-  const Corpus corpus = load_source(path);
-  if (corpus.programs.empty())
-    throw InputError(campaign.file, "$.source.program", "a program JSON or a source holding a program; " + path + " holds none");
-  Program program = *corpus.programs.front();
-  for (OpId id = 0; id < program.size(); ++id) program.mutable_op(id).shape.element_type = ElementType::kF32;
-  return program;
+  return load_cpu_program(path);
 }
 
 }  // namespace

@@ -46,13 +46,16 @@ const bool registered = register_command({"collect", "Build a training corpus by
         j["skipped"] = summary.skipped;
         j["failed"] = summary.failed;
         j["kernels"] = summary.kernels;
+        j["reference_kernels"] = summary.reference_kernels;
         j["log_records"] = summary.log_records;
         j["seconds"] = summary.seconds;
         j["records_per_minute"] = per_minute;
         print_json(j.dump(2));
       } else if (o->plan) {
         std::cout << spec.output << ": would measure " << summary.planned << " configs of " << summary.kernels << " kernels ("
-                  << summary.skipped << " already recorded)\n";
+                  << summary.skipped << " already recorded)";
+        if (spec.references) std::cout << ", and the references of " << summary.reference_kernels << " kernels";
+        std::cout << "\n";
       } else {
         std::cout << spec.output << ": measured " << summary.measured << " (" << summary.failed << " failed), skipped "
                   << summary.skipped << " already recorded, " << summary.kernels << " kernels; log holds " << summary.log_records

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 
+#include "ir/data_path.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
@@ -93,7 +94,7 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
   experiment.description = root.get_string("description", "");
 
   const std::string base_dir = std::filesystem::path(file).parent_path().string();
-  auto resolve = [&](const std::string& value) { return resolve_campaign_path(value, base_dir.empty() ? "." : base_dir); };
+  auto resolve = [&](const std::string& value) { return resolve_config_path(value, base_dir.empty() ? "." : base_dir); };
 
   std::set<std::string> names;
   const JsonView spaces = root.at("spaces");

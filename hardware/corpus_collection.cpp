@@ -6,8 +6,10 @@
 #include <map>
 #include <set>
 
+#include "hardware/cpu_program.h"
 #include "hardware/fusion_space.h"
 #include "hardware/halide_schedule.h"
+#include "ir/data_path.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
@@ -107,7 +109,7 @@ CollectSpec load_collect_spec(const std::string& path) {
   const nlohmann::json json = parse_json_file(path);
   const JsonView root(json, path);
   root.expect_keys({"output", "seed", "programs", "tile_configs_per_kernel", "near_heuristic_share", "fusion_variants_per_program",
-                    "program_fusion_configs", "batch_size", "cpu", "description"});
+                    "program_fusion_configs", "batch_size", "references", "greedy_kernels", "cpu", "description"});
   CollectSpec spec;
   spec.source = path;
   spec.output = root.at("output").as_string();
@@ -131,6 +133,15 @@ CollectSpec load_collect_spec(const std::string& path) {
     std::sort(found.begin(), found.end());
     spec.programs.insert(spec.programs.end(), found.begin(), found.end());
   }
+  if (auto greedy = root.find("greedy_kernels")) {
+    for (const JsonView& entry : greedy->elements()) {
+      entry.expect_keys({"program", "kernels"});
+      CollectSpec::GreedyKernels selection{resolve_config_path(entry.at("program").as_string(), folder.string()),
+                                           entry.at("kernels").as_string_list()};
+      if (selection.kernels.empty()) entry.at("kernels").fail("at least one kernel name");
+      spec.greedy_kernels.push_back(std::move(selection));
+    }
+  }
   const auto count = [&](const char* key, std::size_t fallback) {
     if (auto v = root.find(key)) return static_cast<std::size_t>(v->as_positive_int());
     return fallback;
@@ -141,6 +152,7 @@ CollectSpec load_collect_spec(const std::string& path) {
     if (!(spec.near_heuristic_share >= 0 && spec.near_heuristic_share <= 1)) v->fail("a share between 0 and 1");
   }
   spec.batch_size = count("batch_size", spec.batch_size);
+  if (auto v = root.find("references")) spec.references = v->as_bool();
   if (auto v = root.find("fusion_variants_per_program")) spec.fusion_variants_per_program = static_cast<std::size_t>(v->as_count());
   if (auto v = root.find("program_fusion_configs")) spec.program_fusion_configs = static_cast<std::size_t>(v->as_count());
   if (auto cpu = root.find("cpu")) {
@@ -172,9 +184,12 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
   const OutputLock lock(spec.output + ".lock", "the corpus log " + spec.output);
   // What the log already holds.
   std::set<std::string> measured;
+  std::set<std::string> referenced;  // kernel keys with references on this device
   if (std::filesystem::exists(spec.output)) {
     const LoadedLog log = RecordLog::load(spec.output);
     for (const Record& r : log.records) measured.insert(record_key(r.device, r.kernel_key, r.knob_names, r.config));
+    for (const ReferenceRecord& r : log.references)
+      if (r.measured.device == device) referenced.insert(r.measured.kernel_key);
   }
 
   // The plan: kernels by key, in a fixed order.
@@ -220,6 +235,25 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
       add_job(Kernel(program.name(), program), whole_space, std::move(configs));
     }
   }
+  for (const CollectSpec::GreedyKernels& selection : spec.greedy_kernels) {
+    if (!path_exists(selection.program)) {
+      summary.warnings.push_back(selection.program + " is absent (set PERFTUNE_DATA): its " + std::to_string(selection.kernels.size()) +
+                                 " greedy kernels are skipped");
+      continue;
+    }
+    const Program program = load_cpu_program(selection.program);
+    std::map<std::string, FusedKernel> by_name;
+    for (FusedKernel& fused : partition(program, FusionConfig::greedy_elementwise(program)).kernels) by_name.emplace(fused.kernel.name(), fused);
+    for (const std::string& name : selection.kernels) {
+      const auto it = by_name.find(name);
+      if (it == by_name.end())
+        throw InputError(spec.source, "$.greedy_kernels", "kernels of " + selection.program + " under greedy fusion; it has no " + name);
+      auto space = std::make_shared<const SearchSpace>(halide_schedule_space(it->second.kernel));
+      Rng kernel_rng(seed_for(spec.seed, it->second.kernel.key()));
+      std::vector<Config> configs = schedule_sample(*space, it->second.kernel, spec, kernel_rng);
+      add_job(it->second.kernel, std::move(space), std::move(configs));
+    }
+  }
   summary.kernels = jobs.size();
 
   CollectProgress state;
@@ -232,13 +266,22 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
     }
     job.configs = std::move(todo);
     state.planned += job.configs.size();
+    if (spec.references && !referenced.count(job.kernel.key())) ++summary.reference_kernels;
   }
   summary.planned = state.planned;
   if (spec.plan_only) return summary;
 
   RecordLog log(spec.output);
   const auto names = [](const SearchSpace& space) { return space.knob_names(); };
+  const auto now = [] { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); };
   for (const Job& job : jobs) {
+    if (spec.references && !referenced.count(job.kernel.key())) {
+      log.define_kernel(job.kernel, *job.space);
+      for (const PeerMeasurement& peer : backend.measure_peers(job.kernel)) {
+        ReferenceRecord reference{{device, job.kernel.key(), job.kernel.name(), {}, {}, peer.result, now()}, peer.name, peer.settings};
+        log.append(reference);
+      }
+    }
     if (job.configs.empty()) continue;
     log.define_kernel(job.kernel, *job.space);
     for (std::size_t begin = 0; begin < job.configs.size(); begin += spec.batch_size) {
@@ -253,7 +296,7 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
         record.knob_names = names(*job.space);
         record.config = batch[i];
         record.result = results[i];
-        record.unix_time = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+        record.unix_time = now();
         log.append(record);
         ++summary.measured;
         if (!results[i].ok()) ++summary.failed;

@@ -9,12 +9,20 @@
 //   {"output": "corpus/cpu_corpus.jsonl",        // relative to the working directory
 //    "seed": 1,
 //    "programs": ["../programs/mlp_block_small.json", ...],   // files, or folders of *.json
+//    "greedy_kernels": [{"program": "${PERFTUNE_DATA}/tpu/module_tuning_data_layout.pb",
+//                        "kernels": ["fusion.convert.7575", ...]}],   // optional: kernels of a
+//                                                 // program (an XLA module) under XLA's greedy
+//                                                 // elementwise fusion, by name, tile spaces only;
+//                                                 // skipped with a warning when the file is absent
 //    "tile_configs_per_kernel": 24,               // distinct configs (all if fewer)
 //    "near_heuristic_share": 0.5,                 // of them, the heuristic schedule and walks of
 //                                                 // 1-3 one-knob changes from it; the rest random
 //    "fusion_variants_per_program": 3,            // random legal fusion configs whose kernels join
 //    "program_fusion_configs": 12,                // whole-program fusion configs (plus none, greedy)
 //    "batch_size": 8,                             // configs per backend call (compiled in parallel)
+//    "references": false,                         // also each kernel's peers (Backend::measure_peers:
+//                                                 // Halide's autoschedulers, the library), as
+//                                                 // reference lines, once per kernel
 //    "cpu": {"min_repeats": 3, "max_repeats": 10, "time_budget_seconds": 0.2,
 //            "run_timeout_seconds": 60, "target_cv": 0.03, "threads": 2}}
 #include <cstdint>
@@ -32,11 +40,17 @@ struct CollectSpec {
   std::string output;
   std::uint64_t seed = 1;
   std::vector<std::string> programs;  // resolved paths
+  struct GreedyKernels {
+    std::string program;  // resolved path
+    std::vector<std::string> kernels;
+  };
+  std::vector<GreedyKernels> greedy_kernels;
   std::size_t tile_configs_per_kernel = 24;
   double near_heuristic_share = 0.0;  // of those, random walks from the heuristic schedule
   std::size_t fusion_variants_per_program = 3;
   std::size_t program_fusion_configs = 12;
   std::size_t batch_size = 8;
+  bool references = false;
   HalideBackendOptions cpu;
   bool plan_only = false;  // plan and count, measure nothing (perftune collect --plan)
 };
@@ -56,6 +70,7 @@ struct CollectSummary {
   std::size_t planned = 0;  // configs to measure in this run (the log's are skipped)
   std::size_t measured = 0, skipped = 0, failed = 0;
   std::size_t kernels = 0;  // distinct kernels (tile spaces and whole programs) in the plan
+  std::size_t reference_kernels = 0;  // kernels whose references are measured in this run
   std::size_t log_records = 0;  // records in the log after the run
   double seconds = 0.0;
   std::vector<std::string> warnings;  // kernels left out (unsupported by the backend)

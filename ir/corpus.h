@@ -1,6 +1,7 @@
 #pragma once
 // What every importer returns: programs (whole, unfused graphs) and measured kernels (a kernel,
 // its search space, and what was measured on which device).
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,9 @@ struct MeasuredKernel {
   std::string device;  // where the measurements were taken
   std::vector<Measurement> measurements;
   std::optional<std::size_t> default_index;  // the config the compiler picks by itself (XLA's default)
+  // Successful runtimes of the kernel as other schedulers schedule it (record log reference
+  // lines: Halide's autoschedulers, a library), by name.
+  std::map<std::string, double> references;
 
   std::size_t failed_count() const;
   // Fastest ok measurement, if any.

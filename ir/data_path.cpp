@@ -22,4 +22,16 @@ std::optional<std::string> find_data(const std::string& relative) {
   return std::nullopt;
 }
 
+std::string resolve_config_path(const std::string& value, const std::string& base_dir) {
+  constexpr std::string_view kDataPrefix = "${PERFTUNE_DATA}";
+  if (value.starts_with(kDataPrefix)) {
+    std::string rest = value.substr(kDataPrefix.size());
+    while (!rest.empty() && rest.front() == '/') rest.erase(0, 1);
+    return (std::filesystem::path(data_dir()) / rest).string();
+  }
+  const std::filesystem::path path(value);
+  if (path.is_absolute()) return value;
+  return (std::filesystem::path(base_dir) / path).lexically_normal().string();
+}
+
 }  // namespace perftune

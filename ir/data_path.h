@@ -9,5 +9,8 @@ namespace perftune {
 std::string data_dir();
 // `relative` under data_dir() if it exists, else nullopt (callers skip with a clear message).
 std::optional<std::string> find_data(const std::string& relative);
+// A path written in a config file, made usable: "${PERFTUNE_DATA}/x" -> data_dir()/x; a relative
+// path -> relative to `base_dir` (the config's folder); absolute paths unchanged.
+std::string resolve_config_path(const std::string& value, const std::string& base_dir);
 
 }  // namespace perftune

@@ -65,4 +65,13 @@ struct Record {
   double unix_time = 0.0;  // when it was measured
 };
 
+// The runtime of a kernel as another scheduler schedules it by itself (one of Halide's
+// autoschedulers, a BLAS library): a reference to score a model's pick against, with no config
+// of the kernel's space (`measured.config` is empty).
+struct ReferenceRecord {
+  Record measured;
+  std::string name;      // "Adams2019", "OpenBLAS", ...
+  std::string settings;  // how it was run (machine parameters, threads)
+};
+
 }  // namespace perftune

@@ -117,7 +117,9 @@ void keep_written_knob_order(const std::string& line, Record& record) {
 
 }  // namespace
 
-std::string record_to_line(const Record& r) {
+namespace {
+
+nlohmann::ordered_json record_json(const Record& r) {
   nlohmann::ordered_json config = nlohmann::ordered_json::object();
   for (std::size_t k = 0; k < r.knob_names.size() && k < r.config.values.size(); ++k) config[r.knob_names[k]] = r.config.values[k];
   nlohmann::ordered_json j;
@@ -136,8 +138,12 @@ std::string record_to_line(const Record& r) {
   j["cost"] = r.result.cost_seconds;
   if (!r.result.message.empty()) j["message"] = r.result.message;
   j["time"] = r.unix_time;
-  return j.dump();
+  return j;
 }
+
+}  // namespace
+
+std::string record_to_line(const Record& r) { return record_json(r).dump(); }
 
 RecordLog::RecordLog(std::string path, Durability durability) : path_(std::move(path)), durability_(durability) {
   const auto parent = std::filesystem::path(path_).parent_path();
@@ -199,6 +205,15 @@ void RecordLog::write_line(const std::string& text) {
 
 void RecordLog::append(const Record& record) { write_line(record_to_line(record)); }
 
+void RecordLog::append(const ReferenceRecord& reference) {
+  nlohmann::ordered_json j = record_json(reference.measured);
+  j["type"] = "reference";
+  j.erase("config");
+  j["reference"] = reference.name;
+  j["settings"] = reference.settings;
+  write_line(j.dump());
+}
+
 void RecordLog::define_kernel(const Kernel& kernel, const SearchSpace& space) {
   if (defined_kernels_.count(kernel.key())) return;
   write_line(kernel_to_line(kernel, space));
@@ -258,8 +273,19 @@ LoadedLog RecordLog::load(const std::string& path) {
         // A later success (a retried timeout) replaces an earlier failure; otherwise the first stays.
         if (!log.records[it->second].result.ok() && record.result.ok()) log.records[it->second] = std::move(record);
       }
+    } else if (type == "reference") {
+      nlohmann::json with_config = j;
+      with_config["config"] = nlohmann::json::object();
+      ReferenceRecord reference{record_from_json(JsonView(with_config, path, place)), view.at("reference").as_string(),
+                                view.get_string("settings", "")};
+      const auto same = [&](const ReferenceRecord& r) {
+        return r.name == reference.name && r.measured.device == reference.measured.device &&
+               r.measured.kernel_key == reference.measured.kernel_key;
+      };
+      std::erase_if(log.references, same);
+      log.references.push_back(std::move(reference));
     } else {
-      view.at("type").fail("\"kernel\" or \"record\"");
+      view.at("type").fail("\"kernel\", \"record\" or \"reference\"");
     }
   }
   if (log.duplicates_merged > 0)
@@ -290,6 +316,9 @@ Corpus corpus_from_log(const LoadedLog& log, const std::string& path) {
     }
     corpus.kernels[it->second].measurements.push_back(Measurement{record.config, record.result});
   }
+  for (const ReferenceRecord& reference : log.references)
+    if (const auto it = index.find({reference.measured.device, reference.measured.kernel_key}); it != index.end())
+      if (reference.measured.result.ok()) corpus.kernels[it->second].references[reference.name] = reference.measured.result.seconds;
   // Kernels without a definition: a recorded space over what was measured.
   for (std::size_t i = 0; i < corpus.kernels.size(); ++i) {
     MeasuredKernel& measured = corpus.kernels[i];

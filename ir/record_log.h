@@ -5,6 +5,8 @@
 // Lines:  {"v":1,"type":"kernel","key":..., "name":..., "program":{...}, "knobs":[{"name","values"}]}
 //         {"v":1,"type":"record","device":...,"kernel":key,"name":...,"config":{knob:value},
 //          "status":"ok","seconds":...,"spread":...,"repeats":[...],"cost":...,"message":"","time":...}
+//         {"v":1,"type":"reference", the fields of a record without "config", "reference":NAME,
+//          "settings":...}: the kernel as another scheduler schedules it (ReferenceRecord)
 // Each line reaches the OS in one write() as soon as it is appended, so a process killed at
 // any moment loses at most the line being written; on load a torn last line is dropped with a
 // warning, and reopening for append cuts it off first.
@@ -28,6 +30,8 @@ struct KernelDefinition {
 
 struct LoadedLog {
   std::vector<Record> records;                     // duplicates merged, in file order
+  std::vector<ReferenceRecord> references;         // in file order; a later one of the same
+                                                   // (device, kernel, name) replaces an earlier
   std::map<std::string, KernelDefinition> kernels;  // by kernel key
   std::vector<std::string> warnings;               // torn last line, merged duplicates
   std::size_t duplicates_merged = 0;
@@ -50,6 +54,7 @@ class RecordLog {
   // Throws std::runtime_error (naming the path and errno) if the line cannot be written whole;
   // lines written before stay intact.
   void append(const Record& record);
+  void append(const ReferenceRecord& reference);
   // Writes the kernel's definition once per key (later calls with the same key do nothing).
   void define_kernel(const Kernel& kernel, const SearchSpace& space);
   const std::string& path() const { return path_; }
@@ -67,8 +72,9 @@ class RecordLog {
   std::set<std::string> defined_kernels_;
 };
 
-// Records as a corpus: one MeasuredKernel per (device, kernel key). Kernels without a definition
-// line get an empty body and a space inferred from the records.
+// Records as a corpus: one MeasuredKernel per (device, kernel key), with its successful
+// references. Kernels without a definition line get an empty body and a space inferred from the
+// records.
 Corpus corpus_from_log(const LoadedLog& log, const std::string& path);
 
 // JSON of one record line (exposed for the command backend protocol and tests).

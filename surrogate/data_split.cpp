@@ -185,6 +185,16 @@ std::vector<Fold> make_folds(const std::vector<SourcedKernel>& kernels, const Sp
   for (const Fold& fold : folds) {
     if (fold.test.empty()) throw InputError(file, "$.split", "a split whose test side is not empty (no kernel matched)");
     if (fold.train.empty()) throw InputError(file, "$.split", "a split that leaves kernels to train on");
+    // A kernel measured on the test device must not be trained on there too (two sources may
+    // hold the same kernel: a generated program that happens to equal a held-out one). A whole
+    // program's fusion measurements never train (the model learns kernels).
+    std::set<std::pair<std::string, std::string>> tested;
+    for (const MeasuredKernel* k : fold.test) tested.insert({k->device, k->kernel.key()});
+    for (const auto* side : {&fold.train, &fold.validation})
+      for (const MeasuredKernel* k : *side)
+        if (!is_fusion_space(*k) && tested.count({k->device, k->kernel.key()}))
+          throw InputError(file, "$.split", "a split whose test kernels are not trained on, but " + k->kernel.name() + " (" +
+                                                k->kernel.key() + ") on " + k->device + " is on both sides");
   }
   return folds;
 }

@@ -75,6 +75,41 @@ std::optional<ModelScores> score_default(const MeasuredKernel& kernel) {
   return ModelScores{kNotApplicable, (chosen.result.seconds - fastest) / fastest, kNotApplicable, kNotApplicable, kNotApplicable};
 }
 
+std::optional<ModelScores> score_reference(const MeasuredKernel& kernel, const std::string& name) {
+  const auto it = kernel.references.find(name);
+  const auto best = kernel.best_index();
+  if (it == kernel.references.end() || !best) return std::nullopt;
+  const double fastest = kernel.measurements[*best].result.seconds;
+  return ModelScores{kNotApplicable, (it->second - fastest) / fastest, kNotApplicable, kNotApplicable, kNotApplicable};
+}
+
+PickComparison compare_picks(const EvaluationTable& table, const std::string& task, const std::string& model,
+                             const std::string& reference, double tolerance) {
+  PickComparison out{model, reference, 0, 0};
+  for (const KernelRow& row : table.rows) {
+    if (row.task != task) continue;
+    const auto m = row.models.find(model), r = row.models.find(reference);
+    if (m == row.models.end() || r == row.models.end()) continue;
+    if (!std::isfinite(m->second.top1_slowdown) || !std::isfinite(r->second.top1_slowdown)) continue;
+    ++out.rows;
+    if (1 + m->second.top1_slowdown <= (1 + tolerance) * (1 + r->second.top1_slowdown)) ++out.within;
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, PickComparison>> reference_comparisons(const EvaluationTable& table) {
+  std::vector<std::pair<std::string, PickComparison>> out;
+  for (const std::string& task : table.tasks())
+    for (const std::string& model : table.models) {
+      if (model == "random" || std::find(table.references.begin(), table.references.end(), model) != table.references.end()) continue;
+      for (const std::string& reference : table.references) {
+        const PickComparison c = compare_picks(table, task, model, reference, kPickTolerance);
+        if (c.rows > 0) out.emplace_back(task, c);
+      }
+    }
+  return out;
+}
+
 std::optional<ModelScores> score_random(const MeasuredKernel& kernel) {
   std::vector<double> seconds = ok_configs(kernel).seconds;
   if (seconds.size() < 2) return std::nullopt;
@@ -157,6 +192,12 @@ std::string format_table(const EvaluationTable& table, bool per_kernel) {
     const auto averages = table.averages(task);
     for (const std::string& name : table.models) add_row(name, averages.at(name));
   }
+  for (const auto& [task, c] : reference_comparisons(table)) {
+    std::snprintf(line, sizeof line, "%s task: %s's first pick within %.0f%% of %s's or faster on %zu of %zu (%.0f%%)\n",
+                  task.c_str(), c.model.c_str(), 100 * kPickTolerance, c.reference.c_str(), c.within, c.rows,
+                  100.0 * static_cast<double>(c.within) / static_cast<double>(c.rows));
+    out += line;
+  }
   return out;
 }
 
@@ -180,6 +221,10 @@ nlohmann::ordered_json to_json(const EvaluationTable& table) {
       if (row.models.count(name)) r["models"][name] = scores_json(row.models.at(name));
     json["kernels"].push_back(r);
   }
+  json["picks_vs_references"] = nlohmann::ordered_json::array();
+  for (const auto& [task, c] : reference_comparisons(table))
+    json["picks_vs_references"].push_back(
+        {{"task", task}, {"model", c.model}, {"reference", c.reference}, {"tolerance", kPickTolerance}, {"within", c.within}, {"rows", c.rows}});
   return json;
 }
 

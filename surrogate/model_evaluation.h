@@ -28,6 +28,7 @@ struct KernelRow {
 
 struct EvaluationTable {
   std::vector<std::string> models;  // column order
+  std::vector<std::string> references;  // the columns that are references (score_reference), not models
   std::vector<KernelRow> rows;
   // Per model, the mean over the task's rows of each finite score.
   std::map<std::string, ModelScores> averages(const std::string& task = "tile") const;
@@ -50,9 +51,25 @@ std::optional<ModelScores> score_cost_model(CostModel& model, const MeasuredKern
 // spaces; scored as "default"): top-K slowdown is the default's slowdown for K = 1 (tau, K > 1, MAPE n/a);
 // nullopt if the source recorded no default or it failed.
 std::optional<ModelScores> score_default(const MeasuredKernel& kernel);
+// A reference's runtime (MeasuredKernel::references[name]) as a pick: its top-1 slowdown against
+// the best measured config, negative when it is faster than all of them; nullopt if absent.
+std::optional<ModelScores> score_reference(const MeasuredKernel& kernel, const std::string& name);
 // Expected scores of a uniformly random order: tau 0; top-K from the exact distribution of the
 // best of K draws without replacement; MAPE n/a.
 std::optional<ModelScores> score_random(const MeasuredKernel& kernel);
+
+// Of the task's rows scored by both, how many have `model`'s first pick within `tolerance` of
+// `reference`'s runtime or faster ((1 + top-1 slowdown) <= (1 + tolerance) x (1 + reference's)).
+struct PickComparison {
+  std::string model, reference;
+  std::size_t within = 0, rows = 0;
+};
+PickComparison compare_picks(const EvaluationTable& table, const std::string& task, const std::string& model,
+                             const std::string& reference, double tolerance);
+// Every model column but random against every reference, within 5%, per task (format_table and
+// to_json report them).
+inline constexpr double kPickTolerance = 0.05;
+std::vector<std::pair<std::string, PickComparison>> reference_comparisons(const EvaluationTable& table);
 
 std::string format_table(const EvaluationTable& table, bool per_kernel);
 // {"models": {NAME: {"kendall_tau", "top1_slowdown", "top5_slowdown", "top10_slowdown", "mape"}},

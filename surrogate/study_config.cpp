@@ -27,7 +27,7 @@ std::optional<std::string> resolve(const std::string& relative, const std::strin
 }  // namespace
 
 const std::vector<std::string>& known_model_names() {
-  static const std::vector<std::string> names{"learned", "analytical", "default", "random"};
+  static const std::vector<std::string> names{"learned", "analytical", "default", "random", "references"};
   return names;
 }
 
@@ -63,7 +63,7 @@ StudyConfig StudyConfig::load(const std::string& path) {
     if (config.models.empty()) models->fail("at least one model");
     for (std::size_t i = 0; i < config.models.size(); ++i)
       if (std::find(known_model_names().begin(), known_model_names().end(), config.models[i]) == known_model_names().end())
-        models->at(i).fail("one of \"learned\", \"analytical\", \"default\", \"random\"");
+        models->at(i).fail("one of \"learned\", \"analytical\", \"default\", \"random\", \"references\"");
   }
   if (auto checkpoint = view.find("checkpoint")) config.checkpoint = checkpoint->as_string();
   if (auto device = view.find("analytical_device")) {

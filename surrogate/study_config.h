@@ -4,7 +4,9 @@
 //    "split": {"by": "device", "test": ["TITAN RTX"]},
 //    "model": "configs/models/tpugraphs_baseline.json" (or an inline object),
 //    "train": {"epochs": 30, ...},
-//    "models": ["learned", "analytical", "default", "random"],   (eval only)
+//    "models": ["learned", "analytical", "default", "random", "references"],   (eval only;
+//               "references": a column per reference the test kernels' logs hold, e.g. each
+//               Halide autoscheduler's pick, scored by its slowdown against the best measured config)
 //    "analytical_device": "configs/hardware/tpu_v3.json"  (optional; default: the spec
 //                                                          device_spec_path() names for each kernel's device)
 //    "checkpoint": "runs/gemm.json",                  (train: written; eval: loaded instead of training)

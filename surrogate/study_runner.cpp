@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <ostream>
+#include <set>
 
 #include "ir/input_error.h"
 #include "ir/source.h"
@@ -121,7 +122,19 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
   if (config.checkpoint && folds.size() != 1)
     throw InputError(config.file, "$.checkpoint", "no checkpoint with a leave_one_out split (each fold trains its own model)");
   StudyResult result;
-  result.table.models = config.models;
+  // "references": one column per reference name the test kernels hold, in name order.
+  for (const std::string& name : config.models) {
+    if (name != "references") {
+      result.table.models.push_back(name);
+      continue;
+    }
+    std::set<std::string> names;
+    for (const Fold& fold : folds)
+      for (const MeasuredKernel* kernel : fold.test)
+        for (const auto& [reference, seconds] : kernel->references) names.insert(reference);
+    result.table.models.insert(result.table.models.end(), names.begin(), names.end());
+    result.table.references.assign(names.begin(), names.end());
+  }
   const bool wants_learned = std::find(config.models.begin(), config.models.end(), "learned") != config.models.end();
   for (const Fold& fold : folds) {
     FoldReport report{fold.name, fold.train.size(), fold.test.size(), result.table.rows.size(), 0, {}, false};
@@ -153,7 +166,7 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
       KernelRow row{fusion ? "fusion" : "tile", kernel->kernel.name(), kernel->device, 0, {}};
       for (const Measurement& m : kernel->measurements) row.configs += m.result.ok() ? 1 : 0;
       if (row.configs < 2 || !kernel->space) continue;  // nothing to rank (e.g. a program's unmeasured fusion)
-      for (const std::string& name : config.models) {
+      for (const std::string& name : result.table.models) {
         std::optional<ModelScores> scores;
         CostModel* model = name == "learned"      ? learned.get()
                            : name == "analytical" ? analytical_for(config, *kernel, analytical_models)
@@ -161,6 +174,7 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
         if (model) scores = fusion ? score_fusion(*model, *kernel, tiling) : score_cost_model(*model, *kernel);
         else if (name == "default") scores = score_default(*kernel);
         else if (name == "random") scores = score_random(*kernel);
+        else scores = score_reference(*kernel, name);
         if (scores) row.models[name] = *scores;
         if (scores && model && observer) observer(name, *model, *kernel);
       }
@@ -176,6 +190,7 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
 EvaluationTable StudyResult::fold_table(const FoldReport& fold) const {
   EvaluationTable out;
   out.models = table.models;
+  out.references = table.references;
   const auto first = table.rows.begin() + static_cast<std::ptrdiff_t>(fold.first_row);
   out.rows.assign(first, first + static_cast<std::ptrdiff_t>(fold.rows));
   return out;

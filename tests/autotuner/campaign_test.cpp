@@ -81,10 +81,10 @@ TEST_CASE("campaign paths resolve against the campaign's folder and PERFTUNE_DAT
   CHECK(campaign.seed == 3);
   CHECK(campaign.strategy.type == "measured_evolution");
   CHECK(campaign.backend.replay_cost.runtime_multiple == 100);
-  CHECK(resolve_campaign_path("${PERFTUNE_DATA}/kernel_tuner/gemm/x.json.gz", "/a") ==
+  CHECK(resolve_config_path("${PERFTUNE_DATA}/kernel_tuner/gemm/x.json.gz", "/a") ==
         (std::filesystem::path(data_dir()) / "kernel_tuner/gemm/x.json.gz").string());
-  CHECK(resolve_campaign_path("/abs/file", "/a") == "/abs/file");
-  CHECK(resolve_campaign_path("../b/c", "/a/d") == "/a/b/c");
+  CHECK(resolve_config_path("/abs/file", "/a") == "/abs/file");
+  CHECK(resolve_config_path("../b/c", "/a/d") == "/a/b/c");
 }
 
 TEST_CASE("every bundled campaign config parses") {

@@ -10,6 +10,7 @@
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/record_log.h"
+#include "ir/source.h"
 
 namespace perftune {
 namespace {
@@ -109,6 +110,40 @@ TEST_CASE("collect reads a folder of programs and plans schedules around the heu
     CHECK(near >= 5);
   }
   CHECK(tile_kernels >= 3);
+}
+
+// Measures nothing; its peers are two named references per kernel.
+class PeeringBackend : public PlanBackend {
+ public:
+  std::vector<PeerMeasurement> measure_peers(const Kernel& kernel) override {
+    ++peered[kernel.key()];
+    return {{"Adams2019", "machine 2,16777216,40", MeasureResult::from_repeats({2e-3}, 1.0)},
+            {"Li2018", "machine 16,16777216,40", MeasureResult::failure(MeasureStatus::kTimeout, "over 60 s", 60)}};
+  }
+  std::map<std::string, int> peered;
+};
+
+TEST_CASE("collect with references measures each kernel's peers once, resumably", "[hardware][collect]") {
+  const std::string dir = scratch_dir("collect_references");
+  std::ofstream(dir + "/collect.json") << R"({"output": "out.jsonl", "programs": [")" + source_path("configs/programs/mlp_block_tiny.json") +
+                                              R"("], "tile_configs_per_kernel": 3, "fusion_variants_per_program": 0,
+    "program_fusion_configs": 2, "references": true})";
+  CollectSpec spec = load_collect_spec(dir + "/collect.json");
+  REQUIRE(spec.references);
+  spec.output = dir + "/out.jsonl";
+  PeeringBackend backend;
+  const CollectSummary first = collect_corpus(spec, backend);
+  REQUIRE(first.reference_kernels == first.kernels);
+  REQUIRE(backend.peered.size() == first.kernels);
+  const Corpus corpus = load_source(spec.output);
+  for (const MeasuredKernel& k : corpus.kernels) {
+    CAPTURE(k.kernel.name());
+    REQUIRE(k.references.size() == 1);  // the timeout is logged, not a reference
+    CHECK(k.references.at("Adams2019") == 2e-3);
+  }
+  const CollectSummary second = collect_corpus(spec, backend);
+  CHECK(second.reference_kernels == 0);
+  for (const auto& [key, times] : backend.peered) CHECK(times == 1);
 }
 
 TEST_CASE("a bad collect config names the file and the field", "[hardware][collect]") {

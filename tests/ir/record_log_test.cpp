@@ -92,6 +92,45 @@ TEST_CASE("record log round trip: definitions, records, failures and a corpus") 
   REQUIRE(corpus.kernels.at(0).kernel.key() == k.key());
 }
 
+TEST_CASE("reference lines: another scheduler's runtime per kernel, the latest per name, only successes in the corpus") {
+  const std::string path = three_records("log_references");
+  const Kernel k = toy_kernel();
+  {
+    RecordLog log(path);
+    const auto reference = [&](const std::string& name, double seconds) {
+      Record measured = toy_record(k, 1, 1, seconds);
+      measured.knob_names.clear();
+      measured.config = Config{};
+      return ReferenceRecord{measured, name, "machine 2,16777216,40"};
+    };
+    log.append(reference("Adams2019", 5e-3));
+    log.append(reference("Adams2019", 4e-3));  // measured again: replaces
+    log.append(reference("Mullapudi2016", 9e-3));
+    ReferenceRecord failed = reference("Li2018", 1e-3);
+    failed.measured.result = MeasureResult::failure(MeasureStatus::kTimeout, "autoscheduler took over 60 s", 60);
+    log.append(failed);
+  }
+  const LoadedLog loaded = RecordLog::load(path);
+  REQUIRE(loaded.records.size() == 3);
+  REQUIRE(loaded.references.size() == 3);
+  CHECK(loaded.references[1].name == "Mullapudi2016");
+  CHECK(loaded.references[0].name == "Adams2019");  // the later one, in the earlier one's stead
+  CHECK(loaded.references[0].measured.result.seconds == 4e-3);
+  CHECK(loaded.references[0].settings == "machine 2,16777216,40");
+  const Corpus corpus = load_source(path);
+  REQUIRE(corpus.kernels.size() == 1);
+  const auto& references = corpus.kernels.front().references;
+  REQUIRE(references.size() == 2);
+  CHECK(references.at("Adams2019") == 4e-3);
+  CHECK(references.at("Mullapudi2016") == 9e-3);
+  // A reference line with a bad runtime is an error naming its line, as a record's is.
+  auto lines = lines_of(path);
+  lines.push_back(R"({"v":1,"type":"reference","device":"cpu:test","kernel":")" + k.key() +
+                  R"(","name":"toy","status":"ok","seconds":-1,"reference":"Adams2019"})");
+  write_lines(path, lines);
+  REQUIRE_THROWS_WITH(RecordLog::load(path), Catch::Contains("line " + std::to_string(lines.size())));
+}
+
 TEST_CASE("a torn last line is dropped with a warning; reopening cuts it and continues cleanly") {
   const std::string path = three_records("log_torn");
   auto lines = lines_of(path);

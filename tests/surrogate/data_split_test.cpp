@@ -111,3 +111,23 @@ TEST_CASE("the split modes are read from JSON and a bad one is named") {
   REQUIRE_THROWS_WITH(SplitSpec::from_json(JsonView(negative_seed, "eval.json")),
                       Catch::Contains("$.seed") && Catch::Contains("a non-negative integer, found -3"));
 }
+
+TEST_CASE("a split that would train on a test kernel measured on the same device is refused, naming it") {
+  // Two sources holding the same kernels on one device (a generated program equal to a held-out
+  // one): testing on one source while training on the other would score remembered measurements.
+  const std::vector<MeasuredKernel> corpus = program_corpus();
+  const MeasuredKernel& held = corpus[1];  // a kernel of mlp_block_small, whose copy mlp_copy also holds
+  std::vector<SourcedKernel> kernels;
+  for (const MeasuredKernel& k : corpus) kernels.push_back({&k, "generated.jsonl"});
+  kernels.push_back({&held, "heldout.jsonl"});
+  SplitSpec spec;
+  spec.by = "device";
+  spec.test = {"heldout"};
+  REQUIRE_THROWS_WITH(make_folds(kernels, spec, "eval.json"),
+                      Catch::Contains("eval.json") && Catch::Contains("on both sides") && Catch::Contains(held.kernel.name()));
+  // Every copy of it held out: fine.
+  for (SourcedKernel& k : kernels)
+    if (k.kernel->kernel.key() == held.kernel.key()) k.source = "heldout.jsonl";
+  const auto folds = make_folds(kernels, spec, "eval.json");
+  for (const MeasuredKernel* k : folds.front().test) CHECK(k->kernel.key() == held.kernel.key());
+}

@@ -148,6 +148,33 @@ TEST_CASE("random expected top-k slowdown matches enumeration on a small case") 
   REQUIRE(score_default(k)->top1_slowdown == Approx(2.0));
 }
 
+TEST_CASE("a reference scores as a pick against the best measured config, and picks compare within 5%") {
+  MeasuredKernel k = testing::measured_kernel("tiny", 64, 64, 64);
+  k.measurements.resize(3);
+  const double times[3] = {2.0, 1.0, 4.0};
+  for (int i = 0; i < 3; ++i) k.measurements[i].result = MeasureResult::from_repeats({times[i]}, 0.0);
+  k.references = {{"Adams2019", 1.02}, {"Mullapudi2016", 0.5}};
+  CHECK(score_reference(k, "Adams2019")->top1_slowdown == Approx(0.02));
+  CHECK(score_reference(k, "Mullapudi2016")->top1_slowdown == Approx(-0.5));  // faster than every measured config
+  CHECK_FALSE(score_reference(k, "Li2018"));
+  EvaluationTable table;
+  table.models = {"learned", "Adams2019"};
+  table.references = {"Adams2019"};
+  const auto row = [](double learned, double adams) {
+    KernelRow r;
+    r.models["learned"] = ModelScores{0, learned, 0, 0, 0};
+    r.models["Adams2019"] = ModelScores{0, adams, 0, 0, 0};
+    return r;
+  };
+  table.rows = {row(0.0, 0.0), row(0.10, 0.0), row(0.05, 0.0), row(0.0, -0.2)};
+  const PickComparison c = compare_picks(table, "tile", "learned", "Adams2019", 0.05);
+  CHECK(c.rows == 4);
+  CHECK(c.within == 2);  // equal, and 5% slower; not 10% slower, nor level with a reference 20% faster than the best
+  REQUIRE(reference_comparisons(table).size() == 1);
+  CHECK(to_json(table)["picks_vs_references"][0]["within"] == 2);
+  CHECK_THAT(format_table(table, false), Catch::Contains("learned's first pick within 5% of Adams2019's or faster on 2 of 4"));
+}
+
 TEST_CASE("a program split keeps a held-out program's kernels out of training and scores its fusion configs") {
   const std::string dir = scratch_dir("study_programs");
   write_program_log(dir);
