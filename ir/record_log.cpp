@@ -221,7 +221,7 @@ void RecordLog::define_kernel(const Kernel& kernel, const SearchSpace& space) {
 }
 
 LoadedLog RecordLog::load(const std::string& path) {
-  const std::string text = read_file(path);
+  const std::string text = read_maybe_gzip(path);  // a committed corpus is gzipped
 
   LoadedLog log;
   using RecordKey = std::tuple<std::string, std::string, std::vector<std::int64_t>>;

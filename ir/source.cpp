@@ -21,7 +21,7 @@ Corpus load_any_format(const std::string& path) {
   if (ends_with(path, ".pb")) return load_tpu_tuning_data(path);
   if (ends_with(path, ".npz")) return load_tpugraphs_npz(path);
   if (ends_with(path, ".json.gz")) return load_kernel_tuner_cache(path);
-  if (ends_with(path, ".jsonl")) {
+  if (ends_with(path, ".jsonl") || ends_with(path, ".jsonl.gz")) {
     const LoadedLog log = RecordLog::load(path);
     Corpus corpus = corpus_from_log(log, path);
     corpus.notes.insert(corpus.notes.end(), log.warnings.begin(), log.warnings.end());
@@ -37,7 +37,7 @@ Corpus load_any_format(const std::string& path) {
     return corpus;
   }
   throw InputError(path, "", "a supported source: .pb (XLA TPU tuning data), .json.gz (Kernel Tuner cache), "
-                             ".npz (TpuGraphs), .jsonl (record log) or .json (perftune program)");
+                             ".npz (TpuGraphs), .jsonl or .jsonl.gz (record log) or .json (perftune program)");
 }
 
 }  // namespace

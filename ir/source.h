@@ -3,7 +3,7 @@
 //   *.pb                 XLA TPU tuning data (op_tuning_data.pb, module_tuning_data_layout.pb)
 //   *.json.gz, cache *.json with "cache"   Kernel Tuner caches
 //   *.npz                TpuGraphs tile files
-//   *.jsonl              perftune record logs
+//   *.jsonl, *.jsonl.gz  perftune record logs (gzip: a committed corpus)
 //   *.json               perftune programs
 #include <string>
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 
@@ -129,6 +130,15 @@ TEST_CASE("reference lines: another scheduler's runtime per kernel, the latest p
                   R"(","name":"toy","status":"ok","seconds":-1,"reference":"Adams2019"})");
   write_lines(path, lines);
   REQUIRE_THROWS_WITH(RecordLog::load(path), Catch::Contains("line " + std::to_string(lines.size())));
+}
+
+TEST_CASE("a gzipped record log (a committed corpus) loads as the log itself") {
+  const std::string path = three_records("log_gzip");
+  REQUIRE(std::system(("gzip -k -f '" + path + "'").c_str()) == 0);
+  const Corpus plain = load_source(path), zipped = load_source(path + ".gz");
+  REQUIRE(zipped.measurement_count() == 3);
+  REQUIRE(zipped.failed_count() == plain.failed_count());
+  REQUIRE(zipped.kernels.at(0).kernel.key() == plain.kernels.at(0).kernel.key());
 }
 
 TEST_CASE("a torn last line is dropped with a warning; reopening cuts it and continues cleanly") {
