@@ -65,7 +65,8 @@ void count_op(const Program& program, OpId id, Counts& counts) {
     counts.features[product_except(rhs, joined(d.rhs_contracting, d.rhs_batch))] += 1;
     counts.features[product_of(lhs, d.lhs_contracting)] += 1;
     const bool of_weights = program.op(operands[0]).is_parameter() || program.op(operands[1]).is_parameter();
-    counts.ops[of_weights && d.lhs_batch.empty() ? "dense" : "attention"] += of_weights && d.lhs_batch.empty() ? 1.0 : 0.5;
+    if (of_weights && d.lhs_batch.empty()) counts.ops["dense"] += 1;
+    else counts.ops["attention"] += 0.5;  // two dots of activations per attention block
   } else if (op.opcode == "reduce-window") {
     counts.ops["pool"] += 1;
   } else if (op.opcode == "reduce" && !operands.empty()) {
@@ -105,9 +106,12 @@ void add_normalized(const std::map<std::int64_t, double>& counts, std::map<std::
   for (const auto& [value, count] : counts) total[value] += count / sum;
 }
 
+// Three decimals: what a spec file shows, so the shipped spec and a derivation compare equal.
+double round3(double x) { return std::round(x * 1000) / 1000; }
+
 std::vector<Weighted> rounded(const std::map<std::int64_t, double>& weights) {
   std::vector<Weighted> out;
-  for (const auto& [value, weight] : weights) out.push_back({value, std::round(weight * 1000) / 1000});
+  for (const auto& [value, weight] : weights) out.push_back({value, round3(weight)});
   return out;
 }
 
@@ -182,9 +186,9 @@ ProgramStatistics program_statistics(const std::vector<std::vector<Program>>& so
   for (const auto& [kind, weight] : blocks) total += weight;
   for (const auto& [kind, unused] : grammar) {
     const double derived = total > 0 ? blocks[kind] / total : 0.0;
-    statistics.block_weights[kind] = std::round((0.9 * derived + 0.1 / static_cast<double>(grammar.size())) * 1000) / 1000;
+    statistics.block_weights[kind] = round3(0.9 * derived + 0.1 / static_cast<double>(grammar.size()));
   }
-  if (shared > 0) statistics.image_share = std::round(image_share / shared * 1000) / 1000;
+  if (shared > 0) statistics.image_share = round3(image_share / shared);
   return statistics;
 }
 

@@ -11,8 +11,9 @@
 //   block_weights                   from op counts: conv = convolutions, pool = reduce-windows,
 //                                   batch_norm = reductions of an image (rank 4 or 5) to one dimension / 2
 //                                   (mean and variance), global_pool = reductions of an image to a
-//                                   matrix, dense = dots without batch dimensions, attention =
-//                                   batched dots / 2, softmax = max-reductions of a matrix,
+//                                   matrix, dense = dots of a parameter (weights) without batch
+//                                   dimensions, attention = other dots / 2, softmax =
+//                                   max-reductions of a matrix,
 //                                   layer_norm = sum-reductions of a matrix / 2 - softmax (a
 //                                   softmax also sums), transpose = transposes, residual = adds of
 //                                   two computed values of one shape, elementwise = the remaining

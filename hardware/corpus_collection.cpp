@@ -199,6 +199,14 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
     if (!planned_keys.insert(kernel.key()).second) return;
     jobs.push_back({std::move(kernel), std::move(space), std::move(configs)});
   };
+  // A kernel over its schedule space, with the schedules planned for it (once per key).
+  const auto add_tile_job = [&](const Kernel& kernel) {
+    if (planned_keys.count(kernel.key())) return;
+    auto space = std::make_shared<const SearchSpace>(halide_schedule_space(kernel));
+    Rng kernel_rng(seed_for(spec.seed, kernel.key()));
+    std::vector<Config> configs = schedule_sample(*space, kernel, spec, kernel_rng);
+    add_job(kernel, std::move(space), std::move(configs));
+  };
   for (const std::string& path : spec.programs) {
     const Program program = load_program_file(path);
     Rng rng(seed_for(spec.seed, content_key(program)));
@@ -217,10 +225,7 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
     for (const FusionConfig& variant : variants) {
       for (FusedKernel& fused : partition(program, variant).kernels) {
         try {
-          auto space = std::make_shared<const SearchSpace>(halide_schedule_space(fused.kernel));
-          Rng kernel_rng(seed_for(spec.seed, fused.kernel.key()));
-          std::vector<Config> configs = schedule_sample(*space, fused.kernel, spec, kernel_rng);
-          add_job(std::move(fused.kernel), std::move(space), std::move(configs));
+          add_tile_job(fused.kernel);
         } catch (const std::exception& error) {
           summary.warnings.push_back(path + ": kernel " + fused.kernel.name() + " left out: " + error.what());
         }
@@ -248,10 +253,7 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
       const auto it = by_name.find(name);
       if (it == by_name.end())
         throw InputError(spec.source, "$.greedy_kernels", "kernels of " + selection.program + " under greedy fusion; it has no " + name);
-      auto space = std::make_shared<const SearchSpace>(halide_schedule_space(it->second.kernel));
-      Rng kernel_rng(seed_for(spec.seed, it->second.kernel.key()));
-      std::vector<Config> configs = schedule_sample(*space, it->second.kernel, spec, kernel_rng);
-      add_job(it->second.kernel, std::move(space), std::move(configs));
+      add_tile_job(it->second.kernel);
     }
   }
   summary.kernels = jobs.size();
@@ -275,15 +277,12 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
   const auto names = [](const SearchSpace& space) { return space.knob_names(); };
   const auto now = [] { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); };
   for (const Job& job : jobs) {
-    if (spec.references && !referenced.count(job.kernel.key())) {
-      log.define_kernel(job.kernel, *job.space);
-      for (const PeerMeasurement& peer : backend.measure_peers(job.kernel)) {
-        ReferenceRecord reference{{device, job.kernel.key(), job.kernel.name(), {}, {}, peer.result, now()}, peer.name, peer.settings};
-        log.append(reference);
-      }
-    }
-    if (job.configs.empty()) continue;
+    const bool wants_references = spec.references && !referenced.count(job.kernel.key());
+    if (job.configs.empty() && !wants_references) continue;
     log.define_kernel(job.kernel, *job.space);
+    if (wants_references)
+      for (const PeerMeasurement& peer : backend.measure_peers(job.kernel))
+        log.append(ReferenceRecord{{device, job.kernel.key(), job.kernel.name(), {}, {}, peer.result, now()}, peer.name, peer.settings});
     for (std::size_t begin = 0; begin < job.configs.size(); begin += spec.batch_size) {
       const std::size_t end = std::min(job.configs.size(), begin + spec.batch_size);
       const std::vector<Config> batch(job.configs.begin() + static_cast<long>(begin), job.configs.begin() + static_cast<long>(end));

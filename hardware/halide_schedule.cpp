@@ -67,14 +67,17 @@ void check_range(const std::string& name, std::int64_t value, std::int64_t low, 
 
 int depth(Placement p) { return p == Placement::kRoot ? 0 : p == Placement::kTile ? 1 : 2; }
 
-// Whether some reduction of the kernel reads an operand through padding (knob `pad`).
-bool has_padded_window(const Program& body) {
+// The (reduction, operand) pairs where a reduction reads its operand through padding (knob `pad`).
+std::set<std::pair<OpId, OpId>> padded_reads(const Program& body) {
+  std::set<std::pair<OpId, OpId>> reads;
   for (OpId id = 0; id < body.size(); ++id) {
     if (!is_reduction_opcode(body.op(id).opcode)) continue;
     const auto checked = reduction_form(body, id).bounds_checked;
-    if (std::find(checked.begin(), checked.end(), true) != checked.end()) return true;
+    const auto operands = body.operands(id);
+    for (std::size_t k = 0; k < checked.size() && k < operands.size(); ++k)
+      if (checked[k]) reads.insert({id, operands[k]});
   }
-  return false;
+  return reads;
 }
 
 }  // namespace
@@ -130,17 +133,9 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
   const auto padding = knob_or(knobs, kPadKnob, static_cast<std::int64_t>(has_stage_knobs ? Placement::kInline : Placement::kTile));
   check_range(kPadKnob, padding, 0, 2);
   schedule.padding = static_cast<Placement>(padding);
-  // (reduction, operand) pairs read through a padded Func that the schedule places: the operand
-  // is then read where that Func is computed, not inside the reduction's loops.
-  std::set<std::pair<OpId, OpId>> padded_reads;
-  if (schedule.padding != Placement::kInline)
-    for (OpId id = 0; id < n; ++id) {
-      if (!is_reduction_opcode(body.op(id).opcode)) continue;
-      const auto checked = reduction_form(body, id).bounds_checked;
-      const auto operands = body.operands(id);
-      for (std::size_t k = 0; k < checked.size() && k < operands.size(); ++k)
-        if (checked[k]) padded_reads.insert({id, operands[k]});
-    }
+  // Operands read through a padded Func that the schedule places: they are read where that Func
+  // is computed, not inside the reduction's loops.
+  const auto placed_padding = schedule.padding != Placement::kInline ? padded_reads(body) : std::set<std::pair<OpId, OpId>>{};
 
   // Placement: an op whose value leaves the kernel, or that any consumer reads unfused, is stored
   // at root; otherwise its first edge's choice. Consumers first (reverse topological order), so a
@@ -175,7 +170,7 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
       one_group = one_group && schedule.group_root[c] == group;
       const Placement at = schedule.placement[c];
       int read = at == Placement::kRoot ? 2 : at == Placement::kInline && !is_reduction_opcode(body.op(c).opcode) ? read_depth[c] : depth(at);
-      if (padded_reads.count({c, id})) read = std::min(read, depth(schedule.padding));
+      if (placed_padding.count({c, id})) read = std::min(read, depth(schedule.padding));
       deepest_allowed = std::min(deepest_allowed, read);
     }
     const bool reduction = is_reduction_opcode(body.op(id).opcode);
@@ -261,7 +256,7 @@ SearchSpace halide_schedule_space(const Kernel& kernel) {
     knobs.push_back({kOrderKnob, {0, 1}});
   }
   if (is_reduction_opcode(body.op(root).opcode)) knobs.push_back({kAccumulateKnob, {0, 1, 2}});
-  if (has_padded_window(body)) knobs.push_back({kPadKnob, {0, 1, 2}});
+  if (!padded_reads(body).empty()) knobs.push_back({kPadKnob, {0, 1, 2}});
   const auto& edges = body.edges();
   for (std::size_t e = 0; e < edges.size(); ++e)
     if (is_fusible(body, edges[e])) knobs.push_back({fuse_knob(e), {0, 1, 2}});
