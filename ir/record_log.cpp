@@ -42,16 +42,19 @@ std::string kernel_to_line(const Kernel& kernel, const SearchSpace& space) {
   return j.dump();
 }
 
-Record record_from_json(const JsonView& j) {
+// A record line, or (without_config) a reference line's measurement, which has no config.
+Record record_from_json(const JsonView& j, bool without_config = false) {
   Record r;
   r.device = j.at("device").as_string();
   r.kernel_key = j.at("kernel").as_string();
   r.kernel_name = j.get_string("name", "");
-  const JsonView config = j.at("config");
-  if (!config.is_object()) config.fail("an object of knob values");
-  for (const auto& item : config.value().items()) {
-    r.knob_names.push_back(item.key());
-    r.config.values.push_back(config.at(item.key()).as_int());
+  if (!without_config) {
+    const JsonView config = j.at("config");
+    if (!config.is_object()) config.fail("an object of knob values");
+    for (const auto& item : config.value().items()) {
+      r.knob_names.push_back(item.key());
+      r.config.values.push_back(config.at(item.key()).as_int());
+    }
   }
   const auto status = parse_status(j.at("status").as_string());
   if (!status) j.at("status").fail("one of ok, compile_error, runtime_error, timeout, wrong_result, invalid_config, not_recorded");
@@ -114,10 +117,6 @@ void keep_written_knob_order(const std::string& line, Record& record) {
   record.knob_names = std::move(names);
   record.config.values = std::move(values);
 }
-
-}  // namespace
-
-namespace {
 
 nlohmann::ordered_json record_json(const Record& r) {
   nlohmann::ordered_json config = nlohmann::ordered_json::object();
@@ -274,9 +273,7 @@ LoadedLog RecordLog::load(const std::string& path) {
         if (!log.records[it->second].result.ok() && record.result.ok()) log.records[it->second] = std::move(record);
       }
     } else if (type == "reference") {
-      nlohmann::json with_config = j;
-      with_config["config"] = nlohmann::json::object();
-      ReferenceRecord reference{record_from_json(JsonView(with_config, path, place)), view.at("reference").as_string(),
+      ReferenceRecord reference{record_from_json(view, /*without_config=*/true), view.at("reference").as_string(),
                                 view.get_string("settings", "")};
       const auto same = [&](const ReferenceRecord& r) {
         return r.name == reference.name && r.measured.device == reference.measured.device &&
