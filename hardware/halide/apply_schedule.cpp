@@ -153,6 +153,10 @@ class Scheduler {
       }
     }
     out.compute_root();
+    // Computed over its whole shape, not just the region its consumers read (a stride-2
+    // consumer reads rows 0..30 of 32): a tile wider than that region would otherwise shift
+    // inwards past row 0 and read before the start of its inputs.
+    for (std::size_t d = 0; d < dims(id).size(); ++d) out.bound(dimension_var(dims(id).size(), d), 0, static_cast<int>(dims(id)[d]));
     const std::string tag = "s" + std::to_string(id) + "_";
     const TileLoops loops = tile(out, out, id, stage, false, tag);
     if (reduction && !wrapped) place_padding(id, tile(target, target.update(), id, stage, true, tag).tile, stage.vector);

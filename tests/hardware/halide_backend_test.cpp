@@ -163,6 +163,25 @@ TEST_CASE("fusion placements of a whole program compile and check", "[hardware][
   }
 }
 
+TEST_CASE("a producer read with a stride is computed over its whole shape, whatever its tiles", "[hardware][halide]") {
+  // A stride-2 1x1 convolution reads rows 0..30 of its 32-row input: a producer at root tiled
+  // wider than that region used to shift its last tile before row 0 and read p0 at -1 (a
+  // generated program, gen_00163, failed every fusion config this way).
+  const Program program = program_from_text(R"({"name": "k", "ops": [)" + param("x", "[1, 32, 32, 8]", 0) + "," +
+                                            param("w", "[1, 1, 8, 8]", 1) + R"(,
+    {"name": "t", "opcode": "tanh", "shape": [1, 32, 32, 8], "operands": ["x"]},
+    {"name": "y", "opcode": "convolution", "shape": [1, 16, 16, 8], "operands": ["t", "w"], "window": {"size": [1, 1], "stride": [2, 2]}, "convolution": {"input_batch": 0, "input_feature": 3, "input_spatial": [1, 2], "kernel_input_feature": 2, "kernel_output_feature": 3, "kernel_spatial": [0, 1], "output_batch": 0, "output_feature": 3, "output_spatial": [1, 2]}}]})");
+  const Kernel kernel(program.name(), program);
+  const SearchSpace space = fusion_space(program, FusionChoices::kPlacements);
+  const std::vector<Config> configs = {fusion_space_config(program, space, FusionConfig::none(program)),
+                                       fusion_space_config(program, space, FusionConfig::greedy_elementwise(program))};
+  const auto results = shared_halide_backend().measure(kernel, space, configs);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    CAPTURE(space.to_json(configs[i]).dump(), results[i].message);
+    REQUIRE(results[i].ok());
+  }
+}
+
 TEST_CASE("every placement of a sum whose value is read, inlined, by two output stages compiles and checks", "[hardware][halide]") {
   // XLA's fusion.multiply.7897 in small: a producer may be computed at a consumer's tile only if
   // that loop encloses every use, and an inlined consumer read by two stages is used in both.
