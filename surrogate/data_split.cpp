@@ -151,8 +151,14 @@ std::vector<Fold> make_folds(const std::vector<SourcedKernel>& kernels, const Sp
   std::vector<Fold> folds;
   if (spec.by == "device") {
     Fold fold{"test", {}, {}, {}};
+    std::set<std::pair<std::string, std::string>> tested;
+    for (const SourcedKernel& k : kernels)
+      if (matches_any(spec.test, k)) tested.insert({k.kernel->device, k.kernel->kernel.key()});
     for (const SourcedKernel& k : kernels) {
       if (matches_any(spec.test, k)) fold.test.push_back(k.kernel);
+      // A generated program's kernel may equal a held-out one (the same add of the same shape):
+      // it is held out too, not trained on.
+      else if (!is_fusion_space(*k.kernel) && tested.count({k.kernel->device, k.kernel->kernel.key()})) ++fold.left_out;
       else if (matches_any(spec.validation, k)) fold.validation.push_back(k.kernel);
       else fold.train.push_back(k.kernel);
     }
@@ -185,9 +191,8 @@ std::vector<Fold> make_folds(const std::vector<SourcedKernel>& kernels, const Sp
   for (const Fold& fold : folds) {
     if (fold.test.empty()) throw InputError(file, "$.split", "a split whose test side is not empty (no kernel matched)");
     if (fold.train.empty()) throw InputError(file, "$.split", "a split that leaves kernels to train on");
-    // A kernel measured on the test device must not be trained on there too (two sources may
-    // hold the same kernel: a generated program that happens to equal a held-out one). A whole
-    // program's fusion measurements never train (the model learns kernels).
+    // A kernel measured on the test device must not be trained on there too. A whole program's
+    // fusion measurements never train (the model learns kernels).
     std::set<std::pair<std::string, std::string>> tested;
     for (const MeasuredKernel* k : fold.test) tested.insert({k->device, k->kernel.key()});
     for (const auto* side : {&fold.train, &fold.validation})

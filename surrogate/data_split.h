@@ -43,6 +43,7 @@ struct SourcedKernel {
 struct Fold {
   std::string name;  // the held-out kernel (leave_one_out) or program (leave_one_program_out), else "test"
   std::vector<const MeasuredKernel*> train, validation, test;
+  std::size_t left_out = 0;  // kernels of the training sources equal to a test kernel: not trained on
 };
 
 // Throws InputError naming `file` and "$.split" when the split leaves training or test empty, or

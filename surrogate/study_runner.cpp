@@ -96,7 +96,7 @@ std::unique_ptr<GnnCostModel> train_from_config(const StudyConfig& config, const
   const Fold& fold = folds.front();
   if (progress)
     *progress << "training on " << fold.train.size() << " kernels (" << fold.validation.size() << " for validation, "
-              << fold.test.size() << " held out for testing)\n";
+              << fold.test.size() << " held out for testing, " << fold.left_out << " equal to a held-out one and left out)\n";
   const auto train = kernel_measurements(fold.train);
   return train_gnn(train, kernel_measurements(fold.validation), resolved_params(config, train), config.train, progress, report);
 }
@@ -145,6 +145,8 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
         report.from_checkpoint = true;
       } else {
         if (progress && folds.size() > 1) *progress << "fold " << fold.name << ": training on " << fold.train.size() << " kernels\n";
+        if (progress && fold.left_out > 0)
+          *progress << fold.left_out << " kernels of the training sources equal a held-out one: not trained on\n";
         const auto train = kernel_measurements(fold.train);
         learned = train_gnn(train, kernel_measurements(fold.validation), resolved_params(config, train), config.train,
                             folds.size() > 1 ? nullptr : progress, &report.training, fusion_selection(config, fold, tiling));
