@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -170,13 +171,30 @@ nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::
     const PretrainSpec* spec;
     std::size_t space;
     std::string checkpoint;
-    std::vector<std::pair<std::string, const MeasuredKernel*>> sources;
+    std::vector<std::string> sources;  // space names, or the record logs of "on": "corpus"
+    std::vector<const MeasuredKernel*> kernels;
   };
   std::vector<Job> jobs;
   std::set<std::string> planned;
+  std::deque<Corpus> corpora;  // the record logs of "on": "corpus" models, kept while they train
   for (const ExperimentStrategy& strategy : experiment.strategies) {
     if (!strategy.pretrain) continue;
     const PretrainSpec& spec = *strategy.pretrain;
+    if (spec.on == "corpus") {
+      Job job{&spec, 0, pretrained_checkpoint_path(experiment.output, "", spec), spec.corpus_written, {}};
+      if (!planned.insert(job.checkpoint).second) continue;
+      if (!std::filesystem::exists(job.checkpoint))  // reused as it is on a restart: no need to read the logs
+        for (std::size_t i = 0; i < spec.corpus.size(); ++i) {
+          try {
+            corpora.push_back(load_source(spec.corpus[i]));
+          } catch (const std::exception& error) {
+            throw InputError(spec.file, spec.place + ".corpus[" + std::to_string(i) + "]", std::string("a record log to pre-train on: ") + error.what());
+          }
+          for (const MeasuredKernel& kernel : corpora.back().kernels) job.kernels.push_back(&kernel);
+        }
+      jobs.push_back(std::move(job));
+      continue;
+    }
     for (std::size_t s = 0; s < experiment.spaces.size(); ++s) {
       if (!experiment.spaces[s].tuned()) continue;  // a source only: nothing is trained for it
       if (!kernels[s])
@@ -196,23 +214,28 @@ nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::
       else
         models.push_back({s, sources});
       for (const auto& [named, trained_on] : models) {
-        Job job{&spec, named, pretrained_checkpoint_path(experiment.output, experiment.spaces[named].name, spec), {}};
+        Job job{&spec, named, pretrained_checkpoint_path(experiment.output, experiment.spaces[named].name, spec), {}, {}};
         if (!planned.insert(job.checkpoint).second) continue;  // another strategy or held-out space shares it
-        for (const std::size_t i : trained_on) job.sources.emplace_back(experiment.spaces[i].name, kernels[i]);
+        for (const std::size_t i : trained_on) {
+          job.sources.push_back(experiment.spaces[i].name);
+          job.kernels.push_back(kernels[i]);
+        }
         jobs.push_back(std::move(job));
       }
     }
   }
   nlohmann::ordered_json entries = nlohmann::ordered_json::array();
   for (const Job& job : jobs) {
-    const std::string& space = experiment.spaces[job.space].name;
+    const bool shared = job.spec->on == "corpus";
+    const std::string space = shared ? "corpus" : experiment.spaces[job.space].name;
     if (progress) {
-      *progress << "[experiment] " << (job.spec->per_source ? "per-source model" : "model for " + space) << " pre-trained on";
-      for (const auto& [name, kernel] : job.sources) *progress << " " << name;
+      *progress << "[experiment] " << (shared ? "model for every space" : job.spec->per_source ? "per-source model" : "model for " + space)
+                << " pre-trained on";
+      for (const std::string& name : job.sources) *progress << " " << name;
       *progress << ": " << std::flush;
     }
     configure_torch_threads(1);  // as perftune train: one intra-op thread is fastest on a shared machine
-    const PretrainedModel model = ensure_pretrained(*job.spec, job.checkpoint, space, job.sources);
+    const PretrainedModel model = ensure_pretrained(*job.spec, job.checkpoint, space, job.sources, job.kernels);
     if (progress) {
       if (model.reused) *progress << "reused " << job.checkpoint << std::endl;
       else *progress << "trained in " << std::setprecision(3) << model.training.value("seconds", 0.0) << " s" << std::endl;

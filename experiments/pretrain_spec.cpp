@@ -11,6 +11,7 @@ namespace fs = std::filesystem;
 nlohmann::ordered_json PretrainSpec::identity() const {
   nlohmann::ordered_json identity = {{"params", params.to_json()}, {"train", train.to_json()}, {"on", on}};
   if (per_source) identity["per_source"] = true;
+  if (on == "corpus") identity["corpus"] = corpus_written;
   return identity;
 }
 
@@ -23,7 +24,7 @@ std::optional<PretrainSpec> parse_pretrain_spec(const JsonView& model,
   if (model.at("type").as_string() != "learned")
     model.at("type").fail("\"learned\" (only a learned model is pre-trained)");
   const JsonView section = model.at("pretrain");
-  section.expect_keys({"params", "train", "on", "per_source", "comment"});
+  section.expect_keys({"params", "train", "on", "corpus", "per_source", "comment"});
   PretrainSpec spec;
   spec.file = section.file();
   spec.place = section.path();
@@ -31,16 +32,25 @@ std::optional<PretrainSpec> parse_pretrain_spec(const JsonView& model,
   if (const auto train = section.find("train")) spec.train = TrainOptions::from_json(*train);
   if (const auto on = section.find("on")) {
     spec.on = on->as_string();
-    if (spec.on != "other_devices")
-      on->fail("\"other_devices\" (train on the same kernel measured on the experiment's other devices), found \"" +
-               spec.on + "\"");
+    if (spec.on != "other_devices" && spec.on != "corpus")
+      on->fail("\"other_devices\" (train on the same kernel measured on the experiment's other devices) or \"corpus\" "
+               "(on the record logs listed in \"corpus\"), found \"" + spec.on + "\"");
   }
+  if (const auto corpus = section.find("corpus")) {
+    if (spec.on != "corpus") corpus->fail("no \"corpus\" unless \"on\": \"corpus\"");
+    for (const JsonView& path : corpus->elements()) {
+      spec.corpus_written.push_back(path.as_string());
+      spec.corpus.push_back(resolve(path.as_string()));
+    }
+  }
+  if (spec.on == "corpus" && spec.corpus.empty()) section.fail("\"corpus\": the record logs to pre-train on");
   if (const auto per_source = section.find("per_source")) {
     spec.per_source = per_source->as_bool();
     if (spec.per_source && !model.has("residual"))
       per_source->fail("false, or a \"residual\" in the model section: the residual combines the per-source models "
                        "and learns on the target which to trust");
   }
+  if (spec.on == "corpus" && spec.per_source) section.at("per_source").fail("false with \"on\": \"corpus\" (one model)");
   return spec;
 }
 
@@ -54,7 +64,8 @@ std::vector<std::size_t> pretraining_sources(const std::vector<SpaceIdentity>& s
 }
 
 std::string pretrained_checkpoint_path(const std::string& output, const std::string& space, const PretrainSpec& spec) {
-  return (fs::path(output) / "models" / (space + "." + spec.identity_hash() + ".json")).string();
+  const std::string name = spec.on == "corpus" ? "corpus" : space;
+  return (fs::path(output) / "models" / (name + "." + spec.identity_hash() + ".json")).string();
 }
 
 }  // namespace perftune

@@ -19,7 +19,12 @@ namespace perftune {
 struct PretrainSpec {
   GnnParams params;
   TrainOptions train;
-  std::string on = "other_devices";  // the only selection rule so far (see pretraining_sources)
+  // What the model trains on: "other_devices" (see pretraining_sources), or "corpus": every kernel
+  // of the record logs in `corpus` (e.g. corpus/halide_generated.jsonl.gz, programs no space
+  // holds), one model for every space, live ones included.
+  std::string on = "other_devices";
+  std::vector<std::string> corpus;          // resolved paths, with "on": "corpus"
+  std::vector<std::string> corpus_written;  // as the experiment writes them (the model's identity)
   // false: one model per held-out space, trained on all its sources pooled. true: one model per
   // source space, trained on it alone and shared by every held-out space it serves; each run's
   // residual combines its sources' models as priors (the model section must hold a "residual").
@@ -55,7 +60,8 @@ struct SpaceIdentity {
 std::vector<std::size_t> pretraining_sources(const std::vector<SpaceIdentity>& spaces, std::size_t held_out);
 
 // OUTPUT/models/SPACE.HASH.json: SPACE is the held-out space, or with per_source the one source
-// space the model is trained on.
+// space the model is trained on; with "on": "corpus" the one model is OUTPUT/models/corpus.HASH.json
+// whatever `space`.
 std::string pretrained_checkpoint_path(const std::string& output, const std::string& space, const PretrainSpec& spec);
 
 }  // namespace perftune

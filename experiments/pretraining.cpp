@@ -21,18 +21,17 @@ nlohmann::ordered_json source_names(const std::vector<std::string>& sources) {
 }  // namespace
 
 PretrainedModel ensure_pretrained(const PretrainSpec& spec, const std::string& checkpoint, const std::string& space,
-                                  const std::vector<std::pair<std::string, const MeasuredKernel*>>& sources) {
-  PretrainedModel model{space, checkpoint, {}, false, nullptr};
-  for (const auto& [name, measured] : sources) model.sources.push_back(name);
+                                  const std::vector<std::string>& sources, const std::vector<const MeasuredKernel*>& kernels) {
+  PretrainedModel model{space, checkpoint, sources, false, nullptr};
   nlohmann::ordered_json provenance = {{"pretrain", spec.identity()}};
-  if (!spec.per_source) provenance["held_out"] = space;
+  if (!spec.per_source && spec.on != "corpus") provenance["held_out"] = space;
   provenance["sources"] = source_names(model.sources);
 
   if (fs::exists(checkpoint)) {
     // A restart: the checkpoint is the commit point of an earlier training (written last).
     const nlohmann::json saved = parse_json_file(checkpoint);
     const JsonView extra = JsonView(saved, checkpoint).at("extra");
-    const std::string what = spec.per_source ? "" : "for space " + space + " ";
+    const std::string what = provenance.contains("held_out") ? "for space " + space + " " : "";
     for (const auto& item : provenance.items())
       if (!extra.has(item.key()) || extra.at(item.key()).value() != nlohmann::json::parse(item.value().dump()))
         extra.fail("a model pre-trained " + what + "on " + provenance["sources"].dump() +
@@ -44,12 +43,10 @@ PretrainedModel ensure_pretrained(const PretrainSpec& spec, const std::string& c
     return model;
   }
 
-  std::vector<const MeasuredKernel*> train;
-  for (const auto& [name, measured] : sources) train.push_back(measured);
   TrainReport report;
   std::unique_ptr<GnnCostModel> trained;
   try {
-    trained = train_gnn(train, {}, spec.params, spec.train, nullptr, &report);
+    trained = train_gnn(kernels, {}, spec.params, spec.train, nullptr, &report);
   } catch (const std::invalid_argument& error) {
     throw InputError(spec.file, spec.place,
                      "sources with measurements to pre-train on for space " + space + ": " + error.what());

@@ -11,6 +11,10 @@
 // hold a campaign model's "residual" (autotuner/model_spec.h): each run then corrects the loaded
 // model with its own measurements; the checkpoint does not depend on it.
 //
+// With "on": "corpus" and "corpus": [LOG, ...] it trains one model on every kernel of those record
+// logs (programs no space holds, e.g. the generated corpus), at OUTPUT/models/corpus.HASH.json,
+// for every space, live ones included.
+//
 // With "per_source": true the section trains one model per source space instead, on that space
 // alone, at OUTPUT/models/SOURCE.HASH.json: a kernel measured on k devices needs k trainings, each
 // model serving the k - 1 held-out spaces of the other devices, whose runs combine them as priors
@@ -35,11 +39,11 @@ struct PretrainedModel {
 };
 
 // The model for `space` at `checkpoint`: loaded if a checkpoint of this identity and these sources
-// is there, else trained on `sources` (name, measured kernel) and written atomically (the weights
+// is there, else trained on `kernels` (of the spaces or record logs named by `sources`) and written atomically (the weights
 // first, the JSON last, each renamed into place). With spec.per_source, `space` is the model's one
 // source (and its provenance names no held-out space: it serves several). Throws InputError naming the checkpoint if one
 // there was trained on other sources, or naming spec.place if no source has two valid runtimes.
 PretrainedModel ensure_pretrained(const PretrainSpec& spec, const std::string& checkpoint, const std::string& space,
-                                  const std::vector<std::pair<std::string, const MeasuredKernel*>>& sources);
+                                  const std::vector<std::string>& sources, const std::vector<const MeasuredKernel*>& kernels);
 
 }  // namespace perftune

@@ -170,6 +170,46 @@ TEST_CASE("an experiment pre-trains one model per held-out space on the other de
   REQUIRE(without_time(again["strategies"]) == without_time(summary["strategies"]));
 }
 
+TEST_CASE("a model pre-trained on a corpus of record logs serves every space, and is reused on restart") {
+  // The generated Halide corpus's role: programs no space holds. Here two other GPUs' records
+  // stand in for it, and toy/a is the only space.
+  const std::string dir = scratch_dir("experiment_pretraining_corpus");
+  nlohmann::json json = pretrain_experiment(dir);
+  json["spaces"] = nlohmann::json::array({{{"name", "toy/a"}, {"source", {{"path", "toy_a.json"}}}}});
+  for (const int s : {1, 2}) {
+    json["strategies"][s]["model"]["pretrain"]["on"] = "corpus";
+    json["strategies"][s]["model"]["pretrain"]["corpus"] = {"toy_b.json", "toy_c.json"};
+  }
+  const Experiment experiment = parse_experiment(json, dir + "/pretrain.json");
+  const auto summary = run_experiment(experiment, quiet_options());
+  const auto& models = summary["pretraining"];
+  REQUIRE(models.size() == 1);  // one model, shared by both strategies
+  REQUIRE(models[0]["sources"] == nlohmann::json({"toy_b.json", "toy_c.json"}));
+  REQUIRE(models[0]["reused"] == false);
+  const std::string checkpoint = models[0]["checkpoint"];
+  REQUIRE(fs::path(checkpoint).filename().string().rfind("corpus.", 0) == 0);
+  const nlohmann::json saved = parse_json_file(checkpoint);
+  CHECK_FALSE(saved["extra"].contains("held_out"));
+  CHECK(saved["extra"]["pretrain"]["corpus"] == nlohmann::json({"toy_b.json", "toy_c.json"}));
+  CHECK(fs::equivalent(experiment_campaign(experiment, 0, 1, 1, dir + "/run").model.checkpoint, checkpoint));
+  for (const char* name : {"SA pre-trained", "evolution pre-trained"}) REQUIRE(summary["strategies"][name]["score"].is_number());
+
+  fs::remove_all(dir + "/out/runs");
+  const auto again = run_experiment(experiment, quiet_options());
+  REQUIRE(again["pretraining"][0]["reused"] == true);
+
+  // A corpus that is not there is named by its place in the experiment.
+  json["strategies"][1]["model"]["pretrain"]["corpus"] = {"missing.jsonl"};
+  json["output"] = "out_missing";
+  try {
+    run_experiment(parse_experiment(json, dir + "/pretrain.json"), quiet_options());
+    FAIL("accepted");
+  } catch (const InputError& error) {
+    CAPTURE(error.what());
+    REQUIRE(error.place() == "$.strategies[1].model.pretrain.corpus[0]");
+  }
+}
+
 TEST_CASE("a pretrain section's residual reaches every run's model, and the checkpoint does not depend on it") {
   const std::string dir = scratch_dir("experiment_pretraining_residual");
   nlohmann::json json = pretrain_experiment(dir);
@@ -300,6 +340,10 @@ TEST_CASE("an invalid pretrain section is rejected with its JSON path") {
        [](nlohmann::json& j) { j["strategies"][1]["model"]["pretrain"]["train"]["epochs"] = 0; }},
       {"$.strategies[1].model.pretrain.per_source",
        [](nlohmann::json& j) { j["strategies"][1]["model"]["pretrain"]["per_source"] = "yes"; }},
+      {"$.strategies[1].model.pretrain.corpus",  // a corpus with another rule
+       [](nlohmann::json& j) { j["strategies"][1]["model"]["pretrain"]["corpus"] = {"c.jsonl"}; }},
+      {"$.strategies[1].model.pretrain",  // "corpus" without its record logs
+       [](nlohmann::json& j) { j["strategies"][1]["model"]["pretrain"]["on"] = "corpus"; }},
       {"$.strategies[1].model.pretrain.per_source",  // nothing would combine the source models
        [](nlohmann::json& j) { j["strategies"][1]["model"]["pretrain"]["per_source"] = true; }},
   }));
