@@ -28,6 +28,7 @@ std::optional<PretrainSpec> parse_pretrain_spec(const JsonView& model,
   PretrainSpec spec;
   spec.file = section.file();
   spec.place = section.path();
+  spec.hardware_dir = resolve("../hardware");
   if (const auto params = section.find("params")) spec.params = GnnParams::load(resolve(params->as_string()));
   if (const auto train = section.find("train")) spec.train = TrainOptions::from_json(*train);
   if (const auto on = section.find("on")) {

@@ -30,6 +30,7 @@ struct PretrainSpec {
   // residual combines its sources' models as priors (the model section must hold a "residual").
   // Pooling devices that rank the same config differently trains one model on conflicting targets.
   bool per_source = false;
+  std::string hardware_dir;          // configs/hardware beside the experiment: a hybrid model's device spec
   std::string file;                  // the experiment file and the section's JSON path, for errors
   std::string place;                 // e.g. "$.strategies[4].model.pretrain"
 

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "ir/input_error.h"
+#include "surrogate/analytical_model.h"
 #include "surrogate/gnn_cost_model.h"
 #include "surrogate/trainer.h"
 
@@ -46,7 +47,10 @@ PretrainedModel ensure_pretrained(const PretrainSpec& spec, const std::string& c
   TrainReport report;
   std::unique_ptr<GnnCostModel> trained;
   try {
-    trained = train_gnn(kernels, {}, spec.params, spec.train, nullptr, &report);
+    GnnParams params = spec.params;
+    if (params.analytical_feature && !params.analytical_device)
+      params.analytical_device = load_device_spec(shared_device_spec_path(kernels, spec.hardware_dir));
+    trained = train_gnn(kernels, {}, params, spec.train, nullptr, &report);
   } catch (const std::invalid_argument& error) {
     throw InputError(spec.file, spec.place,
                      "sources with measurements to pre-train on for space " + space + ": " + error.what());

@@ -755,4 +755,16 @@ std::string device_spec_path(const std::string& device, const std::string& confi
   throw std::invalid_argument("no analytical device spec for device '" + device + "' (expected tpu... or cpu...)");
 }
 
+std::string shared_device_spec_path(const std::vector<const MeasuredKernel*>& kernels, const std::string& configs_dir) {
+  std::optional<std::string> path;
+  for (const MeasuredKernel* kernel : kernels) {
+    const std::string spec = device_spec_path(kernel->device, configs_dir);
+    if (path && *path != spec)
+      throw std::invalid_argument("training kernels of one device spec (found " + *path + " and " + spec + "; set \"analytical_device\")");
+    path = spec;
+  }
+  if (!path) throw std::invalid_argument("training kernels to take the device spec from");
+  return *path;
+}
+
 }  // namespace perftune

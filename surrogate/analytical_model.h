@@ -143,4 +143,8 @@ class AnalyticalModel : public CostModel {
 // `perftune calibrate`). Throws std::invalid_argument for any other device.
 std::string device_spec_path(const std::string& device, const std::string& configs_dir = "configs/hardware");
 
+// The one shipped spec of every kernel's device (a hybrid model's analytical feature needs one).
+// Throws std::invalid_argument for a device without a spec, or devices of two different specs.
+std::string shared_device_spec_path(const std::vector<const MeasuredKernel*>& kernels, const std::string& configs_dir);
+
 }  // namespace perftune

@@ -37,18 +37,12 @@ std::optional<std::string> analytical_spec_path(const StudyConfig& config, const
 GnnParams resolved_params(const StudyConfig& config, const std::vector<const MeasuredKernel*>& train) {
   GnnParams params = config.params;
   if (!params.analytical_feature || params.analytical_device) return params;
-  std::optional<std::string> path;
-  for (const MeasuredKernel* kernel : train) {
-    const auto spec = analytical_spec_path(config, *kernel);
-    if (!spec)
-      throw InputError(config.file, "$.model.analytical_feature",
-                       "training kernels of a device with an analytical spec (tpu..., cpu...; " + kernel->device + " has none)");
-    if (path && *path != *spec)
-      throw InputError(config.file, "$.model.analytical_feature",
-                       "training kernels of one device spec (found " + *path + " and " + *spec + "; set \"analytical_device\")");
-    path = spec;
+  try {
+    params.analytical_device = load_device_spec(config.analytical_device ? *config.analytical_device
+                                                                         : shared_device_spec_path(train, config.hardware_dir));
+  } catch (const std::invalid_argument& error) {
+    throw InputError(config.file, "$.model.analytical_feature", error.what());
   }
-  if (path) params.analytical_device = load_device_spec(*path);
   return params;
 }
 
