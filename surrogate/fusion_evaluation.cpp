@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <limits>
-#include <unordered_map>
+#include <map>
+#include <optional>
 
+#include "ir/fusion_placements.h"
 #include "ir/knob_roles.h"
 #include "surrogate/fused_kernel_cache.h"
 #include "surrogate/ranking_metrics.h"
@@ -35,28 +37,30 @@ std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKern
                                             std::span<const Config> configs, const KernelTiling& tiling) {
   FusedKernelCache kernels(program.kernel.body());
   const auto roles = knob_roles(*program.space);
-  // Per kernel of the cache, its predicted seconds (NaN until asked); kernels of equal content
-  // (a repeated layer) share one prediction through their key.
-  std::vector<double> seconds;
-  std::unordered_map<std::string, double> seconds_of_key;
+  // Per kernel of the cache, its schedule space and schedule (built when first asked).
+  std::vector<std::optional<std::pair<std::shared_ptr<const SearchSpace>, Config>>> schedules;
+  // Predicted seconds per kernel content and schedule: kernels of equal content (a repeated layer)
+  // scheduled alike share one prediction.
+  std::map<std::pair<std::string, Config>, double> seconds_of;
   std::vector<double> out;
   out.reserve(configs.size());
   for (const Config& config : configs) {
     double total = 0.0;
     for (std::size_t i : kernels.kernels_fusing(read_tiles(roles, config, 0).fused_edges)) {
-      if (seconds.size() <= i) seconds.resize(kernels.size(), std::numeric_limits<double>::quiet_NaN());
-      if (std::isnan(seconds[i])) {
-        const Kernel& kernel = kernels.kernel(i);
-        auto it = seconds_of_key.find(kernel.key());
-        if (it == seconds_of_key.end()) {
-          const auto [space, tile] = tiling(kernel);
-          float log_seconds = 0.0f;
-          model.predict(kernel, *space, std::span<const Config>(&tile, 1), std::span<float>(&log_seconds, 1));
-          it = seconds_of_key.emplace(kernel.key(), std::exp(static_cast<double>(log_seconds))).first;
-        }
-        seconds[i] = it->second;
+      if (schedules.size() <= i) schedules.resize(kernels.size());
+      const Kernel& kernel = kernels.kernel(i);
+      if (!schedules[i]) schedules[i] = tiling(kernel);
+      const auto& [space, base] = *schedules[i];
+      // Where the config says how a fused producer is computed (inlined or per tile), so does
+      // the kernel's schedule.
+      const Config schedule = with_program_placements(kernel, *space, base, program.kernel.body(), *program.space, config);
+      auto it = seconds_of.find({kernel.key(), schedule});
+      if (it == seconds_of.end()) {
+        float log_seconds = 0.0f;
+        model.predict(kernel, *space, std::span<const Config>(&schedule, 1), std::span<float>(&log_seconds, 1));
+        it = seconds_of.emplace(std::make_pair(kernel.key(), schedule), std::exp(static_cast<double>(log_seconds))).first;
       }
-      total += seconds[i];
+      total += it->second;
     }
     out.push_back(total);
   }

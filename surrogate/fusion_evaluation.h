@@ -26,8 +26,9 @@ bool is_fusion_space(const MeasuredKernel& kernel);
 
 // Predicted runtime of the program under each config: partition (ir/fusion.h), then the sum of
 // exp(predicted log seconds) of its kernels in partition()'s order, each kernel built once
-// (FusedKernelCache) and predicted once per distinct kernel key. Throws FusionError for a config
-// that does not partition.
+// (FusedKernelCache), scheduled by `tiling` with its fused producers placed as the config places
+// them (ir/fusion_placements.h), and predicted once per distinct kernel key and schedule. Throws
+// FusionError for a config that does not partition.
 std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKernel& program,
                                             std::span<const Config> configs, const KernelTiling& tiling);
 
