@@ -56,16 +56,14 @@ ProgramTarget program_target(const Campaign& campaign) {
   // otherwise a kernel of the unfused program.
   const bool greedy = campaign.source.kernel.starts_with("greedy:");
   const std::string wanted = greedy ? campaign.source.kernel.substr(7) : campaign.source.kernel;
-  const FusionPlan plan = partition(program, greedy ? FusionConfig::greedy_elementwise(program) : FusionConfig::none(program));
   std::string available;
-  for (const FusedKernel& fused : plan.kernels) {
-    if (available.size() < 2000) available += (available.empty() ? "" : ", ") + fused.kernel.name();
-    if (fused.kernel.name() != wanted && fused.kernel.key() != wanted) continue;
+  if (const auto kernel = find_partition_kernel(program, greedy ? FusionConfig::greedy_elementwise(program) : FusionConfig::none(program),
+                                                wanted, &available)) {
     ProgramTarget target;
-    target.kernel = fused.kernel;
-    target.space = std::make_shared<SearchSpace>(halide_schedule_space(fused.kernel));
-    target.defaults.emplace_back("unscheduled", unscheduled_config(*target.space, fused.kernel));
-    target.defaults.emplace_back("heuristic", heuristic_config(*target.space, fused.kernel));
+    target.kernel = *kernel;
+    target.space = std::make_shared<SearchSpace>(halide_schedule_space(*kernel));
+    target.defaults.emplace_back("unscheduled", unscheduled_config(*target.space, *kernel));
+    target.defaults.emplace_back("heuristic", heuristic_config(*target.space, *kernel));
     return target;
   }
   throw InputError(campaign.file, "$.source.kernel",

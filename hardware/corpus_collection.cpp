@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "hardware/cpu_program.h"
@@ -11,6 +12,7 @@
 #include "hardware/halide_schedule.h"
 #include "ir/data_path.h"
 #include "ir/file_io.h"
+#include "ir/fusion_placements.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "ir/kernel.h"
@@ -109,7 +111,8 @@ CollectSpec load_collect_spec(const std::string& path) {
   const nlohmann::json json = parse_json_file(path);
   const JsonView root(json, path);
   root.expect_keys({"output", "seed", "programs", "tile_configs_per_kernel", "near_heuristic_share", "fusion_variants_per_program",
-                    "program_fusion_configs", "batch_size", "references", "greedy_kernels", "cpu", "description"});
+                    "program_fusion_configs", "fused_kernels", "batch_size", "references", "greedy_kernels", "cpu",
+                    "description"});
   CollectSpec spec;
   spec.source = path;
   spec.output = root.at("output").as_string();
@@ -155,6 +158,7 @@ CollectSpec load_collect_spec(const std::string& path) {
   if (auto v = root.find("references")) spec.references = v->as_bool();
   if (auto v = root.find("fusion_variants_per_program")) spec.fusion_variants_per_program = static_cast<std::size_t>(v->as_count());
   if (auto v = root.find("program_fusion_configs")) spec.program_fusion_configs = static_cast<std::size_t>(v->as_count());
+  if (auto v = root.find("fused_kernels")) spec.fused_kernels = v->as_bool();
   if (auto cpu = root.find("cpu")) {
     cpu->expect_keys({"min_repeats", "max_repeats", "time_budget_seconds", "run_timeout_seconds", "target_cv", "threads"});
     spec.cpu.min_repeats = static_cast<int>(cpu->get_int("min_repeats", spec.cpu.min_repeats));
@@ -207,6 +211,36 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
     std::vector<Config> configs = schedule_sample(*space, kernel, spec, kernel_rng);
     add_job(kernel, std::move(space), std::move(configs));
   };
+  // The kernels of the measured whole-program fusion configs, each with the schedules its program
+  // configs ran it with; planned last so that a kernel of another program's unfused partition keeps
+  // its plan (and a log collected before keeps its plan).
+  struct FusedPlan {
+    Kernel kernel;
+    std::shared_ptr<const SearchSpace> space;
+    std::vector<Config> configs;
+  };
+  std::vector<FusedPlan> fused_plans;
+  std::map<std::string, std::size_t> fused_plan_of;  // kernel key -> fused_plans index
+  const auto add_fused_kernels = [&](const std::string& path, const Program& program, const SearchSpace& whole_space,
+                                     const Config& program_config) {
+    for (FusedKernel& fused : partition(program, fusion_config_of(program, whole_space, program_config)).kernels) {
+      auto [it, added] = fused_plan_of.try_emplace(fused.kernel.key(), fused_plans.size());
+      if (added) {
+        try {
+          auto space = std::make_shared<const SearchSpace>(halide_schedule_space(fused.kernel));
+          fused_plans.push_back({std::move(fused.kernel), std::move(space), {}});
+        } catch (const std::exception& error) {
+          summary.warnings.push_back(path + ": kernel " + fused.kernel.name() + " left out: " + error.what());
+          fused_plan_of.erase(it);
+          continue;
+        }
+      }
+      FusedPlan& plan = fused_plans[it->second];
+      const Config schedule = with_program_placements(plan.kernel, *plan.space, heuristic_config(*plan.space, plan.kernel),
+                                                      program, whole_space, program_config);
+      if (std::find(plan.configs.begin(), plan.configs.end(), schedule) == plan.configs.end()) plan.configs.push_back(schedule);
+    }
+  };
   for (const std::string& path : spec.programs) {
     const Program program = load_program_file(path);
     Rng rng(seed_for(spec.seed, content_key(program)));
@@ -237,6 +271,8 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
       if (!whole_space->contains(configs[1])) configs.pop_back();  // greedy may fuse a reduction into a broadcast
       for (Config& c : distinct_sample(*whole_space, spec.program_fusion_configs, rng, configs.front()))
         if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(std::move(c));
+      if (spec.fused_kernels)
+        for (const Config& c : configs) add_fused_kernels(path, program, *whole_space, c);
       add_job(Kernel(program.name(), program), whole_space, std::move(configs));
     }
   }
@@ -247,15 +283,15 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
       continue;
     }
     const Program program = load_cpu_program(selection.program);
-    std::map<std::string, FusedKernel> by_name;
-    for (FusedKernel& fused : partition(program, FusionConfig::greedy_elementwise(program)).kernels) by_name.emplace(fused.kernel.name(), fused);
+    const FusionConfig greedy = FusionConfig::greedy_elementwise(program);
     for (const std::string& name : selection.kernels) {
-      const auto it = by_name.find(name);
-      if (it == by_name.end())
+      const auto kernel = find_partition_kernel(program, greedy, name);
+      if (!kernel)
         throw InputError(spec.source, "$.greedy_kernels", "kernels of " + selection.program + " under greedy fusion; it has no " + name);
-      add_tile_job(it->second.kernel);
+      add_tile_job(*kernel);
     }
   }
+  for (FusedPlan& plan : fused_plans) add_job(std::move(plan.kernel), std::move(plan.space), std::move(plan.configs));
   summary.kernels = jobs.size();
 
   CollectProgress state;

@@ -19,6 +19,11 @@
 //                                                 // 1-3 one-knob changes from it; the rest random
 //    "fusion_variants_per_program": 3,            // random legal fusion configs whose kernels join
 //    "program_fusion_configs": 12,                // whole-program fusion configs (plus none, greedy)
+//    "fused_kernels": false,                      // also the kernels those configs' partitions form,
+//                                                 // each under the schedules the program ran it with
+//                                                 // (heuristic, its fused producers placed as the
+//                                                 // config places them: what the fusion task sums),
+//                                                 // after every other kernel
 //    "batch_size": 8,                             // configs per backend call (compiled in parallel)
 //    "references": false,                         // also each kernel's peers (Backend::measure_peers:
 //                                                 // Halide's autoschedulers, the library), as
@@ -49,6 +54,7 @@ struct CollectSpec {
   double near_heuristic_share = 0.0;  // of those, random walks from the heuristic schedule
   std::size_t fusion_variants_per_program = 3;
   std::size_t program_fusion_configs = 12;
+  bool fused_kernels = false;
   std::size_t batch_size = 8;
   bool references = false;
   HalideBackendOptions cpu;

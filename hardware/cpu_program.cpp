@@ -16,4 +16,15 @@ Program load_cpu_program(const std::string& path) {
   return program;
 }
 
+std::optional<Kernel> find_partition_kernel(const Program& program, const FusionConfig& fusion, const std::string& name,
+                                            std::string* available) {
+  std::string names;
+  for (FusedKernel& fused : partition(program, fusion).kernels) {
+    if (fused.kernel.name() == name || fused.kernel.key() == name) return std::move(fused.kernel);
+    if (names.size() < 2000) names += (names.empty() ? "" : ", ") + fused.kernel.name();
+  }
+  if (available) *available = std::move(names);
+  return std::nullopt;
+}
+
 }  // namespace perftune

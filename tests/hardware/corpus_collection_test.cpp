@@ -112,6 +112,46 @@ TEST_CASE("collect reads a folder of programs and plans schedules around the heu
   CHECK(tile_kernels >= 3);
 }
 
+TEST_CASE("collect plans the fusion configs' kernels as the program ran them, last, leaving every other plan as it was", "[hardware][collect]") {
+  const std::string dir = scratch_dir("collect_fused_kernels");
+  std::filesystem::copy_file(source_path("configs/programs/conv_block_small.json"), dir + "/a.json");
+  const auto plan = [&](const std::string& extra, const std::string& name) {
+    std::ofstream(dir + "/" + name + ".json") << R"({"output": "out.jsonl", "programs": ["a.json"], "tile_configs_per_kernel": 6,
+      "fusion_variants_per_program": 0, "program_fusion_configs": 4)" + extra + "}";
+    CollectSpec spec = load_collect_spec(dir + "/" + name + ".json");
+    spec.output = dir + "/" + name + ".jsonl";
+    PlanBackend backend;
+    collect_corpus(spec, backend);
+    return std::make_pair(backend.asked, RecordLog::load(spec.output));
+  };
+  const auto [without, without_log] = plan("", "without");
+  const auto [with, log] = plan(R"(, "fused_kernels": true)", "with");
+  for (const auto& [key, configs] : without) REQUIRE(with.at(key) == configs);
+  std::size_t fused = 0, placed = 0;
+  for (const auto& [key, configs] : with) {
+    if (without.count(key)) continue;
+    ++fused;
+    const auto& definition = log.kernels.at(key);
+    std::size_t ops = 0;
+    const Program& body = definition.kernel.body();
+    for (OpId id = 0; id < body.size(); ++id) ops += !body.op(id).is_parameter();
+    CHECK(ops >= 2);  // a single op is a kernel of the unfused partition, planned already
+    // The heuristic schedule, but for where the program config computed the fused producers.
+    const Config heuristic = heuristic_config(*definition.space, definition.kernel);
+    for (const Config& c : configs) {
+      bool moved = false;
+      for (std::size_t k = 0; k < c.values.size(); ++k)
+        if (c.values[k] != heuristic.values[k]) {
+          CHECK(definition.space->knobs()[k].name.rfind("fuse.", 0) == 0);
+          moved = true;
+        }
+      placed += moved;
+    }
+  }
+  CHECK(fused >= 2);
+  CHECK(placed >= 1);
+}
+
 // Measures nothing; its peers are two named references per kernel.
 class PeeringBackend : public PlanBackend {
  public:
