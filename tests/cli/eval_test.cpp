@@ -31,5 +31,38 @@ TEST_CASE("eval prints its training progress on stderr and only its results on s
   CHECK(r.out.find("learned") != std::string::npos);  // the table
 }
 
+TEST_CASE("the held-out real programs study runs end to end on the shipped corpus samples", "[cli][eval]") {
+  // configs/eval/halide_heldout_programs.json in small: trained on three generated programs'
+  // Halide measurements, scored on a bundled program's kernels and one XLA-style fusion program
+  // measured on the same backend, with the autoschedulers' picks as references.
+  const std::string dir = scratch_dir("cli_eval_heldout_sample");
+  const nlohmann::json config = {{"sources", {source_path("tests/fixtures/halide_generated_sample.jsonl"),
+                                              source_path("tests/fixtures/halide_heldout_sample.jsonl")}},
+                                 {"split", {{"by", "device"}, {"test", {"heldout_sample"}}}},
+                                 {"model", source_path("configs/models/hybrid.json")},
+                                 {"train", {{"epochs", 2}, {"steps_per_epoch", 5}, {"kernels_per_step", 4}, {"configs_per_kernel", 12}, {"seed", 1}}},
+                                 {"models", {"learned", "analytical", "random", "references"}},
+                                 {"analytical_device", source_path("configs/hardware/host.json")}};
+  std::ofstream(dir + "/eval.json") << config.dump();
+  const char* bin = std::getenv("PERFTUNE_BIN");
+  const SubprocessResult r =
+      run_subprocess({bin ? bin : std::string(PERFTUNE_BINARY_DIR) + "/perftune", "eval", dir + "/eval.json", "--json"}, "", 300);
+  CAPTURE(r.out, r.err);
+  REQUIRE(r.ok());
+  const nlohmann::json result = nlohmann::json::parse(r.out);
+  std::size_t tile = 0, fusion = 0;
+  for (const auto& row : result["kernels"]) {
+    tile += row["task"] == "tile";
+    fusion += row["task"] == "fusion";
+    CHECK(row["models"].contains("Adams2019"));  // each held-out kernel carries its references
+  }
+  CHECK(tile == 11);
+  CHECK(fusion == 1);
+  for (const char* model : {"learned", "analytical", "Mullapudi2016"}) CHECK(result["tasks"]["tile"].contains(model));
+  CHECK(result["tasks"]["tile"]["learned"]["kendall_tau"].is_number());
+  CHECK(result["tasks"]["fusion"]["learned"]["kendall_tau"].is_number());
+  CHECK(result.contains("picks_vs_references"));
+}
+
 }  // namespace
 }  // namespace perftune
