@@ -1,6 +1,7 @@
 // perftune experiment EXPERIMENT.json [--jobs N] [--output DIR] [--seeds N] [--no-plots] [--json]:
 // run many campaigns (strategies x spaces x seeds) and write curves, a summary and plots; or, for a
-// model study (a file with "studies"), every eval config's tables, predictions and plots.
+// model study (a file with "studies"), every eval config's tables, predictions and plots. Under
+// `mpirun -n N` the runs are divided among the N processes (docs/scaling.md).
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "cli/command.h"
 #include "cli/cpu_tiling.h"
+#include "distributed/ranks.h"
 #include "experiments/experiment.h"
 #include "experiments/experiment_runner.h"
 #include "experiments/model_study.h"
@@ -35,6 +37,7 @@ struct ExperimentCliOptions {
 // perftune eval does), so --jobs and --seeds do not apply.
 void run_study(const nlohmann::json& json, const ExperimentCliOptions& options) {
   const ModelStudy study = parse_model_study(json, options.experiment);
+  if (process_ranks().rank() != 0) return;  // under mpirun, rank 0 runs a model study alone
   if (options.seeds) throw InputError(options.experiment, "$.studies", "no --seeds: a model study has no seeds");
   // One intra-op thread, as perftune eval (cli/eval.cpp says why).
   configure_torch_threads(1);
@@ -74,7 +77,9 @@ const bool registered = register_command({"experiment",
       run_options.plots = !options->no_plots;
       run_options.progress = &std::cerr;
       run_options.progress_redraws = ::isatty(2);
+      run_options.ranks = &process_ranks();  // under mpirun, this rank's share of the runs
       const auto summary = run_experiment(experiment, run_options);
+      if (summary.is_null()) return;  // another rank than 0: rank 0 reports
       if (options->json) {
         print_json(nlohmann::ordered_json{{"experiment", summary["experiment"]}, {"strategies", summary["strategies"]}}.dump(2));
         return;

@@ -2,8 +2,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include "cli/command.h"
+#include "distributed/ranks.h"
 #include "surrogate/torch_threads.h"
 
 namespace perftune::cli {
@@ -35,6 +37,16 @@ int main(int argc, char** argv) {
   auto& all = commands();
   std::sort(all.begin(), all.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
   for (const Command& command : all) command.setup(*app.add_subcommand(command.name, command.description));
+  // Under mpirun every rank runs this same command line; only an experiment divides its work among
+  // them (the others would each do all of it, into the same files).
+  if (perftune::process_ranks().size() > 1) {
+    const char* subcommand = argc > 1 ? argv[1] : "";
+    if (std::string(subcommand) != "experiment") {
+      if (perftune::process_ranks().rank() == 0)
+        std::cerr << "perftune " << subcommand << ": error: only perftune experiment runs under mpirun with more than one rank\n";
+      perftune::process_ranks().abort(2);
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -43,6 +55,8 @@ int main(int argc, char** argv) {
     // One line, naming what failed; the exit code says it failed.
     std::string subcommand = app.get_subcommands().empty() ? "" : " " + app.get_subcommands().front()->get_name();
     std::cerr << "perftune" << subcommand << ": error: " << error.what() << "\n";
+    // Under mpirun the other ranks may be waiting for this one: end them all.
+    if (perftune::process_ranks().size() > 1) perftune::process_ranks().abort(1);
     return 1;
   }
   return 0;

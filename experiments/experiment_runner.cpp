@@ -18,6 +18,7 @@
 #include <tbb/task_arena.h>
 
 #include "autotuner/campaign_runner.h"
+#include "distributed/ranks.h"
 #include "experiments/experiment_plots.h"
 #include "experiments/gnuplot.h"
 #include "experiments/optimum_noise.h"
@@ -161,10 +162,10 @@ std::vector<SpaceIdentity> space_identities(const Experiment& experiment, const 
 
 // Every pre-trained model the experiment's strategies need, one per (space, pretrain section) or,
 // per_source, one per (source space, section), trained in turn (training seeds libtorch's global
-// generator, so concurrent trainings would not be reproducible) or reused from an earlier run.
-// Returns one entry per model for the summary.
+// generator, so concurrent trainings would not be reproducible; under mpirun each rank trains its
+// share in turn) or reused from an earlier run. Returns one entry per model for the summary.
 nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::vector<const MeasuredKernel*>& kernels,
-                                       std::ostream* progress) {
+                                       std::ostream* progress, Ranks& ranks) {
   const std::vector<SpaceIdentity> identities = space_identities(experiment, kernels);
   // Every model's sources first: a space with nothing to train on fails before any training.
   struct Job {
@@ -176,23 +177,12 @@ nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::
   };
   std::vector<Job> jobs;
   std::set<std::string> planned;
-  std::deque<Corpus> corpora;  // the record logs of "on": "corpus" models, kept while they train
   for (const ExperimentStrategy& strategy : experiment.strategies) {
     if (!strategy.pretrain) continue;
     const PretrainSpec& spec = *strategy.pretrain;
-    if (spec.on == "corpus") {
+    if (spec.on == "corpus") {  // its record logs are read when it is trained (not when reused)
       Job job{&spec, 0, pretrained_checkpoint_path(experiment.output, "", spec), spec.corpus_written, {}};
-      if (!planned.insert(job.checkpoint).second) continue;
-      if (!std::filesystem::exists(job.checkpoint))  // reused as it is on a restart: no need to read the logs
-        for (std::size_t i = 0; i < spec.corpus.size(); ++i) {
-          try {
-            corpora.push_back(load_source(spec.corpus[i]));
-          } catch (const std::exception& error) {
-            throw InputError(spec.file, spec.place + ".corpus[" + std::to_string(i) + "]", std::string("a record log to pre-train on: ") + error.what());
-          }
-          for (const MeasuredKernel& kernel : corpora.back().kernels) job.kernels.push_back(&kernel);
-        }
-      jobs.push_back(std::move(job));
+      if (planned.insert(job.checkpoint).second) jobs.push_back(std::move(job));
       continue;
     }
     for (std::size_t s = 0; s < experiment.spaces.size(); ++s) {
@@ -224,27 +214,51 @@ nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::
       }
     }
   }
-  nlohmann::ordered_json entries = nlohmann::ordered_json::array();
-  for (const Job& job : jobs) {
+  // Under mpirun each rank trains the models it owns: every rank first notes which exist already
+  // (the summary says "reused" of those alone), and after training every rank loads them all.
+  std::vector<bool> existed;
+  for (const Job& job : jobs) existed.push_back(fs::exists(job.checkpoint));
+  ranks.barrier();
+  const auto ensure = [&](Job& job, std::ostream* out) {
     const bool shared = job.spec->on == "corpus";
     const std::string space = shared ? "corpus" : experiment.spaces[job.space].name;
-    if (progress) {
-      *progress << "[experiment] " << (shared ? "model for every space" : job.spec->per_source ? "per-source model" : "model for " + space)
-                << " pre-trained on";
-      for (const std::string& name : job.sources) *progress << " " << name;
-      *progress << ": " << std::flush;
+    if (out) {
+      *out << "[experiment] " << (shared ? "model for every space" : job.spec->per_source ? "per-source model" : "model for " + space)
+           << " pre-trained on";
+      for (const std::string& name : job.sources) *out << " " << name;
+      *out << ": " << std::flush;
     }
+    std::deque<Corpus> corpora;  // the record logs of an "on": "corpus" model, while it trains
+    if (shared && job.kernels.empty() && !fs::exists(job.checkpoint))
+      for (std::size_t i = 0; i < job.spec->corpus.size(); ++i) {
+        try {
+          corpora.push_back(load_source(job.spec->corpus[i]));
+        } catch (const std::exception& error) {
+          throw InputError(job.spec->file, job.spec->place + ".corpus[" + std::to_string(i) + "]",
+                           std::string("a record log to pre-train on: ") + error.what());
+        }
+        for (const MeasuredKernel& kernel : corpora.back().kernels) job.kernels.push_back(&kernel);
+      }
     configure_torch_threads(1);  // as perftune train: one intra-op thread is fastest on a shared machine
     const PretrainedModel model = ensure_pretrained(*job.spec, job.checkpoint, space, job.sources, job.kernels);
-    if (progress) {
-      if (model.reused) *progress << "reused " << job.checkpoint << std::endl;
-      else *progress << "trained in " << std::setprecision(3) << model.training.value("seconds", 0.0) << " s" << std::endl;
+    if (shared) job.kernels.clear();  // they pointed into `corpora`
+    if (out) {
+      if (model.reused) *out << "reused " << job.checkpoint << std::endl;
+      else *out << "trained in " << std::setprecision(3) << model.training.value("seconds", 0.0) << " s" << std::endl;
     }
+    return std::make_pair(space, model);
+  };
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    if (ranks.owns(j)) ensure(jobs[j], progress);
+  ranks.barrier();
+  nlohmann::ordered_json entries = nlohmann::ordered_json::array();
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const auto [space, model] = ensure(jobs[j], nullptr);  // loads what a rank trained above
     entries.push_back({{"space", space},
-                       {"per_source", job.spec->per_source},
-                       {"checkpoint", job.checkpoint},
+                       {"per_source", jobs[j].spec->per_source},
+                       {"checkpoint", jobs[j].checkpoint},
                        {"sources", model.sources},
-                       {"reused", model.reused},
+                       {"reused", static_cast<bool>(existed[j])},
                        {"training", model.training}});
   }
   return entries;
@@ -286,6 +300,10 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   const std::size_t jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   if (seeds == 0) throw InputError(experiment.file, "$.seeds", "at least one seed");
   fs::create_directories(output);
+  // Under mpirun each rank runs its share of the runs; rank 0 reports.
+  SingleProcess single_process;
+  Ranks& ranks = options.ranks ? *options.ranks : single_process;
+  std::ostream* const progress = ranks.rank() == 0 ? options.progress : nullptr;
 
   // Every campaign first: a model this build lacks fails now, not after an hour of runs.
   std::vector<RunTask> tasks;
@@ -316,14 +334,14 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   {
     std::vector<std::map<std::string, Corpus>::iterator> pending;
     for (auto it = sources.begin(); it != sources.end(); ++it) pending.push_back(it);
-    if (options.progress) *options.progress << "[experiment] loading " << pending.size() << " source(s)" << std::endl;
+    if (progress) *progress << "[experiment] loading " << pending.size() << " source(s)" << std::endl;
     tbb::task_arena arena(static_cast<int>(jobs));
     arena.execute([&] {
       tbb::parallel_for(std::size_t{0}, pending.size(), [&](std::size_t i) { pending[i]->second = load_source(pending[i]->first); });
     });
-    if (options.progress)
+    if (progress)
       for (const auto& [path, corpus] : sources)
-        for (const std::string& note : corpus.notes) *options.progress << "[experiment] " << path << ": " << note << std::endl;
+        for (const std::string& note : corpus.notes) *progress << "[experiment] " << path << ": " << note << std::endl;
   }
   std::vector<SpaceBaseline> baselines;
   std::vector<const MeasuredKernel*> space_kernels;
@@ -345,7 +363,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
     }
   }
 
-  const nlohmann::ordered_json pretraining = pretrain_models(experiment, space_kernels, options.progress);
+  const nlohmann::ordered_json pretraining = pretrain_models(experiment, space_kernels, progress, ranks);
   // Per-source and recorded strategies' runs combine their own space's sources, known only now.
   const std::vector<SpaceIdentity> identities = space_identities(experiment, space_kernels);
   std::vector<std::string> run_ids(tasks.size());
@@ -364,7 +382,14 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   std::vector<std::optional<double>> default_seconds(tasks.size());
   std::vector<std::pair<std::string, std::string>> kernel_device(tasks.size());
   std::atomic<std::size_t> reused{0}, changed{0};
-  ProgressBar bar(options.progress, tasks.size(), options.progress_redraws);
+  std::size_t owned = 0;
+  for (std::size_t i = 0; i < tasks.size(); ++i) owned += ranks.owns(i);
+  ProgressBar bar(progress, owned, options.progress_redraws);
+  const auto record_run = [&](std::size_t i, const nlohmann::json& summary) {
+    curves[i] = curve_of(tasks[i], summary);
+    kernel_device[i] = {summary.value("kernel", ""), summary.value("device", "")};
+    if (const auto& d = summary.at("default_seconds"); !d.is_null()) default_seconds[i] = d.get<double>();
+  };
   // Live measurements one at a time: two runs timing kernels on the same cores would slow each
   // other down and the curves would measure the contention.
   const bool live = campaigns.front().backend.type != "replay";
@@ -373,6 +398,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
     tbb::parallel_for(std::size_t{0}, tasks.size(), std::size_t{1}, [&](std::size_t i) {
       // One intra-op thread per run: the runs are the parallelism (a learned model's libtorch
       // calls would otherwise each start a pool as wide as the machine).
+      if (!ranks.owns(i)) return;  // another rank's run
       if (jobs > 1) configure_torch_threads(1);
       const RunTask& task = tasks[i];
       std::optional<nlohmann::json> summary = finished_run(task.folder, campaigns[i], run_ids[i]);
@@ -385,14 +411,25 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
         summary = campaigns[i].source.path.empty() ? run_campaign(campaigns[i], run_options)
                                                    : run_campaign(campaigns[i], sources.at(campaigns[i].source.path), run_options);
       }
-      curves[i] = curve_of(task, *summary);
-      kernel_device[i] = {summary->value("kernel", ""), summary->value("device", "")};
-      if (const auto& d = summary->at("default_seconds"); !d.is_null()) default_seconds[i] = d.get<double>();
+      record_run(i, *summary);
       bar.done_one(reused);
     }, tbb::simple_partitioner());
   });
-  if (options.progress && changed > 0)
-    *options.progress << "[experiment] " << changed << " run(s) defined differently from their last run were run again (the old ones are kept as "
+  // Every rank's runs finished (their folders are the results), rank 0 reads the others' and
+  // writes what they share; the other ranks are done.
+  ranks.barrier();
+  const std::uint64_t all_reused = ranks.sum(reused), all_changed = ranks.sum(changed);
+  if (ranks.rank() != 0) return nullptr;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    if (ranks.owns(i)) continue;
+    const std::optional<nlohmann::json> summary = finished_run(tasks[i].folder, campaigns[i], run_ids[i]);
+    if (!summary)
+      throw std::runtime_error("run " + tasks[i].folder + " of rank " + std::to_string(i % static_cast<std::size_t>(ranks.size())) +
+                               " has no finished summary (does every rank see the output folder?)");
+    record_run(i, *summary);
+  }
+  if (progress && all_changed > 0)
+    *progress << "[experiment] " << all_changed << " run(s) defined differently from their last run were run again (the old ones are kept as "
                       << "runs/.../seed_N.stale-ID)" << std::endl;
   // Replay: every run reads the same recorded default. Live: each run measured it once; the median
   // is the reference, so one noisy measurement does not move every speedup.
@@ -433,7 +470,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
     for (std::size_t s = 0; s < baselines.size(); ++s) {
       const Campaign& campaign = campaigns[s * experiment.strategies.size()];
       if (!campaign.source.path.empty()) continue;
-      if (options.progress) *options.progress << "[experiment] peers of " << experiment.spaces[s].name << std::endl;
+      if (progress) *progress << "[experiment] peers of " << experiment.spaces[s].name << std::endl;
       const auto peers = space_peers(campaign, (fs::path(output) / "peers" / (plot_file_stem(experiment.spaces[s].name) + ".json")).string());
       for (auto& row : spaces)
         if (row.value("name", "") == experiment.spaces[s].name) row["peers"] = peers;
@@ -452,8 +489,8 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   for (const TimeWindow& window : experiment.time_windows)
     summary["time_windows"].push_back({{"window", window.label()}, {"p_start", window.start}, {"p_end", window.end}});
   summary["runs"] = tasks.size();
-  summary["reused_runs"] = reused.load();
-  summary["changed_runs"] = changed.load();
+  summary["reused_runs"] = all_reused;
+  summary["changed_runs"] = all_changed;
   summary["conventions"] = {
       {"f_strategy", "mean over seeds of the best valid runtime after b measurements; a run that stopped early keeps its "
                      "last best"},

@@ -19,6 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "distributed/ranks.h"
+
 #include "experiments/experiment.h"
 
 namespace perftune {
@@ -32,6 +34,10 @@ struct ExperimentOptions {
   // Redraw the bar in place (a terminal); otherwise one line per tenth of the runs, so a log
   // file gets a dozen readable lines rather than one line of every redraw.
   bool progress_redraws = true;
+  // The processes sharing the runs (distributed/ranks.h; mpirun): each runs those it owns, rank 0
+  // then reads the others' from the output folder (shared by every rank) and writes runs.csv, the
+  // summary and the plots. Null: this process alone.
+  Ranks* ranks = nullptr;
 };
 
 // Returns the summary it wrote. Throws InputError for problems of the experiment (a source that
@@ -40,6 +46,7 @@ struct ExperimentOptions {
 // and pre-trained models stay on disk whatever happens, so a rerun continues. The summary's
 // "pretraining" lists each pre-trained model: space (per_source: its one source), per_source,
 // checkpoint, sources, reused, training report.
+// On a rank other than 0 it returns null once its runs are done.
 nlohmann::ordered_json run_experiment(const Experiment& experiment, const ExperimentOptions& options = {});
 
 }  // namespace perftune

@@ -1,0 +1,129 @@
+// perftune experiment under a real `mpirun -n 2` (OpenMPI): two processes divide the runs and rank
+// 0 writes what one process writes; a rank SIGKILLed mid-experiment takes the launch down, and the
+// rerun keeps every finished run and redoes only the rest. Skipped, saying so, where mpirun is
+// absent (scripts/setup installs it).
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+
+#include "hardening/toy_recording.h"
+#include "hardware/subprocess.h"
+#include "ir/file_io.h"
+#include "test_support.h"
+
+namespace perftune {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool has_mpirun() { return run_subprocess({"sh", "-c", "command -v mpirun"}, "", 10).ok(); }
+
+// mpirun -n 2 with what a container and a root user need: more ranks than cores allowed, and root
+// (CI runs as root) allowed.
+std::string mpirun_prefix() {
+  std::string prefix = "mpirun -n 2 --oversubscribe";
+  if (::geteuid() == 0) prefix += " --allow-run-as-root";
+  return prefix;
+}
+
+// Three strategies x 4 seeds of a replayed toy recording, each measurement 3 ms (a latency fault):
+// long enough to be killed in the middle.
+std::string write_experiment(const std::string& dir) {
+  testing::write_recording(testing::toy_recording(), dir + "/source.jsonl");
+  const nlohmann::json experiment = {
+      {"name", "toy"},
+      {"spaces", {{{"name", "toy"}, {"source", {{"path", "source.jsonl"}}}}}},
+      {"strategies", {{{"name", "random"}, {"strategy", {{"type", "random"}}}},
+                      {{"name", "SA measured"}, {"strategy", {{"type", "measured_annealing"}}}},
+                      {{"name", "evolution measured"}, {"strategy", {{"type", "measured_evolution"}}}}}},
+      {"backend", {{"type", "replay"}, {"faults", {{"share", 0.0}, {"seed", 1}, {"latency_seconds", 0.003}}}}},
+      {"budget", {{"measurements", 40}}},
+      {"top_k", 4},
+      {"seeds", 4},
+      {"report_budgets", {10, 40}}};
+  std::ofstream(dir + "/toy.json") << experiment.dump(2);
+  return dir + "/toy.json";
+}
+
+std::size_t finished_runs(const std::string& output) {
+  std::size_t count = 0;
+  if (fs::exists(output + "/runs"))
+    for (const auto& entry : fs::recursive_directory_iterator(output + "/runs")) count += entry.path().filename() == "summary.json";
+  return count;
+}
+
+nlohmann::json strategies_without_time(const std::string& summary_path) {
+  nlohmann::json strategies = testing::read_json(summary_path).at("strategies");
+  for (auto& [name, row] : strategies.items()) {
+    row.erase("time_score");
+    row.erase("time_score_standard_error");
+  }
+  return strategies;
+}
+
+}  // namespace
+
+TEST_CASE("mpirun -n 2 divides an experiment's runs and writes what one process writes", "[mpi]") {
+  if (!has_mpirun()) {
+    WARN("mpirun not found (scripts/setup installs openmpi-bin): the MPI test is skipped");
+    return;
+  }
+  const std::string dir = scratch_dir("mpirun_experiment");
+  const std::string experiment = write_experiment(dir);
+  const std::string bin = testing::perftune_binary();
+  const SubprocessResult alone = run_subprocess({bin, "experiment", experiment, "--jobs", "2", "--no-plots", "--output", dir + "/one"}, "", 300);
+  REQUIRE(alone.ok());
+  const SubprocessResult two = run_subprocess(
+      {"sh", "-c", mpirun_prefix() + " " + bin + " experiment " + experiment + " --jobs 1 --no-plots --output " + dir + "/two"}, "", 300);
+  CAPTURE(two.out, two.err);
+  REQUIRE(two.ok());
+  CHECK(finished_runs(dir + "/two") == 12);
+  CHECK(read_file(dir + "/two/runs.csv") == read_file(dir + "/one/runs.csv"));
+  CHECK(strategies_without_time(dir + "/two/summary.json") == strategies_without_time(dir + "/one/summary.json"));
+  CHECK(testing::read_json(dir + "/two/summary.json").at("reused_runs") == 0);
+}
+
+TEST_CASE("a rank SIGKILLed mid-experiment loses and repeats nothing on the rerun", "[mpi]") {
+  if (!has_mpirun()) {
+    WARN("mpirun not found (scripts/setup installs openmpi-bin): the MPI test is skipped");
+    return;
+  }
+  const std::string dir = scratch_dir("mpirun_kill");
+  const std::string experiment = write_experiment(dir);
+  const std::string bin = testing::perftune_binary();
+  const std::string output = dir + "/out";
+  REQUIRE(run_subprocess({bin, "experiment", experiment, "--jobs", "2", "--no-plots", "--output", dir + "/one"}, "", 300).ok());
+  // Launch, wait for three finished runs, SIGKILL one rank (a child of mpirun), and let mpirun end
+  // the other; then report how many runs had finished just before the kill.
+  const std::string script = mpirun_prefix() + " " + bin + " experiment " + experiment + " --jobs 1 --no-plots --output " + output +
+                             " >/dev/null 2>&1 & launcher=$!\n"
+                             "while [ \"$(find " + output + "/runs -name summary.json 2>/dev/null | wc -l)\" -lt 3 ]; do sleep 0.02; done\n"
+                             "finished=$(find " + output + "/runs -name summary.json | wc -l)\n"
+                             "pkill -KILL -n -P $launcher perftune\n"
+                             "wait $launcher; echo \"$finished $?\"\n";
+  const SubprocessResult killed = run_subprocess({"bash", "-c", script}, "", 300);
+  CAPTURE(killed.out, killed.err);
+  REQUIRE(killed.ok());
+  std::size_t finished_before = 0;
+  int launcher_exit = 0;
+  std::istringstream(killed.out) >> finished_before >> launcher_exit;
+  CHECK(launcher_exit != 0);  // the launch failed with its rank
+  REQUIRE(finished_before >= 3);
+  REQUIRE(finished_runs(output) < 12);  // stopped before the end
+
+  const SubprocessResult rerun = run_subprocess(
+      {"sh", "-c", mpirun_prefix() + " " + bin + " experiment " + experiment + " --jobs 1 --no-plots --output " + output}, "", 300);
+  CAPTURE(rerun.err);
+  REQUIRE(rerun.ok());
+  const nlohmann::json summary = testing::read_json(output + "/summary.json");
+  // Every run finished before the kill is reused, not run again; the rest ran once: the results
+  // are one uninterrupted process's.
+  CHECK(summary.at("reused_runs").get<std::size_t>() >= finished_before);
+  CHECK(finished_runs(output) == 12);
+  CHECK(read_file(output + "/runs.csv") == read_file(dir + "/one/runs.csv"));
+  CHECK(strategies_without_time(output + "/summary.json") == strategies_without_time(dir + "/one/summary.json"));
+}
+
+}  // namespace perftune
