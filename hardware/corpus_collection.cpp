@@ -111,7 +111,7 @@ CollectSpec load_collect_spec(const std::string& path) {
   const nlohmann::json json = parse_json_file(path);
   const JsonView root(json, path);
   root.expect_keys({"output", "seed", "programs", "tile_configs_per_kernel", "near_heuristic_share", "fusion_variants_per_program",
-                    "program_fusion_configs", "fused_kernels", "batch_size", "references", "greedy_kernels", "cpu",
+                    "program_fusion_configs", "fused_kernel_configs", "batch_size", "references", "greedy_kernels", "cpu",
                     "description"});
   CollectSpec spec;
   spec.source = path;
@@ -158,7 +158,7 @@ CollectSpec load_collect_spec(const std::string& path) {
   if (auto v = root.find("references")) spec.references = v->as_bool();
   if (auto v = root.find("fusion_variants_per_program")) spec.fusion_variants_per_program = static_cast<std::size_t>(v->as_count());
   if (auto v = root.find("program_fusion_configs")) spec.program_fusion_configs = static_cast<std::size_t>(v->as_count());
-  if (auto v = root.find("fused_kernels")) spec.fused_kernels = v->as_bool();
+  if (auto v = root.find("fused_kernel_configs")) spec.fused_kernel_configs = static_cast<std::size_t>(v->as_count());
   if (auto cpu = root.find("cpu")) {
     cpu->expect_keys({"min_repeats", "max_repeats", "time_budget_seconds", "run_timeout_seconds", "target_cv", "threads"});
     spec.cpu.min_repeats = static_cast<int>(cpu->get_int("min_repeats", spec.cpu.min_repeats));
@@ -271,8 +271,8 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
       if (!whole_space->contains(configs[1])) configs.pop_back();  // greedy may fuse a reduction into a broadcast
       for (Config& c : distinct_sample(*whole_space, spec.program_fusion_configs, rng, configs.front()))
         if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(std::move(c));
-      if (spec.fused_kernels)
-        for (const Config& c : configs) add_fused_kernels(path, program, *whole_space, c);
+      for (std::size_t c = 0; c < configs.size() && c < spec.fused_kernel_configs; ++c)
+        add_fused_kernels(path, program, *whole_space, configs[c]);
       add_job(Kernel(program.name(), program), whole_space, std::move(configs));
     }
   }

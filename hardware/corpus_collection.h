@@ -19,8 +19,9 @@
 //                                                 // 1-3 one-knob changes from it; the rest random
 //    "fusion_variants_per_program": 3,            // random legal fusion configs whose kernels join
 //    "program_fusion_configs": 12,                // whole-program fusion configs (plus none, greedy)
-//    "fused_kernels": false,                      // also the kernels those configs' partitions form,
-//                                                 // each under the schedules the program ran it with
+//    "fused_kernel_configs": 0,                   // also the kernels the first N of those configs
+//                                                 // (none, greedy, then the sampled) form, each
+//                                                 // under the schedules the program ran it with
 //                                                 // (heuristic, its fused producers placed as the
 //                                                 // config places them: what the fusion task sums),
 //                                                 // after every other kernel
@@ -54,7 +55,7 @@ struct CollectSpec {
   double near_heuristic_share = 0.0;  // of those, random walks from the heuristic schedule
   std::size_t fusion_variants_per_program = 3;
   std::size_t program_fusion_configs = 12;
-  bool fused_kernels = false;
+  std::size_t fused_kernel_configs = 0;
   std::size_t batch_size = 8;
   bool references = false;
   HalideBackendOptions cpu;

@@ -125,7 +125,7 @@ TEST_CASE("collect plans the fusion configs' kernels as the program ran them, la
     return std::make_pair(backend.asked, RecordLog::load(spec.output));
   };
   const auto [without, without_log] = plan("", "without");
-  const auto [with, log] = plan(R"(, "fused_kernels": true)", "with");
+  const auto [with, log] = plan(R"(, "fused_kernel_configs": 6)", "with");
   for (const auto& [key, configs] : without) REQUIRE(with.at(key) == configs);
   std::size_t fused = 0, placed = 0;
   for (const auto& [key, configs] : with) {
