@@ -27,10 +27,12 @@ std::pair<std::shared_ptr<const SearchSpace>, Config> untiled(const Kernel& kern
 }
 
 bool is_fusion_space(const MeasuredKernel& kernel) {
-  if (!kernel.space) return false;
+  if (!kernel.space || kernel.space->knobs().empty()) return false;
+  // Only fuse knobs: a schedule space of a multi-op kernel also places its producers (fuse.<e>
+  // on the Halide backend) but is a kernel's tile space, trained on and scored as one.
   for (const KnobInfo& info : knob_roles(*kernel.space))
-    if (info.role == KnobRole::kFuse) return true;
-  return false;
+    if (info.role != KnobRole::kFuse) return false;
+  return true;
 }
 
 std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKernel& program,

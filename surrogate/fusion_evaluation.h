@@ -21,7 +21,7 @@ using KernelTiling = std::function<std::pair<std::shared_ptr<const SearchSpace>,
 // the tiling to use when no backend says otherwise.
 std::pair<std::shared_ptr<const SearchSpace>, Config> untiled(const Kernel& kernel);
 
-// True if the kernel's space has fuse.<e> knobs (a fusion measurement of a whole program).
+// True if the kernel's space has fuse.<e> knobs only (a fusion measurement of a whole program).
 bool is_fusion_space(const MeasuredKernel& kernel);
 
 // Predicted runtime of the program under each config: partition (ir/fusion.h), then the sum of
