@@ -18,7 +18,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool has_mpirun() { return run_subprocess({"sh", "-c", "command -v mpirun"}, "", 10).ok(); }
+// Says so where mpirun is absent, for the test to return.
+bool skip_without_mpirun() {
+  if (run_subprocess({"sh", "-c", "command -v mpirun"}, "", 10).ok()) return false;
+  WARN("mpirun not found (scripts/setup installs openmpi-bin): the MPI test is skipped");
+  return true;
+}
 
 // mpirun -n 2 with what a container and a root user need: more ranks than cores allowed, and root
 // (CI runs as root) allowed.
@@ -66,10 +71,7 @@ nlohmann::json strategies_without_time(const std::string& summary_path) {
 }  // namespace
 
 TEST_CASE("mpirun -n 2 divides an experiment's runs and writes what one process writes", "[mpi]") {
-  if (!has_mpirun()) {
-    WARN("mpirun not found (scripts/setup installs openmpi-bin): the MPI test is skipped");
-    return;
-  }
+  if (skip_without_mpirun()) return;
   const std::string dir = scratch_dir("mpirun_experiment");
   const std::string experiment = write_experiment(dir);
   const std::string bin = testing::perftune_binary();
@@ -86,10 +88,7 @@ TEST_CASE("mpirun -n 2 divides an experiment's runs and writes what one process 
 }
 
 TEST_CASE("a rank SIGKILLed mid-experiment loses and repeats nothing on the rerun", "[mpi]") {
-  if (!has_mpirun()) {
-    WARN("mpirun not found (scripts/setup installs openmpi-bin): the MPI test is skipped");
-    return;
-  }
+  if (skip_without_mpirun()) return;
   const std::string dir = scratch_dir("mpirun_kill");
   const std::string experiment = write_experiment(dir);
   const std::string bin = testing::perftune_binary();
