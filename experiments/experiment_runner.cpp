@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <ostream>
 #include <sstream>
@@ -248,12 +249,14 @@ nlohmann::ordered_json pretrain_models(const Experiment& experiment, const std::
     }
     return std::make_pair(space, model);
   };
+  std::vector<std::optional<std::pair<std::string, PretrainedModel>>> models(jobs.size());
   for (std::size_t j = 0; j < jobs.size(); ++j)
-    if (ranks.owns(j)) ensure(jobs[j], progress);
+    if (ranks.owns(j)) models[j] = ensure(jobs[j], progress);
   ranks.barrier();
   nlohmann::ordered_json entries = nlohmann::ordered_json::array();
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    const auto [space, model] = ensure(jobs[j], nullptr);  // loads what a rank trained above
+    if (!models[j]) models[j] = ensure(jobs[j], nullptr);  // another rank trained it: load it
+    const auto& [space, model] = *models[j];
     entries.push_back({{"space", space},
                        {"per_source", jobs[j].spec->per_source},
                        {"checkpoint", jobs[j].checkpoint},

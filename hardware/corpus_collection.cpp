@@ -214,12 +214,7 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
   // The kernels of the measured whole-program fusion configs, each with the schedules its program
   // configs ran it with; planned last so that a kernel of another program's unfused partition keeps
   // its plan (and a log collected before keeps its plan).
-  struct FusedPlan {
-    Kernel kernel;
-    std::shared_ptr<const SearchSpace> space;
-    std::vector<Config> configs;
-  };
-  std::vector<FusedPlan> fused_plans;
+  std::vector<Job> fused_plans;
   std::map<std::string, std::size_t> fused_plan_of;  // kernel key -> fused_plans index
   const auto add_fused_kernels = [&](const std::string& path, const Program& program, const SearchSpace& whole_space,
                                      const Config& program_config) {
@@ -235,7 +230,7 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
           continue;
         }
       }
-      FusedPlan& plan = fused_plans[it->second];
+      Job& plan = fused_plans[it->second];
       const Config schedule = with_program_placements(plan.kernel, *plan.space, heuristic_config(*plan.space, plan.kernel),
                                                       program, whole_space, program_config);
       if (std::find(plan.configs.begin(), plan.configs.end(), schedule) == plan.configs.end()) plan.configs.push_back(schedule);
@@ -291,7 +286,7 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
       add_tile_job(*kernel);
     }
   }
-  for (FusedPlan& plan : fused_plans) add_job(std::move(plan.kernel), std::move(plan.space), std::move(plan.configs));
+  for (Job& plan : fused_plans) add_job(std::move(plan.kernel), std::move(plan.space), std::move(plan.configs));
   summary.kernels = jobs.size();
 
   CollectProgress state;
