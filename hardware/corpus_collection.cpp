@@ -111,7 +111,7 @@ CollectSpec load_collect_spec(const std::string& path) {
   const nlohmann::json json = parse_json_file(path);
   const JsonView root(json, path);
   root.expect_keys({"output", "seed", "programs", "tile_configs_per_kernel", "near_heuristic_share", "fusion_variants_per_program",
-                    "program_fusion_configs", "fused_kernel_configs", "batch_size", "references", "greedy_kernels", "cpu",
+                    "program_fusion_configs", "fused_kernel_configs", "fused_kernel_schedules", "batch_size", "references", "greedy_kernels", "cpu",
                     "description"});
   CollectSpec spec;
   spec.source = path;
@@ -159,6 +159,7 @@ CollectSpec load_collect_spec(const std::string& path) {
   if (auto v = root.find("fusion_variants_per_program")) spec.fusion_variants_per_program = static_cast<std::size_t>(v->as_count());
   if (auto v = root.find("program_fusion_configs")) spec.program_fusion_configs = static_cast<std::size_t>(v->as_count());
   if (auto v = root.find("fused_kernel_configs")) spec.fused_kernel_configs = static_cast<std::size_t>(v->as_count());
+  if (auto v = root.find("fused_kernel_schedules")) spec.fused_kernel_schedules = static_cast<std::size_t>(v->as_count());
   if (auto cpu = root.find("cpu")) {
     cpu->expect_keys({"min_repeats", "max_repeats", "time_budget_seconds", "run_timeout_seconds", "target_cv", "threads"});
     spec.cpu.min_repeats = static_cast<int>(cpu->get_int("min_repeats", spec.cpu.min_repeats));
@@ -286,7 +287,19 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
       add_tile_job(*kernel);
     }
   }
-  for (Job& plan : fused_plans) add_job(std::move(plan.kernel), std::move(plan.space), std::move(plan.configs));
+  for (Job& plan : fused_plans) {
+    // Most fused kernels run under one schedule in all sampled placements, and a kernel needs at
+    // least two to teach a ranking: walks of 1-3 knob changes from the program's schedule (which
+    // move its placements and tiles) top it up.
+    Rng walk_rng(seed_for(spec.seed, "fused " + plan.kernel.key()));
+    const Config start = plan.configs.front();
+    for (std::size_t attempt = 0; attempt < 20 * spec.fused_kernel_schedules && plan.configs.size() < spec.fused_kernel_schedules;
+         ++attempt) {
+      Config c = random_walk(*plan.space, start, 1 + uniform_index(walk_rng, 3), walk_rng);
+      if (std::find(plan.configs.begin(), plan.configs.end(), c) == plan.configs.end()) plan.configs.push_back(std::move(c));
+    }
+    add_job(std::move(plan.kernel), std::move(plan.space), std::move(plan.configs));
+  }
   summary.kernels = jobs.size();
 
   CollectProgress state;

@@ -56,6 +56,7 @@ struct CollectSpec {
   std::size_t fusion_variants_per_program = 3;
   std::size_t program_fusion_configs = 12;
   std::size_t fused_kernel_configs = 0;
+  std::size_t fused_kernel_schedules = 0;  // each of those kernels topped up to this many schedules
   std::size_t batch_size = 8;
   bool references = false;
   HalideBackendOptions cpu;

@@ -150,6 +150,23 @@ TEST_CASE("collect plans the fusion configs' kernels as the program ran them, la
   }
   CHECK(fused >= 2);
   CHECK(placed >= 1);
+
+  // Topped up: the same schedules first, then walks of at most three knob changes from the first.
+  const auto [topped, topped_log] = plan(R"(, "fused_kernel_configs": 6, "fused_kernel_schedules": 4)", "topped");
+  for (const auto& [key, configs] : with) {
+    const std::vector<Config>& more = topped.at(key);
+    REQUIRE(std::equal(configs.begin(), configs.end(), more.begin()));
+    if (without.count(key)) {
+      CHECK(more.size() == configs.size());
+      continue;
+    }
+    CHECK(more.size() == std::max<std::size_t>(configs.size(), 4));
+    for (std::size_t i = configs.size(); i < more.size(); ++i) {
+      std::size_t differ = 0;
+      for (std::size_t k = 0; k < more[i].values.size(); ++k) differ += more[i].values[k] != configs.front().values[k];
+      CHECK((differ >= 1 && differ <= 3));
+    }
+  }
 }
 
 // Measures nothing; its peers are two named references per kernel.
