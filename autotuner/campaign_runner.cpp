@@ -11,6 +11,7 @@
 
 #include "autotuner/program_target.h"
 #include "autotuner/tuner.h"
+#include "hardware/rank_spread_backend.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/output_lock.h"
@@ -127,6 +128,7 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   const SearchSpace& space = *measured.space;
 
   std::unique_ptr<Backend> backend = make_backend(campaign.backend, corpus, measured.device);
+  if (options.wrap_backend) backend = options.wrap_backend(std::move(backend));
   std::unique_ptr<CostModel> model = make_model(campaign.model, measured.device);
   std::unique_ptr<Strategy> strategy = make_strategy(campaign.strategy);
   // Search asks the model about the configs it revisits through a score cache. Only an online
@@ -338,6 +340,16 @@ nlohmann::ordered_json run_campaign(const Campaign& campaign, const Corpus& corp
   if (!campaign.source.program.empty())
     throw InputError(campaign.file, "$.source.program", "a recorded source (\"path\") when the corpus is given");
   return tune_target(campaign, corpus, campaign_kernel(corpus, campaign), {}, 0.0, options);
+}
+
+void serve_campaign(const Campaign& campaign, Ranks& ranks) {
+  if (!campaign.source.program.empty()) {
+    const auto backend = make_backend(campaign.backend, Corpus{}, "");
+    return serve_measurements(*backend, ranks);
+  }
+  const Corpus corpus = load_source(campaign.source.path);
+  const auto backend = make_backend(campaign.backend, corpus, campaign_kernel(corpus, campaign).device);
+  serve_measurements(*backend, ranks);
 }
 
 }  // namespace perftune

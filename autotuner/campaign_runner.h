@@ -2,12 +2,16 @@
 // Runs a campaign end to end: loads its source, builds backend, model and strategy through the
 // factories, resumes from DIR/records.jsonl if it exists, runs the budget loop, and writes
 // DIR/summary.json.
+#include <functional>
 #include <iosfwd>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "autotuner/campaign.h"
+#include "distributed/ranks.h"
+#include "hardware/backend.h"
 #include "ir/corpus.h"
 
 namespace perftune {
@@ -18,6 +22,9 @@ struct CampaignRunOptions {
   // A live program target also measures the backend's peers (Backend::measure_peers) into
   // "defaults"; an experiment measures them once per space instead.
   bool measure_peers = true;
+  // Wraps the backend the campaign built before tuning starts (mpirun: a RankSpreadBackend that
+  // spreads each batch over the ranks' devices); none by default.
+  std::function<std::unique_ptr<Backend>(std::unique_ptr<Backend>)> wrap_backend;
 };
 
 // The summary: "best_config", "best_seconds", "default_config", "default_seconds",
@@ -46,5 +53,10 @@ const MeasuredKernel& campaign_kernel(const Corpus& corpus, const Campaign& camp
 // returns; it is only read, so many campaigns may share it across threads). "load_seconds" is 0.
 nlohmann::ordered_json run_campaign(const Campaign& campaign, const Corpus& corpus,
                                     const CampaignRunOptions& options = {});
+
+// A serving rank of `mpirun -n N perftune tune` (hardware/rank_spread_backend.h): builds the
+// campaign's backend on this rank's device (a replay backend loads the recording) and measures what
+// rank 0 sends until rank 0 stops it.
+void serve_campaign(const Campaign& campaign, Ranks& ranks);
 
 }  // namespace perftune

@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include "cli/command.h"
+#include "distributed/ranks.h"
 #include "hardware/corpus_collection.h"
 #include "hardware/halide_backend.h"
+#include "hardware/rank_spread_backend.h"
 
 namespace perftune::cli {
 namespace {
@@ -29,11 +31,19 @@ const bool registered = register_command({"collect", "Build a training corpus by
       CollectSpec spec = load_collect_spec(o->config);
       if (!o->output.empty()) spec.output = o->output;
       spec.plan_only = o->plan;
-      HalideBackend backend(spec.cpu);
+      // Under mpirun each rank measures on its own host: rank 0 plans and writes the log, spreading
+      // every batch over the ranks (raise batch_size with the rank count to keep them all busy).
+      Ranks& ranks = process_ranks();
+      if (ranks.rank() > 0) {
+        HalideBackend local(spec.cpu);
+        return serve_measurements(local, ranks);
+      }
+      RankSpreadBackend backend(std::make_unique<HalideBackend>(spec.cpu), ranks);
       const bool terminal = ::isatty(2);
       const auto summary = collect_corpus(spec, backend, [&](const CollectProgress& p) {
         std::cerr << (terminal ? "\r" : "") << progress_bar(p) << (terminal ? "" : "\n") << std::flush;
       });
+      stop_serving(ranks);
       if (terminal) std::cerr << "\n";
       for (const std::string& w : summary.warnings) std::cerr << "warning: " << w << "\n";
       const double per_minute = summary.seconds > 0 ? 60.0 * static_cast<double>(summary.measured) / summary.seconds : 0.0;

@@ -37,13 +37,13 @@ int main(int argc, char** argv) {
   auto& all = commands();
   std::sort(all.begin(), all.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
   for (const Command& command : all) command.setup(*app.add_subcommand(command.name, command.description));
-  // Under mpirun every rank runs this same command line; only an experiment divides its work among
-  // them (the others would each do all of it, into the same files).
+  // Under mpirun every rank runs this same command line; these commands divide their work among
+  // the ranks (the others would each do all of it, into the same files).
   if (perftune::process_ranks().size() > 1) {
-    const char* subcommand = argc > 1 ? argv[1] : "";
-    if (std::string(subcommand) != "experiment") {
+    const std::string subcommand = argc > 1 ? argv[1] : "";
+    if (subcommand != "experiment" && subcommand != "tune" && subcommand != "collect" && subcommand != "train") {
       if (perftune::process_ranks().rank() == 0)
-        std::cerr << "perftune " << subcommand << ": error: only perftune experiment runs under mpirun with more than one rank\n";
+        std::cerr << "perftune " << subcommand << ": error: only experiment, tune, collect and train run under mpirun with more than one rank\n";
       perftune::process_ranks().abort(2);
     }
   }

@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "distributed/ranks.h"
+#include "surrogate/gloo_gradient_sync.h"
 #include "surrogate/torch_threads.h"
 #include "ir/input_error.h"
 #include "surrogate/study_runner.h"
@@ -30,20 +32,28 @@ const bool registered = register_command({"train", "Train the learned performanc
     app.add_option("--threads", options->threads, "libtorch intra-op threads (0: one per core)")->capture_default_str();
     app.callback([options] {
       configure_torch_threads(options->threads);
-      const StudyConfig config = StudyConfig::load(options->config);
+      StudyConfig config = StudyConfig::load(options->config);
       const std::string output = !options->output.empty() ? options->output : config.checkpoint.value_or("");
       if (output.empty()) throw InputError(config.file, "$.checkpoint", "a checkpoint path (or --output)");
+      // Under mpirun: data-parallel over the ranks (c10d gloo); rank 0 reports and writes the checkpoint.
+      Ranks& ranks = process_ranks();
+      std::unique_ptr<GradientSync> sync;
+      if (ranks.size() > 1) sync = gloo_gradient_sync(ranks);
+      config.train.gradient_sync = sync.get();
       const LoadedSources sources = load_sources(config);
-      std::ostream& progress = options->json ? std::cerr : std::cout;
+      std::ostream* progress = ranks.rank() > 0 ? nullptr : options->json ? &std::cerr : &std::cout;
       TrainReport report;
-      auto model = train_from_config(config, sources, &progress, &report);
-      nlohmann::ordered_json summary{{"config", config.file}, {"checkpoint", output}, {"training", report.to_json()}};
+      auto model = train_from_config(config, sources, progress, &report);
+      if (ranks.rank() > 0) return;
+      nlohmann::ordered_json summary{{"config", config.file}, {"checkpoint", output}, {"ranks", ranks.size()},
+                                     {"training", report.to_json()}};
       model->save(output, summary);
       if (options->json) {
         print_json(summary.dump(2));
       } else {
         std::cout << "trained in " << report.seconds << " s (" << report.epochs << " epochs, kept epoch " << report.best_epoch
-                  << ", validation tau " << report.best_validation_tau << ", " << report.samples << " samples)\n"
+                  << ", validation tau " << report.best_validation_tau << ", " << report.samples << " samples, "
+                  << static_cast<double>(report.samples) / report.seconds << " samples/s on " << ranks.size() << " rank(s))\n"
                   << "checkpoint: " << output << "\n";
       }
     });

@@ -5,6 +5,8 @@
 #include "autotuner/campaign.h"
 #include "autotuner/campaign_runner.h"
 #include "cli/command.h"
+#include "distributed/ranks.h"
+#include "hardware/rank_spread_backend.h"
 #include "surrogate/torch_threads.h"
 
 namespace perftune::cli {
@@ -29,10 +31,18 @@ const bool registered = register_command({"tune", "Run a tuning campaign from JS
     app.callback([options] {
       configure_torch_threads(options->threads);
       const Campaign campaign = load_campaign(options->campaign);
+      // Under mpirun each rank owns one device: rank 0 tunes, spreading every batch over them all.
+      Ranks& ranks = process_ranks();
+      if (ranks.rank() > 0) return serve_campaign(campaign, ranks);
       CampaignRunOptions run_options;
+      if (ranks.size() > 1)
+        run_options.wrap_backend = [&ranks](std::unique_ptr<Backend> local) -> std::unique_ptr<Backend> {
+          return std::make_unique<RankSpreadBackend>(std::move(local), ranks);
+        };
       run_options.output = options->output;
       run_options.progress = &std::cerr;
       const auto summary = run_campaign(campaign, run_options);
+      stop_serving(ranks);
       if (options->json) {
         print_json(summary.dump(2));
         return;

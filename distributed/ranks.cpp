@@ -18,6 +18,8 @@ bool launched_by_mpirun() {
 
 class MpiRanks final : public Ranks {
  public:
+  static constexpr int kMessageTag = 1;
+
   MpiRanks() {
     int initialized = 0;
     MPI_Initialized(&initialized);
@@ -37,6 +39,25 @@ class MpiRanks final : public Ranks {
     std::uint64_t total = 0;
     MPI_Allreduce(&value, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     return total;
+  }
+  std::string broadcast(const std::string& value) override {
+    std::uint64_t length = rank_ == 0 ? value.size() : 0;
+    MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    std::string out = rank_ == 0 ? value : std::string(length, '\0');
+    MPI_Bcast(out.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD);
+    return out;
+  }
+  void send(int to, const std::string& message) override {
+    MPI_Send(message.data(), static_cast<int>(message.size()), MPI_CHAR, to, kMessageTag, MPI_COMM_WORLD);
+  }
+  std::string receive(int from) override {
+    MPI_Status status;
+    MPI_Probe(from, kMessageTag, MPI_COMM_WORLD, &status);
+    int length = 0;
+    MPI_Get_count(&status, MPI_CHAR, &length);
+    std::string message(static_cast<std::size_t>(length), '\0');
+    MPI_Recv(message.data(), length, MPI_CHAR, from, kMessageTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return message;
   }
   [[noreturn]] void abort(int code) override {
     MPI_Abort(MPI_COMM_WORLD, code);

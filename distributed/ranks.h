@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 namespace perftune {
 
@@ -19,6 +21,11 @@ class Ranks {
   virtual void barrier() = 0;
   // The sum of every rank's `value`, returned on every rank.
   virtual std::uint64_t sum(std::uint64_t value) = 0;
+  // Rank 0's `value`, returned on every rank (the others' argument is ignored).
+  virtual std::string broadcast(const std::string& value) = 0;
+  // A message to rank `to`, and the next one from rank `from` (blocking; in order per pair).
+  virtual void send(int to, const std::string& message) = 0;
+  virtual std::string receive(int from) = 0;
   // Ends every rank of the launch with `code`: a rank that fails must not leave the others waiting
   // at a barrier for it.
   [[noreturn]] virtual void abort(int code) = 0;
@@ -35,6 +42,9 @@ class SingleProcess final : public Ranks {
   int size() const override { return 1; }
   void barrier() override {}
   std::uint64_t sum(std::uint64_t value) override { return value; }
+  std::string broadcast(const std::string& value) override { return value; }
+  void send(int, const std::string&) override { throw std::logic_error("a single process has no other rank to send to"); }
+  std::string receive(int) override { throw std::logic_error("a single process has no other rank to receive from"); }
   [[noreturn]] void abort(int code) override { std::exit(code); }
 };
 

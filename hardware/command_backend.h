@@ -16,16 +16,9 @@
 #include <vector>
 
 #include "hardware/backend.h"
+#include "hardware/runner_protocol.h"
 
 namespace perftune {
-
-inline constexpr int kRunnerProtocolVersion = 1;
-// What a runner may print on stdout for a share of n configs: max(4 MiB, 4 KiB x n). A result
-// with 30 repeats is ~0.7 KiB, so this is >= 5x any valid reply, and a runner that floods stdout
-// costs perftune a few MiB per runner instead of all its memory (docs/hardening.md, figures).
-inline constexpr std::size_t kMinRunnerReplyBytes = std::size_t{4} << 20;
-inline constexpr std::size_t kRunnerReplyBytesPerConfig = 4096;
-std::size_t runner_reply_limit(std::size_t configs);
 
 struct CommandBackendOptions {
   std::vector<std::string> commands;  // shell command lines (run with /bin/sh -c), one per runner
@@ -45,14 +38,5 @@ class CommandBackend : public Backend {
  private:
   CommandBackendOptions options_;
 };
-
-// The request document for `configs` of `kernel` (exposed for runners' tests and docs).
-std::string runner_request(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs);
-// Parses a response with `expected` results. Throws InputError naming `source` and the JSON path
-// when the reply as a whole is unusable (bad JSON, not {"results": [...]}, wrong count); a result
-// that is invalid by itself (unknown status, an ok result without a valid runtime, a cost out of
-// range) becomes a runtime_error naming its path, charged `cost_of_bad_result` seconds.
-std::vector<MeasureResult> parse_runner_response(const std::string& text, std::size_t expected, const std::string& source,
-                                                 double cost_of_bad_result = 0.0);
 
 }  // namespace perftune

@@ -124,18 +124,46 @@ double GnnCostModel::State::train_step(const std::vector<Group>& groups, std::si
   if (!m.optimizer)
     m.optimizer = std::make_unique<torch::optim::Adam>(m.model->parameters(), torch::optim::AdamOptions(options.learning_rate));
   m.optimizer->zero_grad();
-  auto total = torch::zeros({1});
-  for (const Group& group : groups) {
-    if (group.configs.size() < 2) continue;
-    auto pred = forward(*group.kernel, *group.space, group.configs, /*training=*/true, member);
-    auto target = torch::tensor(group.log_seconds);
-    total = total + combined_loss(pred, target, options.loss);
-  }
-  total.backward();
+  const double loss = backward(groups, member);
   m.optimizer->step();
   trained = true;
   m.embeddings.clear();
-  return total.item<double>();
+  return loss;
+}
+
+double GnnCostModel::State::backward(const std::vector<Group>& groups, std::size_t member) {
+  GradientSync* sync = options.gradient_sync;
+  auto total = torch::zeros({1});
+  bool any = false;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const Group& group = groups[i];
+    if (group.configs.size() < 2 || (sync && !sync->owns(i))) continue;
+    auto pred = forward(*group.kernel, *group.space, group.configs, /*training=*/true, member);
+    auto target = torch::tensor(group.log_seconds);
+    total = total + combined_loss(pred, target, options.loss);
+    any = true;
+  }
+  if (any) total.backward();
+  const double loss = total.item<double>();
+  if (!sync) return loss;
+  // One all-reduce of every gradient and the loss. A parameter this rank's groups never reached
+  // contributes zeros (a zero gradient leaves Adam's update at zero, as an absent one would).
+  std::vector<torch::Tensor> parameters = members.at(member).model->parameters();
+  std::vector<torch::Tensor> parts;
+  for (torch::Tensor& p : parameters) {
+    if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+    parts.push_back(p.grad().reshape({-1}));
+  }
+  parts.push_back(torch::tensor({static_cast<float>(loss)}));
+  torch::Tensor flat = torch::cat(parts).contiguous();
+  sync->sum(std::span<float>(flat.data_ptr<float>(), static_cast<std::size_t>(flat.numel())));
+  std::int64_t offset = 0;
+  torch::NoGradGuard no_grad;
+  for (torch::Tensor& p : parameters) {
+    p.mutable_grad().copy_(flat.slice(0, offset, offset + p.numel()).view_as(p));
+    offset += p.numel();
+  }
+  return flat[offset].item<double>();
 }
 
 void GnnCostModel::State::fit_input_statistics(const std::vector<Group>& groups) {

@@ -74,6 +74,10 @@ struct GnnCostModel::State {
     std::vector<float> log_seconds;
   };
   double train_step(const std::vector<Group>& groups, std::size_t member);
+  // The gradients of that step, left in member `member`'s parameters' grad (added to what is
+  // there): with options.gradient_sync, this rank computes its groups' share and the ranks' sums
+  // are summed, so every rank ends with the gradients of the whole batch. Returns the loss.
+  double backward(const std::vector<Group>& groups, std::size_t member);
   // Standardizes every member's inputs with statistics of these groups' kernels and configs.
   void fit_input_statistics(const std::vector<Group>& groups);
   // Sets every member's output offset to the groups' mean measured log seconds (hybrid: the mean of

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/json_view.h"
+#include "surrogate/gradient_sync.h"
 
 namespace perftune {
 
@@ -79,6 +80,8 @@ struct TrainOptions {
   int update_steps = 8;
   int replay_kernels = 16;            // most recently updated kernels kept for replay
   int replay_configs = 512;           // measurements kept per kernel in the replay buffer
+  // Data-parallel ranks (surrogate/gradient_sync.h) for offline training; not part of the JSON.
+  GradientSync* gradient_sync = nullptr;
 
   // "ensemble", "validation", "epoch_selection", "correction_scales", "select_kernel_weight" and
   // the fast-group pair are written only when not at their default, so checkpoints and

@@ -176,14 +176,23 @@ ValidationScore validation_score(GnnCostModel::State& state, const std::vector<c
                                  std::size_t member) {
   double tau_sum = 0.0, top1_sum = 0.0;
   std::size_t counted = 0;
-  for (const ValidationKernel* v : kernels) {
-    if (v->configs.size() < 2) continue;
+  GradientSync* sync = state.options.gradient_sync;  // data-parallel: each rank scores its share
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const ValidationKernel* v = kernels[i];
+    if (v->configs.size() < 2 || (sync && !sync->owns(i))) continue;
     const auto pred =
         state.forward(v->measured->kernel, *v->measured->space, v->configs, /*training=*/false, member).contiguous();
     const std::vector<double> predicted(pred.data_ptr<float>(), pred.data_ptr<float>() + pred.numel());
     tau_sum += kendall_tau(predicted, v->seconds);
     top1_sum += top_k_slowdown(predicted, v->seconds, 1);
     ++counted;
+  }
+  if (sync) {
+    float sums[3] = {static_cast<float>(tau_sum), static_cast<float>(top1_sum), static_cast<float>(counted)};
+    sync->sum(sums);
+    tau_sum = sums[0];
+    top1_sum = sums[1];
+    counted = static_cast<std::size_t>(sums[2]);
   }
   ValidationScore score;
   if (counted) {
@@ -319,7 +328,14 @@ MemberReport train_member(GnnCostModel& cost_model, std::size_t member, const Me
     } else if (epoch - result.best_epoch >= options.patience) {
       break;
     }
-    if (options.time_limit_seconds > 0 && elapsed >= options.time_limit_seconds && epoch < options.epochs) {
+    // Data-parallel ranks stop together: past the limit on any rank is past it on all.
+    bool over_time = options.time_limit_seconds > 0 && elapsed >= options.time_limit_seconds;
+    if (options.gradient_sync && options.time_limit_seconds > 0) {
+      float over = over_time ? 1.0f : 0.0f;
+      options.gradient_sync->sum(std::span<float>(&over, 1));
+      over_time = over > 0;
+    }
+    if (over_time && epoch < options.epochs) {
       result.time_limit_hit = true;
       if (progress) *progress << prefix << "time limit of " << options.time_limit_seconds << " s reached\n";
       break;
@@ -419,6 +435,7 @@ nlohmann::ordered_json TrainReport::to_json() const {
                               {"final_train_loss", final_train_loss},
                               {"seconds", seconds},
                               {"samples", samples},
+                              {"samples_per_second", seconds > 0 ? static_cast<double>(samples) / seconds : 0.0},
                               {"config_holdout", config_holdout},
                               {"correction_scale", correction_scale}};
   if (shared_epoch >= 0) json["shared_epoch"] = shared_epoch;
@@ -488,6 +505,7 @@ std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>
   result.best_validation_top1 = validated ? top1_sum / static_cast<double>(validated) : std::numeric_limits<double>::quiet_NaN();
   if (selected) result.best_selection_score = selection_sum / static_cast<double>(selected);
   s.invalidate(false);
+  s.options.gradient_sync = nullptr;  // the ranks were for this training; online updates are local
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (report) *report = result;
   return model;

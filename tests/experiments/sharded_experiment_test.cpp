@@ -25,6 +25,9 @@ class PlayedRanks final : public Ranks {
   int size() const override { return size_; }
   void barrier() override {}
   std::uint64_t sum(std::uint64_t value) override { return value + others_sum_; }
+  std::string broadcast(const std::string& value) override { return value; }
+  void send(int, const std::string&) override { throw std::logic_error("an experiment sends no messages"); }
+  std::string receive(int) override { throw std::logic_error("an experiment receives no messages"); }
   [[noreturn]] void abort(int code) override { throw std::runtime_error("aborted with " + std::to_string(code)); }
 
  private:

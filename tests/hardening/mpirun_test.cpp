@@ -1,7 +1,9 @@
-// perftune experiment under a real `mpirun -n 2` (OpenMPI): two processes divide the runs and rank
-// 0 writes what one process writes; a rank SIGKILLed mid-experiment takes the launch down, and the
-// rerun keeps every finished run and redoes only the rest. Skipped, saying so, where mpirun is
-// absent (scripts/setup installs it).
+// perftune under a real `mpirun -n 2` (OpenMPI). experiment: two processes divide the runs and
+// rank 0 writes what one process writes; a rank SIGKILLed mid-experiment takes the launch down, and
+// the rerun keeps every finished run and redoes only the rest. tune: each batch is spread over the
+// ranks and the record log is one process's, in batch order, also after a killed rank and a
+// resume. train: data-parallel over c10d gloo, one checkpoint, the validation tau of one process.
+// Skipped, saying so, where mpirun is absent (scripts/setup installs it).
 #include <unistd.h>
 
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include "hardening/toy_recording.h"
 #include "hardware/subprocess.h"
 #include "ir/file_io.h"
+#include "ir/record_log.h"
 #include "test_support.h"
 
 namespace perftune {
@@ -68,7 +71,88 @@ nlohmann::json strategies_without_time(const std::string& summary_path) {
   return strategies;
 }
 
+// A replayed campaign measuring batches of 4 (3 ms each, a latency fault): long enough to be
+// killed in the middle; no fault draws, so every rank's replay answers alike.
+std::string write_tune_campaign(const std::string& dir) {
+  testing::write_recording(testing::toy_recording(), dir + "/source.jsonl");
+  return testing::write_campaign(dir + "/campaign.json",
+                                 {{"source", {{"path", "source.jsonl"}}},
+                                  {"backend", {{"type", "replay"}, {"faults", {{"share", 0.0}, {"seed", 1}, {"latency_seconds", 0.003}}}}},
+                                  {"strategy", {{"type", "measured_annealing"}}},
+                                  {"budget", {{"measurements", 80}}},
+                                  {"top_k", 4},
+                                  {"seed", 5},
+                                  {"output", "run"}});
+}
+
+// The log's configs in the order they were recorded.
+std::vector<Config> recorded_configs(const std::string& records) {
+  std::vector<Config> configs;
+  for (const Record& r : RecordLog::load(records).records) configs.push_back(r.config);
+  return configs;
+}
+
 }  // namespace
+
+TEST_CASE("mpirun -n 2 perftune tune spreads each batch over the ranks and records what one process records", "[mpi]") {
+  if (skip_without_mpirun()) return;
+  const std::string dir = scratch_dir("mpirun_tune");
+  const std::string campaign = write_tune_campaign(dir);
+  const std::string bin = testing::perftune_binary();
+  REQUIRE(run_subprocess({bin, "tune", campaign, "--output", dir + "/one"}, "", 300).ok());
+  const SubprocessResult two = run_subprocess({"sh", "-c", mpirun_prefix() + " " + bin + " tune " + campaign + " --output " + dir + "/two"}, "", 300);
+  CAPTURE(two.out, two.err);
+  REQUIRE(two.ok());
+  const nlohmann::json one_summary = testing::read_json(dir + "/one/summary.json"), two_summary = testing::read_json(dir + "/two/summary.json");
+  CHECK(two_summary.at("measurements") == 80);
+  CHECK(two_summary.at("best_after") == one_summary.at("best_after"));
+  CHECK(two_summary.at("hardware_after") == one_summary.at("hardware_after"));
+  CHECK(recorded_configs(dir + "/two/records.jsonl") == recorded_configs(dir + "/one/records.jsonl"));
+
+  // One rank SIGKILLed once 20 records are in: the launch ends; the rerun resumes to the same log.
+  const std::string output = dir + "/killed";
+  const std::string script = mpirun_prefix() + " " + bin + " tune " + campaign + " --output " + output +
+                             " >/dev/null 2>&1 & launcher=$!\n"
+                             "while [ \"$(cat " + output + "/records.jsonl 2>/dev/null | grep -c '\"type\":\"record\"')\" -lt 20 ]; do sleep 0.01; done\n"
+                             "pkill -KILL -n -P $launcher perftune\n"
+                             "wait $launcher; echo $?\n";
+  const SubprocessResult killed = run_subprocess({"bash", "-c", script}, "", 300);
+  CAPTURE(killed.out, killed.err);
+  REQUIRE(killed.ok());
+  CHECK(std::stoi(killed.out) != 0);
+  REQUIRE(recorded_configs(output + "/records.jsonl").size() < 80);
+  const SubprocessResult rerun = run_subprocess({"sh", "-c", mpirun_prefix() + " " + bin + " tune " + campaign + " --output " + output}, "", 300);
+  CAPTURE(rerun.err);
+  REQUIRE(rerun.ok());
+  CHECK(recorded_configs(output + "/records.jsonl") == recorded_configs(dir + "/one/records.jsonl"));
+  CHECK(testing::read_json(output + "/summary.json").at("best_after") == one_summary.at("best_after"));
+}
+
+TEST_CASE("mpirun -n 2 perftune train writes one checkpoint with one process's validation tau", "[mpi]") {
+  if (skip_without_mpirun()) return;
+  const std::string dir = scratch_dir("mpirun_train");
+  const nlohmann::json config = {{"sources", {source_path("tests/fixtures/halide_generated_sample.jsonl")}},
+                                 {"split", {{"by", "kernel"}, {"test_fraction", 0.25}, {"seed", 1}}},
+                                 {"model", source_path("configs/models/hybrid.json")},
+                                 {"analytical_device", source_path("configs/hardware/host.json")},
+                                 {"train", {{"epochs", 3}, {"steps_per_epoch", 6}, {"kernels_per_step", 4}, {"configs_per_kernel", 12}, {"seed", 1}}}};
+  std::ofstream(dir + "/train.json") << config.dump();
+  const std::string bin = testing::perftune_binary();
+  const SubprocessResult one = run_subprocess({bin, "train", dir + "/train.json", "--json", "--output", dir + "/one.json"}, "", 300);
+  CAPTURE(one.err);
+  REQUIRE(one.ok());
+  const SubprocessResult two = run_subprocess(
+      {"sh", "-c", mpirun_prefix() + " " + bin + " train " + dir + "/train.json --json --output " + dir + "/two.json"}, "", 300);
+  CAPTURE(two.out, two.err);
+  REQUIRE(two.ok());
+  const nlohmann::json one_report = nlohmann::json::parse(one.out), two_report = nlohmann::json::parse(two.out);  // rank 0 alone prints
+  CHECK(two_report.at("ranks") == 2);
+  CHECK(fs::exists(dir + "/two.json"));
+  CHECK(two_report["training"]["samples"] == one_report["training"]["samples"]);
+  const double tau_one = one_report["training"]["best_validation_tau"], tau_two = two_report["training"]["best_validation_tau"];
+  // The same steps up to float summation order: equal within noise.
+  CHECK(tau_two == Approx(tau_one).margin(0.05));
+}
 
 TEST_CASE("mpirun -n 2 divides an experiment's runs and writes what one process writes", "[mpi]") {
   if (skip_without_mpirun()) return;

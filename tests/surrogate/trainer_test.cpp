@@ -3,14 +3,14 @@
 #include <set>
 #include <sstream>
 
-#include <catch2/catch.hpp>
-
 #include "surrogate/analytical_model.h"
 #include "surrogate/gnn_state.h"
 #include "surrogate/ranking_metrics.h"
 #include "surrogate/trainer.h"
 #include "synthetic_kernels.h"
 #include "test_support.h"
+// After libtorch: c10's logging defines a CHECK of its own, which would replace Catch's.
+#include <catch2/catch.hpp>
 
 using namespace perftune;
 
