@@ -8,6 +8,7 @@
 
 #include "ir/fusion.h"
 #include "surrogate/fused_kernel_cache.h"
+#include "surrogate/placement_work.h"
 
 namespace perftune {
 
@@ -729,6 +730,25 @@ std::vector<TileEstimate> AnalyticalModel::estimates(const Kernel& kernel, const
   std::vector<TileEstimate> out;
   out.reserve(configs.size());
   const KnobPlan plan(space);
+  if (plan.fused && plan.tiled) {
+    // A multi-op kernel's schedule (fuse.<e> places a producer within the kernel): its tiled
+    // estimate, with the recompute of inlined producers and the round trip of those at root.
+    const KernelAnalysis analysis(kernel, spec_);
+    for (const Config& config : configs) {
+      TileEstimate e = evaluate_config(analysis, plan, config);
+      if (!e.feasible) {
+        out.push_back(e);
+        continue;
+      }
+      const PlacementWork work = placement_work(kernel.body(), plan.roles, config);
+      e.compute_seconds *= work.recompute;
+      if (e.bytes > 0) e.memory_seconds *= (e.bytes + work.root_bytes) / e.bytes;
+      e.bytes += work.root_bytes;
+      e.seconds = std::max(e.compute_seconds, e.memory_seconds) + e.overhead_seconds;
+      out.push_back(e);
+    }
+    return out;
+  }
   if (plan.fused) {
     const std::lock_guard<std::mutex> lock(fusion_mutex_);
     FusionScorer& scorer = fusion_scorer(kernel);
