@@ -71,6 +71,23 @@ nlohmann::json strategies_without_time(const std::string& summary_path) {
   return strategies;
 }
 
+// Launches `mpirun -n 2 perftune ARGUMENTS`, waits until the shell command `progress` prints at
+// least `threshold`, SIGKILLs one rank (a child of mpirun) and lets mpirun end the other. Returns
+// the progress just before the kill and the launch's exit code.
+std::pair<std::size_t, int> kill_one_rank(const std::string& arguments, const std::string& progress, std::size_t threshold) {
+  const std::string script = mpirun_prefix() + " " + testing::perftune_binary() + " " + arguments + " >/dev/null 2>&1 & launcher=$!\n" +
+                             "while [ \"$(" + progress + ")\" -lt " + std::to_string(threshold) + " ]; do sleep 0.01; done\n" +
+                             "before=$(" + progress + ")\n"
+                             "pkill -KILL -n -P $launcher perftune\n"
+                             "wait $launcher; echo \"$before $?\"\n";
+  const SubprocessResult killed = run_subprocess({"bash", "-c", script}, "", 300);
+  CAPTURE(killed.out, killed.err);
+  REQUIRE(killed.ok());
+  std::pair<std::size_t, int> out{0, 0};
+  std::istringstream(killed.out) >> out.first >> out.second;
+  return out;
+}
+
 // A replayed campaign measuring batches of 4 (3 ms each, a latency fault): long enough to be
 // killed in the middle; no fault draws, so every rank's replay answers alike.
 std::string write_tune_campaign(const std::string& dir) {
@@ -111,15 +128,10 @@ TEST_CASE("mpirun -n 2 perftune tune spreads each batch over the ranks and recor
 
   // One rank SIGKILLed once 20 records are in: the launch ends; the rerun resumes to the same log.
   const std::string output = dir + "/killed";
-  const std::string script = mpirun_prefix() + " " + bin + " tune " + campaign + " --output " + output +
-                             " >/dev/null 2>&1 & launcher=$!\n"
-                             "while [ \"$(cat " + output + "/records.jsonl 2>/dev/null | grep -c '\"type\":\"record\"')\" -lt 20 ]; do sleep 0.01; done\n"
-                             "pkill -KILL -n -P $launcher perftune\n"
-                             "wait $launcher; echo $?\n";
-  const SubprocessResult killed = run_subprocess({"bash", "-c", script}, "", 300);
-  CAPTURE(killed.out, killed.err);
-  REQUIRE(killed.ok());
-  CHECK(std::stoi(killed.out) != 0);
+  const auto [records_before, launch_exit] =
+      kill_one_rank("tune " + campaign + " --output " + output, "cat " + output + "/records.jsonl 2>/dev/null | grep -c '\"type\":\"record\"'", 20);
+  CHECK(launch_exit != 0);
+  CHECK(records_before >= 20);
   REQUIRE(recorded_configs(output + "/records.jsonl").size() < 80);
   const SubprocessResult rerun = run_subprocess({"sh", "-c", mpirun_prefix() + " " + bin + " tune " + campaign + " --output " + output}, "", 300);
   CAPTURE(rerun.err);
@@ -178,20 +190,9 @@ TEST_CASE("a rank SIGKILLed mid-experiment loses and repeats nothing on the reru
   const std::string bin = testing::perftune_binary();
   const std::string output = dir + "/out";
   REQUIRE(run_subprocess({bin, "experiment", experiment, "--jobs", "2", "--no-plots", "--output", dir + "/one"}, "", 300).ok());
-  // Launch, wait for three finished runs, SIGKILL one rank (a child of mpirun), and let mpirun end
-  // the other; then report how many runs had finished just before the kill.
-  const std::string script = mpirun_prefix() + " " + bin + " experiment " + experiment + " --jobs 1 --no-plots --output " + output +
-                             " >/dev/null 2>&1 & launcher=$!\n"
-                             "while [ \"$(find " + output + "/runs -name summary.json 2>/dev/null | wc -l)\" -lt 3 ]; do sleep 0.02; done\n"
-                             "finished=$(find " + output + "/runs -name summary.json | wc -l)\n"
-                             "pkill -KILL -n -P $launcher perftune\n"
-                             "wait $launcher; echo \"$finished $?\"\n";
-  const SubprocessResult killed = run_subprocess({"bash", "-c", script}, "", 300);
-  CAPTURE(killed.out, killed.err);
-  REQUIRE(killed.ok());
-  std::size_t finished_before = 0;
-  int launcher_exit = 0;
-  std::istringstream(killed.out) >> finished_before >> launcher_exit;
+  // Wait for three finished runs, SIGKILL one rank; note how many runs had finished just before.
+  const auto [finished_before, launcher_exit] = kill_one_rank(
+      "experiment " + experiment + " --jobs 1 --no-plots --output " + output, "find " + output + "/runs -name summary.json 2>/dev/null | wc -l", 3);
   CHECK(launcher_exit != 0);  // the launch failed with its rank
   REQUIRE(finished_before >= 3);
   REQUIRE(finished_runs(output) < 12);  // stopped before the end
