@@ -1,5 +1,7 @@
 #include "autotuner/autoscheduler_sampling.h"
 
+#include <optional>
+
 #include "ir/random.h"
 
 namespace perftune {
@@ -29,12 +31,21 @@ AutoschedulerRun autoscheduler_sample(const AutoschedulerSamplingOptions& option
   return run;
 }
 
-std::vector<MeasureResult> sample_autoscheduler(HalideBackend& backend, const Kernel& kernel, const AutoschedulerSamplingOptions& options,
-                                                std::uint64_t seed, std::size_t budget,
-                                                const std::function<void(std::size_t, const MeasureResult&)>& done) {
-  std::vector<MeasureResult> results;
+std::vector<AutoscheduledMeasurement> sample_autoscheduler(
+    HalideBackend& backend, const Kernel& kernel, const AutoschedulerSamplingOptions& options, std::uint64_t seed,
+    std::size_t budget, const std::function<void(std::size_t, const AutoscheduledMeasurement&)>& done) {
+  std::vector<AutoscheduledMeasurement> results;
+  // Batch 0's beam search: without retraining, every later batch's finds the same schedule. A
+  // crashed one (runtime_error: it may be the machine's doing) is searched again.
+  std::optional<AutoscheduledMeasurement> beam_search;
   for (std::size_t i = 0; i < budget; ++i) {
-    results.push_back(backend.measure_autoscheduled(kernel, autoscheduler_sample(options, seed, i)));
+    const bool is_beam_search = i % options.batch == 0;
+    if (is_beam_search && beam_search && beam_search->result.status != MeasureStatus::kRuntimeError) {
+      results.push_back(*beam_search);
+    } else {
+      results.push_back(backend.measure_autoscheduled(kernel, autoscheduler_sample(options, seed, i)));
+      if (is_beam_search) beam_search = results.back();
+    }
     if (done) done(i, results.back());
   }
   return results;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iomanip>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 #include "autotuner/program_target.h"
@@ -83,7 +84,10 @@ nlohmann::ordered_json sample_target(const Campaign& campaign, const MeasuredKer
   double hardware = 0;
   std::size_t failed = 0;
   const std::size_t budget = campaign.max_measurements ? campaign.max_measurements : sampling.batch;
-  sample_autoscheduler(*halide, measured.kernel, sampling, campaign.seed, budget, [&](std::size_t i, const MeasureResult& r) {
+  std::set<std::string> schedules;
+  sample_autoscheduler(*halide, measured.kernel, sampling, campaign.seed, budget, [&](std::size_t i, const AutoscheduledMeasurement& sample) {
+    const MeasureResult& r = sample.result;
+    if (!sample.schedule.empty()) schedules.insert(sample.schedule);
     hardware += r.cost_seconds;
     if (r.ok()) best = std::min(best.value_or(INFINITY), r.seconds);
     else ++failed;
@@ -92,7 +96,7 @@ nlohmann::ordered_json sample_target(const Campaign& campaign, const MeasuredKer
     const AutoschedulerRun run = autoscheduler_sample(sampling, campaign.seed, i);
     samples << nlohmann::ordered_json{{"sample", i}, {"env", run.env}, {"status", std::string(status_name(r.status))},
                                       {"seconds", optional_number(r.ok() ? std::optional<double>(r.seconds) : std::nullopt)},
-                                      {"message", r.message}}.dump()
+                                      {"schedule", sample.schedule}, {"message", r.message}}.dump()
             << "\n" << std::flush;
     if (options.progress)
       *options.progress << "[tune] " << sampling.autoscheduler << " sample " << i + 1 << "/" << budget << "  best "
@@ -103,6 +107,7 @@ nlohmann::ordered_json sample_target(const Campaign& campaign, const MeasuredKer
   summary["default_seconds"] = nullptr;
   summary["measurements"] = budget;
   summary["failed"] = failed;
+  summary["distinct_schedules"] = schedules.size();
   summary["hardware_seconds"] = hardware;
   summary["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   summary["load_seconds"] = load_seconds;

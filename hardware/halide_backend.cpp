@@ -107,8 +107,12 @@ nlohmann::json HalideBackend::compile_request(const Kernel& kernel, const nlohma
   return request;
 }
 
-nlohmann::json HalideBackend::run_request() const {
-  return {{"seed", options_.seed}, {"outputs", outputs_file_}, {"timing", timing_request()}};
+nlohmann::json HalideBackend::run_request(const Kernel& kernel) const {
+  nlohmann::json timing = timing_request();
+  const auto best = best_seconds_.find(kernel.key());
+  if (options_.single_run_above_best > 0 && best != best_seconds_.end())
+    timing["single_above"] = std::max(options_.single_run_above_best * best->second, 1e-3);
+  return {{"seed", options_.seed}, {"outputs", outputs_file_}, {"timing", std::move(timing)}};
 }
 
 MeasureResult HalideBackend::result_of(const Kernel& kernel, const WorkerReply& reply, double cost, bool compile_only) {
@@ -137,15 +141,29 @@ MeasureResult HalideBackend::result_of(const Kernel& kernel, const WorkerReply& 
   if (!problem.empty()) return MeasureResult::failure(MeasureStatus::kWrongResult, problem, cost);
   std::vector<double> repeats = answer.value("repeats", std::vector<double>{});
   if (repeats.empty()) return MeasureResult::failure(MeasureStatus::kRuntimeError, "Halide runner returned no timings", cost);
-  return MeasureResult::from_repeats(std::move(repeats), cost);
+  MeasureResult measured = MeasureResult::from_repeats(std::move(repeats), cost);
+  if (!runtime_problem(measured.seconds)) {
+    auto [best, first] = best_seconds_.try_emplace(kernel.key(), measured.seconds);
+    if (!first) best->second = std::min(best->second, measured.seconds);
+  }
+  return measured;
 }
 
-MeasureResult HalideBackend::run(const Kernel& kernel, const nlohmann::json& schedule, bool autoscheduled) {
+MeasureResult HalideBackend::run(const Kernel& kernel, const nlohmann::json& schedule, bool autoscheduled, std::string* schedule_hash) {
   nlohmann::json request = compile_request(kernel, schedule, autoscheduled);
-  request.update(run_request());
+  request.update(run_request(kernel));
   std::error_code ignored;
   std::filesystem::remove(outputs_file_, ignored);
-  const WorkerReply reply = workers_.front()->request(request.dump(), options_.run_timeout_seconds);
+  const double timeout = autoscheduled ? options_.autoschedule_timeout_seconds : options_.run_timeout_seconds;
+  const WorkerReply reply = workers_.front()->request(request.dump(), timeout);
+  if (schedule_hash && reply.line) {
+    const nlohmann::json answer = nlohmann::json::parse(*reply.line, nullptr, false);
+    if (answer.is_object() && answer.contains("schedule") && answer["schedule"].is_string()) *schedule_hash = answer["schedule"];
+  }
+  if (reply.timed_out && autoscheduled)
+    return MeasureResult::failure(MeasureStatus::kTimeout,
+                                  "the autoscheduler's search, compile and run took longer than " + std::to_string(timeout) + " s",
+                                  reply.wall_seconds);
   return result_of(kernel, reply, reply.wall_seconds, false);
 }
 
@@ -202,7 +220,7 @@ std::vector<MeasureResult> HalideBackend::measure(const Kernel& kernel, const Se
       results[i] = run(kernel, schedules[i], false);
       continue;
     }
-    nlohmann::json request = run_request();
+    nlohmann::json request = run_request(kernel);
     request["run"] = i;
     std::error_code ignored;
     std::filesystem::remove(outputs_file_, ignored);
@@ -212,9 +230,14 @@ std::vector<MeasureResult> HalideBackend::measure(const Kernel& kernel, const Se
   return results;
 }
 
-MeasureResult HalideBackend::measure_autoscheduled(const Kernel& kernel, const AutoschedulerRun& autoscheduler) {
+AutoscheduledMeasurement HalideBackend::measure_autoscheduled(const Kernel& kernel, const AutoschedulerRun& autoscheduler) {
+  // Adams2019 reads HL_RANDOM_DROPOUT into a static on its first search in a process: in a worker
+  // that ran another sample before, every later sample would search with that one's dropout.
+  workers_.front()->stop();
   nlohmann::json spec = {{"name", autoscheduler.name}, {"machine", autoscheduler.machine}, {"env", autoscheduler.env}};
-  return run(kernel, spec, true);
+  AutoscheduledMeasurement measured;
+  measured.result = run(kernel, spec, true, &measured.schedule);
+  return measured;
 }
 
 std::vector<PeerMeasurement> HalideBackend::measure_peers(const Kernel& kernel) {
@@ -224,7 +247,7 @@ std::vector<PeerMeasurement> HalideBackend::measure_peers(const Kernel& kernel) 
     PeerMeasurement best{name, "", MeasureResult::failure(MeasureStatus::kRuntimeError, "not run")};
     for (const auto& [machine, label] : {std::pair{std::string(kGenericMachineParams), std::string("Halide's generic")},
                                          std::pair{host, std::string("this machine")}}) {
-      const MeasureResult r = measure_autoscheduled(kernel, {name, machine, {}});
+      const MeasureResult r = measure_autoscheduled(kernel, {name, machine, {}}).result;
       const bool better = r.ok() && (!best.result.ok() || r.seconds < best.result.seconds);
       if (better || (!best.result.ok() && best.settings.empty())) best = {name, "machine " + machine + " (" + label + ")", r};
     }

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "hardware/backend.h"
@@ -24,6 +25,9 @@ namespace perftune {
 struct HalideBackendOptions {
   int threads = 0;                       // Halide's thread pool; 0 = the machine's cores
   double run_timeout_seconds = 60;       // compile + warm-up + timing of one config; over it: timeout
+  // The same for a kernel an autoscheduler schedules, its search included: 600 s, the compile
+  // timeout of Adams2019's own autotuning loop (its beam search takes 45 s on a conv layer here).
+  double autoschedule_timeout_seconds = 600;
   // Repeats: each sample lasts >= min_sample_seconds (1 ms: ~1000x the steady_clock resolution);
   // stop at a robust CV (runner/sample_timer.h) <= target_cv after min_repeats, at max_repeats,
   // or after time_budget_seconds.
@@ -32,6 +36,11 @@ struct HalideBackendOptions {
   double target_cv = 0.02;  // 2%: below the typical gap between neighbouring schedules
   double time_budget_seconds = 0.5;
   double min_sample_seconds = 1e-3;
+  // A config whose warm-up run takes over this many times the best this backend has measured of
+  // the kernel (and over 1 ms) is timed by that run alone: a tuner needs to know it is slow, not
+  // by how much to 2%, and its repeats were half the machine time of a live experiment's
+  // measurements. 0: every config timed in full.
+  double single_run_above_best = 3.0;
   std::uint64_t seed = 1;  // input data (input_data.h)
   // The worker command (the thread count is appended); empty = the perftune_halide_runner built
   // with perftune.
@@ -57,6 +66,13 @@ struct AutoschedulerRun {
   std::map<std::string, std::string> env;
 };
 
+// What an autoscheduler's schedule measured, and which schedule it was: a hash of the schedule
+// source it wrote (empty when it wrote none), so that samples of one search can be told apart.
+struct AutoscheduledMeasurement {
+  MeasureResult result;
+  std::string schedule;
+};
+
 class HalideBackend : public Backend {
  public:
   // Throws std::runtime_error if the runner does not exist.
@@ -68,8 +84,8 @@ class HalideBackend : public Backend {
   std::string fingerprint() const override { return fingerprint_; }
 
   // The kernel scheduled by an autoscheduler instead of a config: compiled, checked and timed as
-  // a config is.
-  MeasureResult measure_autoscheduled(const Kernel& kernel, const AutoschedulerRun& run);
+  // a config is, in a worker started for it (Adams2019 reads some settings once per process).
+  AutoscheduledMeasurement measure_autoscheduled(const Kernel& kernel, const AutoschedulerRun& run);
   // Mullapudi2016, Li2018 and Adams2019, each run with Halide's generic machine parameters and
   // with this machine's, the faster kept (its settings say which); skipped (with a failed result
   // saying why) where a plugin is absent. Then, for a kernel with a dot or a convolution, the
@@ -84,10 +100,11 @@ class HalideBackend : public Backend {
   std::size_t worker_starts() const;
 
  private:
-  // One config compiled and run in one request on the first worker.
-  MeasureResult run(const Kernel& kernel, const nlohmann::json& request_schedule, bool autoscheduled);
+  // One config compiled and run in one request on the first worker; an autoscheduler's schedule
+  // hash to `schedule` when given.
+  MeasureResult run(const Kernel& kernel, const nlohmann::json& request_schedule, bool autoscheduled, std::string* schedule = nullptr);
   nlohmann::json compile_request(const Kernel& kernel, const nlohmann::json& schedule, bool autoscheduled) const;
-  nlohmann::json run_request() const;
+  nlohmann::json run_request(const Kernel& kernel) const;
   nlohmann::json timing_request() const;
   // A worker's reply as a result: its failure, or (compile_only) that it compiled, or the run's
   // outputs checked and its timings.
@@ -99,6 +116,7 @@ class HalideBackend : public Backend {
   std::vector<std::unique_ptr<WorkerProcess>> workers_;  // compile_workers of them; the first also runs peers
   WorkerProcess blas_worker_;
   ReferenceOutputs references_;
+  std::unordered_map<std::string, double> best_seconds_;  // by kernel key: its fastest config so far
 };
 
 // Halide's machine parameters for this machine: its cores, last-level cache and the balance 40

@@ -10,7 +10,8 @@
 //    "autoscheduler": {"name": "Adams2019", "machine": "16,16777216,40", "env": {"HL_SEED": "3"}},
 //    "seed": 1, "outputs": "PATH",
 //    "timing": {"min_repeats": 5, "max_repeats": 30, "target_cv": 0.02, "budget": 1, "min_sample": 0.001}}
-// Reply: {"status": "ok", "compile_seconds": C, "repeats": [T1, ...]}, or {"status":
+// Reply: {"status": "ok", "compile_seconds": C, "repeats": [T1, ...]} (an autoscheduler's also
+// "schedule": a hash of the schedule it wrote, to tell its samples apart), or {"status":
 // "compile_error" | "invalid_config" | "runtime_error", "message": "..."}.
 // Compiling and running can also be two requests, so that two workers compile a batch in
 // parallel and then run it one at a time: a request with "keep": ID only compiles (reply
@@ -21,7 +22,8 @@
 // runs once (warm-up), writes the outputs as raw f32 to PATH for the backend to check against the
 // reference interpreter, then times it (runner/sample_timer.h).
 // With PERFTUNE_HALIDE_STMT=FILE in its environment it also writes each pipeline's lowered loop
-// nest to FILE (the last one compiled wins), to see what a config became.
+// nest to FILE (the last one compiled wins), to see what a config became; with
+// PERFTUNE_HALIDE_SCHEDULE=FILE, an autoscheduler's schedule source (the last one wins).
 #include <Halide.h>
 #include <sys/resource.h>
 
@@ -46,6 +48,7 @@
 #include "hardware/runner/sample_timer.h"
 #include "ir/json_view.h"
 #include "ir/program_json.h"
+#include "ir/stable_hash.h"
 
 namespace {
 
@@ -98,6 +101,7 @@ struct Compiled {
   perftune::halide::ScheduledPipeline scheduled;
   Halide::Target target;
   double compile_seconds = 0;
+  std::string schedule_hash;  // an autoscheduler's schedule source, hashed; empty for a config
 };
 
 // The request's program under its schedule or autoscheduler, compiled; or the failure reply.
@@ -138,7 +142,9 @@ std::variant<std::unique_ptr<Compiled>, json> compile(const json& request) {
           set.push_back(key);
         }
       const Halide::MachineParams machine(spec.at("machine").get<std::string>());
-      scheduled.pipeline.auto_schedule(name, target, machine);
+      const std::string source = scheduled.pipeline.auto_schedule(name, target, machine).schedule_source;
+      compiled->schedule_hash = perftune::stable_hash_hex(source);
+      if (const char* file = std::getenv("PERFTUNE_HALIDE_SCHEDULE")) std::ofstream(file) << source;
       for (const std::string& key : set) unsetenv(key.c_str());
     }
     // For a person reading what a schedule became: the loop nest, as Halide's lowered statement.
@@ -194,7 +200,9 @@ json run(Compiled& compiled, const json& request) {
 
   const std::vector<double> samples = perftune::time_samples([&] { pipeline.realize(realization, target); },
                                                              warm_up_seconds, perftune::SampleTiming::from_json(request.value("timing", json::object())));
-  return {{"status", "ok"}, {"compile_seconds", compiled.compile_seconds}, {"repeats", samples}};
+  json reply = {{"status", "ok"}, {"compile_seconds", compiled.compile_seconds}, {"repeats", samples}};
+  if (!compiled.schedule_hash.empty()) reply["schedule"] = compiled.schedule_hash;
+  return reply;
 }
 
 // Pipelines compiled by a "keep" request, waiting for their "run".

@@ -7,7 +7,8 @@
 // preempted sample does not move, so that sample should not cost 25 more either (with the plain
 // CV, 40 of 60 configs of a small kernel ran to max_repeats on one outlier). A kernel slower than the whole budget is timed by its warm-up run
 // alone: a second run would double the cost of the slowest configs (an unscheduled 1024^3
-// matmul runs 15 s) for a figure within a few percent of the first.
+// matmul runs 15 s) for a figure within a few percent of the first; so is one whose warm-up is
+// over "single_above" (a multiple of the best config's time, sent by the backend).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -20,6 +21,9 @@ namespace perftune {
 struct SampleTiming {
   int min_repeats = 5, max_repeats = 30;
   double target_cv = 0.02, budget = 1.0, min_sample = 1e-3;
+  // A warm-up run at least this long is the only sample (the backend sends a multiple of the
+  // kernel's best so far: a config that much slower is timed by one run).
+  double single_above = INFINITY;
 
   // The request's "timing" object; absent fields keep their defaults.
   static SampleTiming from_json(const nlohmann::json& timing) {
@@ -29,6 +33,7 @@ struct SampleTiming {
     t.target_cv = timing.value("target_cv", t.target_cv);
     t.budget = timing.value("budget", t.budget);
     t.min_sample = timing.value("min_sample", t.min_sample);
+    t.single_above = timing.value("single_above", t.single_above);
     return t;
   }
 };
@@ -51,7 +56,7 @@ template <typename Run>
 std::vector<double> time_samples(Run&& run, double warm_up_seconds, const SampleTiming& timing) {
   using Clock = std::chrono::steady_clock;
   const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
-  if (warm_up_seconds >= timing.budget) return {warm_up_seconds};
+  if (warm_up_seconds >= timing.budget || warm_up_seconds >= timing.single_above) return {warm_up_seconds};
   const auto start = Clock::now();
   long calls = 1;
   for (;;) {

@@ -16,17 +16,17 @@ TEST_CASE("autoscheduler samples follow the authors' autotuning loop", "[autotun
   options.batch = 4;
   const AutoschedulerRun first = autoscheduler_sample(options, 1, 0);
   REQUIRE(first.name == "Adams2019");
-  REQUIRE(first.env.at("HL_BEAM_SIZE") == "50");
+  REQUIRE(first.env.at("HL_BEAM_SIZE") == "32");
   REQUIRE(first.env.at("HL_RANDOM_DROPOUT") == "100");
   std::set<std::string> seeds;
   for (std::size_t i = 1; i < 4; ++i) {
     const AutoschedulerRun probe = autoscheduler_sample(options, 1, i);
     REQUIRE(probe.env.at("HL_BEAM_SIZE") == "1");
-    REQUIRE(probe.env.at("HL_RANDOM_DROPOUT") == "90");
+    REQUIRE(probe.env.at("HL_RANDOM_DROPOUT") == "1");
     seeds.insert(probe.env.at("HL_SEED"));
   }
   REQUIRE(seeds.size() == 3);
-  REQUIRE(autoscheduler_sample(options, 1, 4).env.at("HL_BEAM_SIZE") == "50");  // the next batch
+  REQUIRE(autoscheduler_sample(options, 1, 4).env.at("HL_BEAM_SIZE") == "32");  // the next batch
   REQUIRE(autoscheduler_sample(options, 2, 1).env.at("HL_SEED") != autoscheduler_sample(options, 1, 1).env.at("HL_SEED"));
 }
 
@@ -40,13 +40,27 @@ TEST_CASE("autoscheduler samples are measured on the Halide backend", "[autotune
   backend_options.max_repeats = 3;
   backend_options.time_budget_seconds = 0.02;
   HalideBackend backend(backend_options);
+  AutoschedulerSamplingOptions options;
+  options.batch = 4;
   std::size_t calls = 0;
-  const auto results = sample_autoscheduler(backend, kernel, {}, 1, 3, [&](std::size_t, const MeasureResult&) { ++calls; });
-  REQUIRE(calls == 3);
-  for (const MeasureResult& r : results) {
-    CAPTURE(r.message);
-    REQUIRE(r.ok());
+  const auto samples = sample_autoscheduler(backend, kernel, options, 1, 8, [&](std::size_t, const AutoscheduledMeasurement&) { ++calls; });
+  REQUIRE(calls == 8);
+  std::set<std::string> probes;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    CAPTURE(i, samples[i].result.message);
+    REQUIRE(samples[i].result.ok());
+    REQUIRE(samples[i].schedule.size() == 16);
+    if (i % 4 != 0) probes.insert(samples[i].schedule);
   }
+  // The second batch's beam search is the first one's, reused and charged again.
+  REQUIRE(samples[4].schedule == samples[0].schedule);
+  REQUIRE(samples[4].result.cost_seconds == samples[0].result.cost_seconds);
+  REQUIRE(probes.size() >= 2);
+  // Each sample is searched as in a process of its own, whatever ran before it on the backend
+  // (Adams2019 keeps the first dropout it reads for its process, and Halide renames a second
+  // pipeline's functions): a probe alone on a new backend finds the same schedule.
+  HalideBackend alone(backend_options);
+  REQUIRE(alone.measure_autoscheduled(kernel, autoscheduler_sample(options, 1, 6)).schedule == samples[6].schedule);
 }
 
 TEST_CASE("autoscheduler sampling options are checked", "[autotuner][halide]") {

@@ -290,6 +290,27 @@ TEST_CASE("a crashing, hanging, wrong or rejecting worker is a failed result and
   }
 }
 
+TEST_CASE("a config far slower than the kernel's best so far is timed by its warm-up run alone", "[hardware][halide]") {
+  const Kernel kernel = kernel_of(param("a", "[256, 256]", 0) + "," + param("b", "[256, 256]", 1) +
+                                  R"(, {"name": "y", "opcode": "dot", "shape": [256, 256], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}})");
+  const SearchSpace space = halide_schedule_space(kernel);
+  const std::vector<Config> slow = {unscheduled_config(space, kernel)}, fast = {heuristic_config(space, kernel)};
+  HalideBackendOptions options = fast_halide_options();
+  options.time_budget_seconds = 0.2;  // over the slow config's run: without the rule it gets repeats
+  HalideBackend first_slow(options), first_fast(options);
+  const MeasureResult timed = first_slow.measure(kernel, space, slow)[0];
+  REQUIRE(timed.ok());
+  REQUIRE(timed.repeats.size() >= 3);
+  const MeasureResult best = first_fast.measure(kernel, space, fast)[0];
+  REQUIRE(best.ok());
+  REQUIRE(best.seconds * 3 < timed.seconds);
+  const MeasureResult once = first_fast.measure(kernel, space, slow)[0];
+  CAPTURE(once.message, best.seconds, timed.seconds);
+  REQUIRE(once.ok());
+  REQUIRE(once.repeats.size() == 1);
+  REQUIRE(once.seconds > 3 * best.seconds);
+}
+
 TEST_CASE("Halide's autoschedulers are measured as named peers at their best settings", "[hardware][halide]") {
   const Kernel kernel = kernel_of(param("a", "[64, 48]", 0) + "," + param("b", "[48, 40]", 1) +
                                   R"(, {"name": "y", "opcode": "dot", "shape": [64, 40], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}})");
