@@ -87,7 +87,7 @@ Experiment load_experiment(const std::string& path) { return parse_experiment(pa
 Experiment parse_experiment(const nlohmann::json& json, const std::string& file) {
   const JsonView root(json, file);
   root.expect_keys({"name", "description", "spaces", "strategies", "backend", "budget", "top_k", "ramp_batches", "epsilon", "seeds",
-                    "first_seed", "report_budgets", "time_windows", "output"});
+                    "first_seed", "report_budgets", "time_windows", "measure_once", "output"});
   Experiment experiment;
   experiment.file = file;
   experiment.name = root.has("name") ? root.at("name").as_string() : std::filesystem::path(file).stem().string();
@@ -148,6 +148,7 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
   experiment.budget = root.at("budget").value();
   if (const auto v = root.find("top_k")) experiment.top_k = static_cast<std::size_t>(v->as_positive_int());
   if (const auto v = root.find("ramp_batches")) experiment.ramp_batches = v->as_bool();
+  if (const auto v = root.find("measure_once")) experiment.measure_once = v->as_bool();
   experiment.epsilon = root.get_number("epsilon", experiment.epsilon);
   experiment.seeds = static_cast<std::size_t>(root.at("seeds").as_positive_int());
   if (const auto v = root.find("first_seed")) experiment.first_seed = v->as_count();

@@ -7,7 +7,7 @@
 //                "role": "target" | "source"}],
 //    "strategies": [{"name": "SA (measured)", "strategy": {...}, "model": {...}}],
 //    "backend": {...}, "budget": {"measurements": 200, "hardware_seconds": S},
-//    "top_k": K, "ramp_batches": false, "epsilon": 0.05, "seeds": 20, "first_seed": 1,
+//    "top_k": K, "ramp_batches": false, "epsilon": 0.05, "seeds": 20, "first_seed": 1, "measure_once": true,
 //    "report_budgets": [10, 25, 50, 100, 200],
 //    "time_windows": [{"start": 0.5, "end": 0.96}, {"start": 0.01, "end": 0.95}], "output": DIR}
 // The "source", "default", "strategy", "model", "backend" and "budget" sections are exactly those
@@ -80,6 +80,10 @@ struct Experiment {
   std::vector<std::size_t> report_budgets = {10, 25, 50, 100, 200};
   // The windows of the time-axis score (time_axis_score.h); not part of a run's definition.
   std::vector<TimeWindow> time_windows = default_time_windows();
+  // A live experiment's runs share one memo of measurements (hardware/measure_once_backend.h:
+  // each config of a space measured once, at OUTPUT/measured_once.jsonl); not part of a run's
+  // definition.
+  bool measure_once = true;
   std::string output;  // resolved against the experiment file's folder
 
   // The largest measurement budget of a run (0 when only hardware seconds bound it).

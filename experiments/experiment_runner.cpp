@@ -27,6 +27,7 @@
 #include "experiments/space_peers.h"
 #include "experiments/speedup_curves.h"
 #include "experiments/time_axis_score.h"
+#include "hardware/measure_once_backend.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
@@ -396,6 +397,11 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   // Live measurements one at a time: two runs timing kernels on the same cores would slow each
   // other down and the curves would measure the contention.
   const bool live = campaigns.front().backend.type != "replay";
+  // One memo of the live measurements for every run (each rank its own file: one writer per file).
+  std::optional<MeasurementMemo> memo;
+  if (live && experiment.measure_once)
+    memo.emplace((fs::path(output) / (ranks.size() > 1 ? "measured_once.rank" + std::to_string(ranks.rank()) + ".jsonl"
+                                                       : std::string("measured_once.jsonl"))).string());
   tbb::task_arena arena(live ? 1 : static_cast<int>(jobs));
   arena.execute([&] {
     tbb::parallel_for(std::size_t{0}, tasks.size(), std::size_t{1}, [&](std::size_t i) {
@@ -410,7 +416,11 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
       } else {
         if (keep_run_folder(task.folder, run_ids[i])) ++changed;
         // A live space's peers are measured once for the space below, not in every run.
-        const CampaignRunOptions run_options{task.folder, nullptr, false};
+        CampaignRunOptions run_options{task.folder, nullptr, false};
+        if (memo)
+          run_options.wrap_backend = [&memo](std::unique_ptr<Backend> backend) -> std::unique_ptr<Backend> {
+            return std::make_unique<MeasureOnceBackend>(std::move(backend), *memo);
+          };
         summary = campaigns[i].source.path.empty() ? run_campaign(campaigns[i], run_options)
                                                    : run_campaign(campaigns[i], sources.at(campaigns[i].source.path), run_options);
       }
@@ -494,6 +504,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   summary["runs"] = tasks.size();
   summary["reused_runs"] = all_reused;
   summary["changed_runs"] = all_changed;
+  if (memo) summary["measured_once"] = {{"file", memo->path()}, {"configs", memo->size()}};
   summary["conventions"] = {
       {"f_strategy", "mean over seeds of the best valid runtime after b measurements; a run that stopped early keeps its "
                      "last best"},

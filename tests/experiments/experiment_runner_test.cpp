@@ -305,7 +305,7 @@ TEST_CASE("a live experiment on the Halide backend runs a tuner and Adams2019's 
       {"backend", {{"type", "cpu"}, {"min_repeats", 3}, {"max_repeats", 3}, {"time_budget_seconds", 0.02}}},
       {"budget", {{"measurements", 3}}},
       {"top_k", 3},
-      {"seeds", 1},
+      {"seeds", 2},
       {"report_budgets", {1, 3}}};
   ExperimentOptions options;
   options.jobs = 1;
@@ -316,4 +316,9 @@ TEST_CASE("a live experiment on the Halide backend runs a tuner and Adams2019's 
     CAPTURE(name);
     REQUIRE(summary["strategies"][name]["speedup_at"]["3"].get<double>() > 0.0);
   }
+  // The two random runs measured 3 configs each, both the default first: the second read it from
+  // the experiment's memo.
+  REQUIRE(summary["measured_once"]["configs"].get<std::size_t>() >= 3);
+  REQUIRE(summary["measured_once"]["configs"].get<std::size_t>() <= 5);
+  REQUIRE(std::filesystem::exists(dir + "/out/measured_once.jsonl"));
 }

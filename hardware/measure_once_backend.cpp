@@ -1,0 +1,92 @@
+#include "hardware/measure_once_backend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+namespace perftune {
+
+namespace {
+
+bool repeatable(MeasureStatus status) {
+  return status == MeasureStatus::kOk || status == MeasureStatus::kCompileError || status == MeasureStatus::kInvalidConfig ||
+         status == MeasureStatus::kWrongResult;
+}
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+std::string MeasurementMemo::key(const std::string& device, const std::string& kernel_key, const std::vector<std::string>& knob_names,
+                                 const Config& config) {
+  // By knob name, in name order: a loaded record lists its knobs in its JSON object's order.
+  std::vector<std::pair<std::string, std::int64_t>> knobs;
+  for (std::size_t k = 0; k < knob_names.size() && k < config.values.size(); ++k) knobs.emplace_back(knob_names[k], config.values[k]);
+  std::sort(knobs.begin(), knobs.end());
+  std::string text = device + '\n' + kernel_key;
+  for (const auto& [name, value] : knobs) text += '\n' + name + '=' + std::to_string(value);
+  return text;
+}
+
+MeasurementMemo::MeasurementMemo(const std::string& path)
+    : log_([&] {
+        // Read before the log is opened for appending, which cuts off a torn last line.
+        if (std::filesystem::exists(path))
+          for (const Record& r : RecordLog::load(path).records)
+            if (repeatable(r.result.status)) results_.emplace(key(r.device, r.kernel_key, r.knob_names, r.config), r.result);
+        return path;
+      }()) {}
+
+std::optional<MeasureResult> MeasurementMemo::find(const std::string& device, const Kernel& kernel, const SearchSpace& space,
+                                                   const Config& config) const {
+  const std::string k = key(device, kernel.key(), space.knob_names(), config);
+  const std::lock_guard lock(mutex_);
+  const auto it = results_.find(k);
+  if (it == results_.end()) return std::nullopt;
+  return it->second;
+}
+
+void MeasurementMemo::add(const std::string& device, const Kernel& kernel, const SearchSpace& space, const Config& config,
+                          const MeasureResult& result) {
+  if (!repeatable(result.status)) return;
+  const std::vector<std::string> names = space.knob_names();
+  const std::lock_guard lock(mutex_);
+  if (!results_.emplace(key(device, kernel.key(), names, config), result).second) return;  // the first measurement stays
+  log_.define_kernel(kernel, space);
+  log_.append(Record{device, kernel.key(), kernel.name(), names, config, result, unix_now()});
+}
+
+std::size_t MeasurementMemo::size() const {
+  const std::lock_guard lock(mutex_);
+  return results_.size();
+}
+
+std::vector<MeasureResult> MeasureOnceBackend::measure(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs) {
+  const std::string device = inner_->fingerprint();
+  std::vector<MeasureResult> results(configs.size());
+  std::vector<Config> todo;
+  std::vector<std::size_t> todo_at;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const bool asked_before = !asked_.emplace(kernel.key(), configs[i]).second;
+    std::optional<MeasureResult> known;
+    if (!asked_before) known = memo_.find(device, kernel, space, configs[i]);
+    if (known) {
+      results[i] = std::move(*known);
+      ++reused_;
+    } else {
+      todo.push_back(configs[i]);
+      todo_at.push_back(i);
+    }
+  }
+  if (todo.empty()) return results;
+  std::vector<MeasureResult> measured = inner_->measure(kernel, space, todo);
+  for (std::size_t j = 0; j < todo.size() && j < measured.size(); ++j) {
+    memo_.add(device, kernel, space, todo[j], measured[j]);
+    results[todo_at[j]] = std::move(measured[j]);
+  }
+  return results;
+}
+
+}  // namespace perftune

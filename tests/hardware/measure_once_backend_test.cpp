@@ -1,0 +1,102 @@
+// A live experiment's runs share one memo: a config measured by one run is read by the next
+// (same figures, cost charged, nothing measured), a run asking for a config again measures it,
+// transient failures are measured again, and a memo survives the process (read back from disk).
+#include "hardware/measure_once_backend.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "hardware_test_support.h"
+
+namespace perftune {
+namespace {
+
+const Kernel& add_kernel() {
+  static const Kernel kernel("add", program_from_text(R"({"name": "add", "ops": [
+    {"name": "a", "opcode": "parameter", "shape": [8], "parameter_number": 0},
+    {"name": "y", "opcode": "add", "operands": ["a", "a"], "shape": [8]}]})"));
+  return kernel;
+}
+
+SearchSpace knob_space() { return SearchSpace({{"a", {0, 1, 2, 3, 4, 5}}, {"b", {1, 2}}}); }
+
+// A noisy device: each measurement of a config differs (a counter), a = 5 times out, a = 4 fails to compile.
+class CountingBackend : public Backend {
+ public:
+  std::vector<MeasureResult> measure(const Kernel&, const SearchSpace&, std::span<const Config> configs) override {
+    std::vector<MeasureResult> out;
+    for (const Config& c : configs) {
+      ++measured;
+      if (c.values[0] == 5) out.push_back(MeasureResult::failure(MeasureStatus::kTimeout, "hung", 2.0));
+      else if (c.values[0] == 4) out.push_back(MeasureResult::failure(MeasureStatus::kCompileError, "rejected", 0.5));
+      else out.push_back(MeasureResult::from_repeats({1e-3 * static_cast<double>(1 + c.values[0]) + 1e-6 * static_cast<double>(measured)}, 0.25));
+    }
+    return out;
+  }
+  std::string fingerprint() const override { return "cpu:test"; }
+  int measured = 0;
+};
+
+std::vector<Config> configs(std::initializer_list<std::int64_t> as) {
+  std::vector<Config> out;
+  for (std::int64_t a : as) out.push_back(Config{{a, 1}});
+  return out;
+}
+
+TEST_CASE("runs sharing a measurement memo measure each config once", "[hardware]") {
+  const std::string path = scratch_dir("measure_once_memo") + "/memo.jsonl";
+  MeasurementMemo memo(path);
+  const SearchSpace space = knob_space();
+
+  auto first_device = std::make_unique<CountingBackend>();
+  CountingBackend& first_counts = *first_device;
+  MeasureOnceBackend first(std::move(first_device), memo);
+  const auto batch = configs({0, 1, 4, 5});
+  const std::vector<MeasureResult> firsts = first.measure(add_kernel(), space, batch);
+  REQUIRE(first_counts.measured == 4);
+  REQUIRE(memo.size() == 3);  // the timeout is not kept
+
+  auto second_device = std::make_unique<CountingBackend>();
+  CountingBackend& second_counts = *second_device;
+  MeasureOnceBackend second(std::move(second_device), memo);
+  const std::vector<MeasureResult> seconds = second.measure(add_kernel(), space, configs({1, 0, 2, 4, 5}));
+  // 1, 0 and 4 come from the memo, with the first run's figures and costs; 2 and 5 are measured.
+  REQUIRE(second_counts.measured == 2);
+  REQUIRE(second.reused() == 3);
+  REQUIRE(seconds[0].seconds == firsts[1].seconds);
+  REQUIRE(seconds[1].seconds == firsts[0].seconds);
+  REQUIRE(seconds[1].cost_seconds == 0.25);
+  REQUIRE(seconds[3].status == MeasureStatus::kCompileError);
+  REQUIRE(seconds[4].status == MeasureStatus::kTimeout);
+
+  // A config the same run asks for again (a confirmation) is measured for real, and the memo
+  // keeps its first figure.
+  const std::vector<MeasureResult> again = second.measure(add_kernel(), space, configs({0}));
+  REQUIRE(second_counts.measured == 3);
+  REQUIRE(again[0].seconds != firsts[0].seconds);
+  REQUIRE(memo.find("cpu:test", add_kernel(), space, batch[0])->seconds == firsts[0].seconds);
+
+  // Another device's runs share nothing with these.
+  REQUIRE_FALSE(memo.find("cpu:other", add_kernel(), space, batch[0]));
+}
+
+TEST_CASE("a measurement memo is read back by the next sitting, a torn last line dropped", "[hardware]") {
+  const std::string path = scratch_dir("measure_once_reread") + "/memo.jsonl";
+  const SearchSpace space = knob_space();
+  double measured_seconds = 0;
+  {
+    MeasurementMemo memo(path);
+    MeasureOnceBackend run(std::make_unique<CountingBackend>(), memo);
+    measured_seconds = run.measure(add_kernel(), space, configs({3}))[0].seconds;
+  }
+  std::ofstream(path, std::ios::app) << R"({"v":1,"type":"record","device":"cpu:te)";  // killed mid-line
+  MeasurementMemo reread(path);
+  REQUIRE(reread.size() == 1);
+  REQUIRE(reread.find("cpu:test", add_kernel(), space, Config{{3, 1}})->seconds == measured_seconds);
+  // The torn line was cut off: what is appended now is read back whole.
+  reread.add("cpu:test", add_kernel(), space, Config{{2, 2}}, MeasureResult::from_repeats({4e-3}, 0.1));
+  REQUIRE(MeasurementMemo(path).size() == 2);
+}
+
+}  // namespace
+}  // namespace perftune
