@@ -54,7 +54,9 @@ void MeasurementMemo::add(const std::string& device, const Kernel& kernel, const
   const std::vector<std::string> names = space.knob_names();
   const std::lock_guard lock(mutex_);
   if (!results_.emplace(key(device, kernel.key(), names, config), result).second) return;  // the first measurement stays
-  log_.define_kernel(kernel, space);
+  // Records only, no kernel definitions: two spaces of one kernel (a program's fusion placements
+  // and its whole-program schedule) share its key but not their knobs, and a definition would
+  // make the records of the other space invalid on load.
   log_.append(Record{device, kernel.key(), kernel.name(), names, config, result, unix_now()});
 }
 

@@ -95,7 +95,12 @@ TEST_CASE("a measurement memo is read back by the next sitting, a torn last line
   REQUIRE(reread.find("cpu:test", add_kernel(), space, Config{{3, 1}})->seconds == measured_seconds);
   // The torn line was cut off: what is appended now is read back whole.
   reread.add("cpu:test", add_kernel(), space, Config{{2, 2}}, MeasureResult::from_repeats({4e-3}, 0.1));
-  REQUIRE(MeasurementMemo(path).size() == 2);
+  // Another space of the same kernel (its fusion placements beside its schedule) shares the file.
+  const SearchSpace placements({{"fuse.a", {0, 1}}});
+  reread.add("cpu:test", add_kernel(), placements, Config{{1}}, MeasureResult::from_repeats({5e-3}, 0.1));
+  const MeasurementMemo third(path);
+  REQUIRE(third.size() == 3);
+  REQUIRE(third.find("cpu:test", add_kernel(), placements, Config{{1}})->seconds == 5e-3);
 }
 
 }  // namespace
