@@ -59,8 +59,9 @@ std::unique_ptr<GradientSync> gloo_gradient_sync(Ranks& ranks) {
       options.isServer = true;
       options.numWorkers = static_cast<std::size_t>(ranks.size());
       options.waitWorkers = false;
-      auto server = c10::make_intrusive<c10d::TCPStore>(host_name(), options);
-      address = host_name() + " " + std::to_string(server->getPort());
+      const std::string host = host_name();
+      auto server = c10::make_intrusive<c10d::TCPStore>(host, options);
+      address = host + " " + std::to_string(server->getPort());
       store = server;
     }
     address = ranks.broadcast(address);
