@@ -15,6 +15,14 @@ inline Program program_from_text(const std::string& text) {
   return program_from_json(JsonView(json, "test program"));
 }
 
+// A one-op kernel for the tests of backends that wrap or stand in for another (nothing compiles it).
+inline const Kernel& tiny_add_kernel() {
+  static const Kernel kernel("add", program_from_text(R"({"name": "add", "ops": [
+    {"name": "a", "opcode": "parameter", "shape": [8], "parameter_number": 0},
+    {"name": "y", "opcode": "add", "operands": ["a", "a"], "shape": [8]}]})"));
+  return kernel;
+}
+
 // Fast settings: few repeats, short budgets.
 inline HalideBackendOptions fast_halide_options() {
   HalideBackendOptions options;

@@ -11,13 +11,6 @@
 namespace perftune {
 namespace {
 
-const Kernel& add_kernel() {
-  static const Kernel kernel("add", program_from_text(R"({"name": "add", "ops": [
-    {"name": "a", "opcode": "parameter", "shape": [8], "parameter_number": 0},
-    {"name": "y", "opcode": "add", "operands": ["a", "a"], "shape": [8]}]})"));
-  return kernel;
-}
-
 SearchSpace knob_space() { return SearchSpace({{"a", {0, 1, 2, 3, 4, 5}}, {"b", {1, 2}}}); }
 
 // A noisy device: each measurement of a config differs (a counter), a = 5 times out, a = 4 fails to compile.
@@ -52,14 +45,14 @@ TEST_CASE("runs sharing a measurement memo measure each config once", "[hardware
   CountingBackend& first_counts = *first_device;
   MeasureOnceBackend first(std::move(first_device), memo);
   const auto batch = configs({0, 1, 4, 5});
-  const std::vector<MeasureResult> firsts = first.measure(add_kernel(), space, batch);
+  const std::vector<MeasureResult> firsts = first.measure(tiny_add_kernel(), space, batch);
   REQUIRE(first_counts.measured == 4);
   REQUIRE(memo.size() == 3);  // the timeout is not kept
 
   auto second_device = std::make_unique<CountingBackend>();
   CountingBackend& second_counts = *second_device;
   MeasureOnceBackend second(std::move(second_device), memo);
-  const std::vector<MeasureResult> seconds = second.measure(add_kernel(), space, configs({1, 0, 2, 4, 5}));
+  const std::vector<MeasureResult> seconds = second.measure(tiny_add_kernel(), space, configs({1, 0, 2, 4, 5}));
   // 1, 0 and 4 come from the memo, with the first run's figures and costs; 2 and 5 are measured.
   REQUIRE(second_counts.measured == 2);
   REQUIRE(second.reused() == 3);
@@ -71,13 +64,13 @@ TEST_CASE("runs sharing a measurement memo measure each config once", "[hardware
 
   // A config the same run asks for again (a confirmation) is measured for real, and the memo
   // keeps its first figure.
-  const std::vector<MeasureResult> again = second.measure(add_kernel(), space, configs({0}));
+  const std::vector<MeasureResult> again = second.measure(tiny_add_kernel(), space, configs({0}));
   REQUIRE(second_counts.measured == 3);
   REQUIRE(again[0].seconds != firsts[0].seconds);
-  REQUIRE(memo.find("cpu:test", add_kernel(), space, batch[0])->seconds == firsts[0].seconds);
+  REQUIRE(memo.find("cpu:test", tiny_add_kernel(), space, batch[0])->seconds == firsts[0].seconds);
 
   // Another device's runs share nothing with these.
-  REQUIRE_FALSE(memo.find("cpu:other", add_kernel(), space, batch[0]));
+  REQUIRE_FALSE(memo.find("cpu:other", tiny_add_kernel(), space, batch[0]));
 }
 
 TEST_CASE("a measurement memo is read back by the next sitting, a torn last line dropped", "[hardware]") {
@@ -87,20 +80,20 @@ TEST_CASE("a measurement memo is read back by the next sitting, a torn last line
   {
     MeasurementMemo memo(path);
     MeasureOnceBackend run(std::make_unique<CountingBackend>(), memo);
-    measured_seconds = run.measure(add_kernel(), space, configs({3}))[0].seconds;
+    measured_seconds = run.measure(tiny_add_kernel(), space, configs({3}))[0].seconds;
   }
   std::ofstream(path, std::ios::app) << R"({"v":1,"type":"record","device":"cpu:te)";  // killed mid-line
   MeasurementMemo reread(path);
   REQUIRE(reread.size() == 1);
-  REQUIRE(reread.find("cpu:test", add_kernel(), space, Config{{3, 1}})->seconds == measured_seconds);
+  REQUIRE(reread.find("cpu:test", tiny_add_kernel(), space, Config{{3, 1}})->seconds == measured_seconds);
   // The torn line was cut off: what is appended now is read back whole.
-  reread.add("cpu:test", add_kernel(), space, Config{{2, 2}}, MeasureResult::from_repeats({4e-3}, 0.1));
+  reread.add("cpu:test", tiny_add_kernel(), space, Config{{2, 2}}, MeasureResult::from_repeats({4e-3}, 0.1));
   // Another space of the same kernel (its fusion placements beside its schedule) shares the file.
   const SearchSpace placements({{"fuse.a", {0, 1}}});
-  reread.add("cpu:test", add_kernel(), placements, Config{{1}}, MeasureResult::from_repeats({5e-3}, 0.1));
+  reread.add("cpu:test", tiny_add_kernel(), placements, Config{{1}}, MeasureResult::from_repeats({5e-3}, 0.1));
   const MeasurementMemo third(path);
   REQUIRE(third.size() == 3);
-  REQUIRE(third.find("cpu:test", add_kernel(), placements, Config{{1}})->seconds == 5e-3);
+  REQUIRE(third.find("cpu:test", tiny_add_kernel(), placements, Config{{1}})->seconds == 5e-3);
 }
 
 }  // namespace

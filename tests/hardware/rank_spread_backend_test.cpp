@@ -12,13 +12,6 @@
 namespace perftune {
 namespace {
 
-const Kernel& add_kernel() {
-  static const Kernel kernel("add", program_from_text(R"({"name": "add", "ops": [
-    {"name": "a", "opcode": "parameter", "shape": [8], "parameter_number": 0},
-    {"name": "y", "opcode": "add", "operands": ["a", "a"], "shape": [8]}]})"));
-  return kernel;
-}
-
 // a = 7 is outside the space: the rank-0 check must catch it (serving ranks see no constraint).
 SearchSpace knob_space() {
   return SearchSpace({{"a", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}, {"b", {1, 2}}}, [](const Config& c) { return c.values[0] != 7; });
@@ -63,7 +56,7 @@ TEST_CASE("a batch spread over three ranks comes back in batch order, each rank 
   RankSpreadBackend spread(std::move(local), world.rank(0));
   const SearchSpace space = knob_space();
   const std::vector<Config> configs = batch();
-  const auto results = spread.measure(add_kernel(), space, configs);
+  const auto results = spread.measure(tiny_add_kernel(), space, configs);
   stop_serving(world.rank(0));
   serving_one.join();
   serving_two.join();
@@ -72,7 +65,7 @@ TEST_CASE("a batch spread over three ranks comes back in batch order, each rank 
   std::vector<Config> valid;
   for (const Config& c : configs)
     if (space.contains(c)) valid.push_back(c);
-  const auto expected = alone.measure(add_kernel(), space, valid);
+  const auto expected = alone.measure(tiny_add_kernel(), space, valid);
   REQUIRE(results.size() == configs.size());
   std::size_t v = 0;
   for (std::size_t i = 0; i < configs.size(); ++i) {
@@ -109,7 +102,7 @@ TEST_CASE("a rank on another device is refused by name, and a rank that cannot m
   std::thread serving([&] { serve_measurements(broken, world.rank(1)); });
   RankSpreadBackend spread(std::make_unique<NotingBackend>("cpu:test"), world.rank(0));
   const std::vector<Config> configs = {Config{{0, 1}}, Config{{1, 1}}, Config{{2, 2}}, Config{{3, 2}}};
-  const auto results = spread.measure(add_kernel(), knob_space(), configs);
+  const auto results = spread.measure(tiny_add_kernel(), knob_space(), configs);
   stop_serving(world.rank(0));
   serving.join();
   CHECK(results[0].ok());
@@ -123,8 +116,8 @@ TEST_CASE("a rank on another device is refused by name, and a rank that cannot m
 TEST_CASE("the runner protocol reads back what it writes, and names what a bad request lacks", "[hardware][ranks]") {
   const SearchSpace space = knob_space();
   const std::vector<Config> configs = batch();
-  const RunnerRequest request = parse_runner_request(runner_request(add_kernel(), space, configs), "request");
-  CHECK(request.kernel.key() == add_kernel().key());
+  const RunnerRequest request = parse_runner_request(runner_request(tiny_add_kernel(), space, configs), "request");
+  CHECK(request.kernel.key() == tiny_add_kernel().key());
   CHECK(request.space.knob_names() == space.knob_names());
   CHECK(request.configs == configs);
 
@@ -139,10 +132,10 @@ TEST_CASE("the runner protocol reads back what it writes, and names what a bad r
   CHECK(back[1].message == results[1].message);
   CHECK(back[1].cost_seconds == 0.25);
 
-  nlohmann::json tampered = nlohmann::json::parse(runner_request(add_kernel(), space, configs));
+  nlohmann::json tampered = nlohmann::json::parse(runner_request(tiny_add_kernel(), space, configs));
   tampered["kernel"]["key"] = "not-the-key";
   CHECK_THROWS_WITH(parse_runner_request(tampered.dump(), "request"), Catch::Contains("$.kernel.key"));
-  tampered = nlohmann::json::parse(runner_request(add_kernel(), space, configs));
+  tampered = nlohmann::json::parse(runner_request(tiny_add_kernel(), space, configs));
   tampered["configs"][1] = {{"a", 1}, {"c", 2}};
   CHECK_THROWS_WITH(parse_runner_request(tampered.dump(), "request"), Catch::Contains("$.configs[1]"));
 }
