@@ -20,10 +20,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 // The record's config in the space's knob order. A loaded log lists a record's knobs in its JSON
 // object's order, which need not be the space's (nlohmann::json sorts keys), so match by name;
 // nullopt when the knob sets differ (a record of another space).

@@ -319,14 +319,13 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
 
   RecordLog log(spec.output);
   const auto names = [](const SearchSpace& space) { return space.knob_names(); };
-  const auto now = [] { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); };
   for (const Job& job : jobs) {
     const bool wants_references = spec.references && !referenced.count(job.kernel.key());
     if (job.configs.empty() && !wants_references) continue;
     log.define_kernel(job.kernel, *job.space);
     if (wants_references)
       for (const PeerMeasurement& peer : backend.measure_peers(job.kernel))
-        log.append(ReferenceRecord{{device, job.kernel.key(), job.kernel.name(), {}, {}, peer.result, now()}, peer.name, peer.settings});
+        log.append(ReferenceRecord{{device, job.kernel.key(), job.kernel.name(), {}, {}, peer.result, unix_now()}, peer.name, peer.settings});
     for (std::size_t begin = 0; begin < job.configs.size(); begin += spec.batch_size) {
       const std::size_t end = std::min(job.configs.size(), begin + spec.batch_size);
       const std::vector<Config> batch(job.configs.begin() + static_cast<long>(begin), job.configs.begin() + static_cast<long>(end));
@@ -339,7 +338,7 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
         record.knob_names = names(*job.space);
         record.config = batch[i];
         record.result = results[i];
-        record.unix_time = now();
+        record.unix_time = unix_now();
         log.append(record);
         ++summary.measured;
         if (!results[i].ok()) ++summary.failed;

@@ -1,7 +1,6 @@
 #include "hardware/measure_once_backend.h"
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 
 namespace perftune {
@@ -11,10 +10,6 @@ namespace {
 bool repeatable(MeasureStatus status) {
   return status == MeasureStatus::kOk || status == MeasureStatus::kCompileError || status == MeasureStatus::kInvalidConfig ||
          status == MeasureStatus::kWrongResult;
-}
-
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace

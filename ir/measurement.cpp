@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <numeric>
 #include <utility>
@@ -54,6 +55,10 @@ MeasureResult MeasureResult::from_repeats(std::vector<double> repeats, double co
   variance /= static_cast<double>(n > 1 ? n - 1 : 1);
   result.spread = mean > 0 ? std::sqrt(variance) / mean : 0.0;
   return result;
+}
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::string seconds_text(double seconds) {

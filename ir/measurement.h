@@ -54,6 +54,9 @@ std::optional<std::string> cost_problem(double seconds);
 // Seconds for messages, with significant digits whatever the scale: "-3e-07 s", "0.25 s".
 std::string seconds_text(double seconds);
 
+// Now, in seconds since the Unix epoch: a record's unix_time.
+double unix_now();
+
 // One measured config of one kernel on one device: a line of the record log.
 struct Record {
   std::string device;       // backend fingerprint: device + version
