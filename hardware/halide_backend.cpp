@@ -115,21 +115,23 @@ nlohmann::json HalideBackend::run_request(const Kernel& kernel) const {
   return {{"seed", options_.seed}, {"outputs", outputs_file_}, {"timing", std::move(timing)}};
 }
 
-MeasureResult HalideBackend::result_of(const Kernel& kernel, const WorkerReply& reply, double cost, bool compile_only) {
-  if (reply.timed_out)
-    return MeasureResult::failure(MeasureStatus::kTimeout,
-                                  std::string(compile_only ? "compiling" : "compile and run") + " took longer than " +
-                                      std::to_string(options_.run_timeout_seconds) + " s",
-                                  cost);
+MeasureResult HalideBackend::result_of(const Kernel& kernel, const WorkerReply& reply, double cost, Step step, std::string* schedule) {
+  if (reply.timed_out) {
+    const bool autoscheduled = step == Step::kAutoscheduleCompileAndRun;
+    const char* what = step == Step::kCompile ? "compiling" : autoscheduled ? "the autoscheduler's search, compile and run" : "compile and run";
+    const double timeout = autoscheduled ? options_.autoschedule_timeout_seconds : options_.run_timeout_seconds;
+    return MeasureResult::failure(MeasureStatus::kTimeout, std::string(what) + " took longer than " + std::to_string(timeout) + " s", cost);
+  }
   if (!reply.line) return MeasureResult::failure(MeasureStatus::kRuntimeError, "Halide runner " + reply.failure, cost);
   nlohmann::json answer = nlohmann::json::parse(*reply.line, nullptr, false);
   if (!answer.is_object()) return MeasureResult::failure(MeasureStatus::kRuntimeError, "Halide runner answered something that is not JSON", cost);
+  if (schedule && answer.contains("schedule") && answer["schedule"].is_string()) *schedule = answer["schedule"];
   const std::string status = answer.value("status", "");
   const std::string message = answer.value("message", "");
   if (status == "compile_error") return MeasureResult::failure(MeasureStatus::kCompileError, message, cost);
   if (status == "invalid_config") return MeasureResult::failure(MeasureStatus::kInvalidConfig, message, cost);
   if (status != "ok") return MeasureResult::failure(MeasureStatus::kRuntimeError, message.empty() ? "Halide runner failed" : message, cost);
-  if (compile_only) {  // compiled; the run says the rest
+  if (step == Step::kCompile) {  // compiled; the run says the rest
     MeasureResult compiled;
     compiled.cost_seconds = cost;
     return compiled;
@@ -156,15 +158,7 @@ MeasureResult HalideBackend::run(const Kernel& kernel, const nlohmann::json& sch
   std::filesystem::remove(outputs_file_, ignored);
   const double timeout = autoscheduled ? options_.autoschedule_timeout_seconds : options_.run_timeout_seconds;
   const WorkerReply reply = workers_.front()->request(request.dump(), timeout);
-  if (schedule_hash && reply.line) {
-    const nlohmann::json answer = nlohmann::json::parse(*reply.line, nullptr, false);
-    if (answer.is_object() && answer.contains("schedule") && answer["schedule"].is_string()) *schedule_hash = answer["schedule"];
-  }
-  if (reply.timed_out && autoscheduled)
-    return MeasureResult::failure(MeasureStatus::kTimeout,
-                                  "the autoscheduler's search, compile and run took longer than " + std::to_string(timeout) + " s",
-                                  reply.wall_seconds);
-  return result_of(kernel, reply, reply.wall_seconds, false);
+  return result_of(kernel, reply, reply.wall_seconds, autoscheduled ? Step::kAutoscheduleCompileAndRun : Step::kCompileAndRun, schedule_hash);
 }
 
 std::vector<MeasureResult> HalideBackend::measure(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs) {
@@ -204,7 +198,7 @@ std::vector<MeasureResult> HalideBackend::measure(const Kernel& kernel, const Se
         nlohmann::json request = compile_request(kernel, schedules[i], false);
         request["keep"] = i;
         const WorkerReply reply = worker.request(request.dump(), options_.run_timeout_seconds);
-        MeasureResult compiled = result_of(kernel, reply, reply.wall_seconds, true);
+        MeasureResult compiled = result_of(kernel, reply, reply.wall_seconds, Step::kCompile);
         kept[i] = {w, worker.starts(), compiled.ok(), !compiled.ok(), reply.wall_seconds};
         if (!compiled.ok()) results[i] = std::move(compiled);
       }
@@ -225,7 +219,7 @@ std::vector<MeasureResult> HalideBackend::measure(const Kernel& kernel, const Se
     std::error_code ignored;
     std::filesystem::remove(outputs_file_, ignored);
     const WorkerReply reply = worker.request(request.dump(), options_.run_timeout_seconds);
-    results[i] = result_of(kernel, reply, kept[i].cost + reply.wall_seconds, false);
+    results[i] = result_of(kernel, reply, kept[i].cost + reply.wall_seconds, Step::kCompileAndRun);
   }
   return results;
 }

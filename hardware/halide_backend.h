@@ -106,9 +106,11 @@ class HalideBackend : public Backend {
   nlohmann::json compile_request(const Kernel& kernel, const nlohmann::json& schedule, bool autoscheduled) const;
   nlohmann::json run_request(const Kernel& kernel) const;
   nlohmann::json timing_request() const;
-  // A worker's reply as a result: its failure, or (compile_only) that it compiled, or the run's
-  // outputs checked and its timings.
-  MeasureResult result_of(const Kernel& kernel, const WorkerReply& reply, double cost, bool compile_only);
+  // What a request asked the worker to do: it words a timeout and says whether a run is checked.
+  enum class Step { kCompile, kCompileAndRun, kAutoscheduleCompileAndRun };
+  // A worker's reply as a result: its failure, or (kCompile) that it compiled, or the run's
+  // outputs checked and its timings; an autoscheduler's schedule hash to `schedule` when given.
+  MeasureResult result_of(const Kernel& kernel, const WorkerReply& reply, double cost, Step step, std::string* schedule = nullptr);
 
   HalideBackendOptions options_;
   std::string fingerprint_;
