@@ -240,7 +240,8 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
         std::optional<double> seconds, speedup;
         if (peer.result.ok()) seconds = peer.result.seconds;
         if (best_seconds && seconds) speedup = *seconds / *best_seconds;
-        defaults[peer.name] = {{"settings", peer.settings},
+        defaults[peer.name] = {{"kind", peer_kind_name(peer.kind)},
+                               {"settings", peer.settings},
                                {"status", std::string(status_name(peer.result.status))},
                                {"seconds", optional_number(seconds)},
                                {"speedup", optional_number(speedup)}};

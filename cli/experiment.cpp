@@ -17,6 +17,7 @@
 #include "experiments/experiment_runner.h"
 #include "experiments/model_study.h"
 #include "experiments/optimum_noise.h"
+#include "experiments/scheduler_comparison.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "surrogate/torch_threads.h"
@@ -109,6 +110,25 @@ const bool registered = register_command({"experiment",
             else std::cout << std::setw(12) << value.get<double>();
           }
         std::cout << "\n";
+      }
+      // Live spaces: each strategy against the fastest of the platform's own schedulers.
+      if (first.contains("vs_fastest_scheduler") && !first["vs_fastest_scheduler"].empty()) {
+        std::cout << "\nagainst the fastest autoscheduler of each space (> 1: faster; geometric mean, spaces at >= "
+                  << std::defaultfloat << kKeepsUpWithScheduler << "x of it)\n"
+                  << std::setw(name_width) << "strategy";
+        for (const auto& [budget, value] : first["vs_fastest_scheduler"].items()) std::cout << std::setw(14) << ("@" + budget);
+        std::cout << "\n";
+        for (const auto& [name, row] : summary["strategies"].items()) {
+          if (!row.contains("vs_fastest_scheduler")) continue;
+          std::cout << std::setw(name_width) << name;
+          for (const auto& [budget, cell] : row["vs_fastest_scheduler"].items()) {
+            std::ostringstream text;
+            text << std::fixed << std::setprecision(2) << cell["geomean"].get<double>() << " ("
+                 << cell["spaces_keeping_up"].get<std::size_t>() << "/" << cell["spaces"].get<std::size_t>() << ")";
+            std::cout << std::setw(14) << text.str();
+          }
+          std::cout << "\n";
+        }
       }
       // Where the recording cannot rank its optimum, P's last percent measures noise: say where.
       std::ostringstream ties;

@@ -24,6 +24,7 @@
 #include "experiments/gnuplot.h"
 #include "experiments/optimum_noise.h"
 #include "experiments/pretraining.h"
+#include "experiments/scheduler_comparison.h"
 #include "experiments/space_peers.h"
 #include "experiments/speedup_curves.h"
 #include "experiments/time_axis_score.h"
@@ -488,6 +489,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
       for (auto& row : spaces)
         if (row.value("name", "") == experiment.spaces[s].name) row["peers"] = peers;
     }
+    add_scheduler_comparison(spaces, tables["strategies"], experiment.report_budgets);
   }
 
   nlohmann::ordered_json summary;
@@ -526,6 +528,9 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
       {"speedup", "reference / best: reference is the space's default config, or the median valid runtime where the "
                   "space has no default (see each space's \"reference\")"},
       {"speedup_at", "geometric mean over spaces of the median speedup over seeds"},
+      {"vs_fastest_scheduler", "on a live space, the fastest of the platform's own schedulers (peers of kind \"scheduler\", "
+                               "each at its best settings) over f_strategy(b): above 1 the strategy is faster; per strategy "
+                               "the geometric mean over spaces, the lowest, and the spaces at or above 0.95"},
       {"optimum_noise", "per recorded space: the relative standard error of the optimum's recorded runtime (from its "
                         "repeats) and how many configs lie within two such standard errors of it (tied_configs, the "
                         "optimum included): the recording does not rank those, so P near 1 there measures noise; the "

@@ -1,5 +1,6 @@
 #include "experiments/space_peers.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "autotuner/backend_factory.h"
@@ -14,12 +15,15 @@ nlohmann::ordered_json space_peers(const Campaign& campaign, const std::string& 
   const std::string device = backend->fingerprint();
   if (path_exists(file)) {
     const nlohmann::ordered_json kept = nlohmann::ordered_json::parse(read_file(file), nullptr, false);
-    if (kept.is_object() && kept.value("kernel_key", "") == target.kernel.key() && kept.value("device", "") == device)
-      return kept.at("peers");
+    if (kept.is_object() && kept.value("kernel_key", "") == target.kernel.key() && kept.value("device", "") == device &&
+        kept.contains("peers") && kept["peers"].is_object() &&
+        std::all_of(kept["peers"].begin(), kept["peers"].end(), [](const auto& peer) { return peer.contains("kind"); }))
+      return kept.at("peers");  // measured before peers had a kind: measured again
   }
   nlohmann::ordered_json peers = nlohmann::ordered_json::object();
   for (const PeerMeasurement& peer : backend->measure_peers(target.kernel)) {
-    nlohmann::ordered_json entry = {{"settings", peer.settings}, {"status", std::string(status_name(peer.result.status))}};
+    nlohmann::ordered_json entry = {
+        {"kind", peer_kind_name(peer.kind)}, {"settings", peer.settings}, {"status", std::string(status_name(peer.result.status))}};
     entry["seconds"] = peer.result.ok() ? nlohmann::ordered_json(peer.result.seconds) : nlohmann::ordered_json(nullptr);
     if (!peer.result.ok()) entry["message"] = peer.result.message;
     peers[peer.name] = std::move(entry);

@@ -10,9 +10,9 @@
 
 namespace perftune {
 
-// {"Adams2019": {"settings": ..., "status": "ok", "seconds": ...}, ...} for the space of
-// `campaign` (a program target on a live backend), read from `file` when it holds the same kernel
-// on the same device, else measured and written there.
+// {"Adams2019": {"kind": "scheduler", "settings": ..., "status": "ok", "seconds": ...}, ...} for
+// the space of `campaign` (a program target on a live backend), read from `file` when it holds the
+// same kernel on the same device, else measured and written there.
 nlohmann::ordered_json space_peers(const Campaign& campaign, const std::string& file);
 
 }  // namespace perftune

@@ -15,10 +15,17 @@ namespace perftune {
 // A kernel scheduled by a tool the backend's platform ships (a compiler's autoscheduler, a vendor
 // library): a reference a tuned config should beat, measured on the same device.
 struct PeerMeasurement {
+  enum class Kind { kScheduler, kLibrary };  // the platform's own scheduler, or a library call
   std::string name;      // "Adams2019", "openblas"
   std::string settings;  // how it was run ("machine 16,16777216,40 (Halide's generic)", "2 threads")
   MeasureResult result;
+  Kind kind = Kind::kScheduler;
 };
+
+// "scheduler" or "library", as summaries write a peer's kind.
+inline const char* peer_kind_name(PeerMeasurement::Kind kind) {
+  return kind == PeerMeasurement::Kind::kLibrary ? "library" : "scheduler";
+}
 
 class Backend {
  public:

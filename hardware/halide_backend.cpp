@@ -255,7 +255,7 @@ std::optional<PeerMeasurement> HalideBackend::measure_library(const Kernel& kern
   const std::optional<BlasProblem> problem = blas_problem(kernel);
   if (!problem) return std::nullopt;
   PeerMeasurement peer{problem->library, problem->calls + ", " + std::to_string(options_.threads) + " threads",
-                       MeasureResult::failure(MeasureStatus::kRuntimeError, "not run")};
+                       MeasureResult::failure(MeasureStatus::kRuntimeError, "not run"), PeerMeasurement::Kind::kLibrary};
   if (!std::filesystem::exists(options_.blas_runner.front())) {
     peer.result.message = "the library runner " + options_.blas_runner.front() + " does not exist (build perftune_blas_runner)";
     return peer;

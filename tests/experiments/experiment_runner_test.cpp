@@ -321,4 +321,11 @@ TEST_CASE("a live experiment on the Halide backend runs a tuner and Adams2019's 
   REQUIRE(summary["measured_once"]["configs"].get<std::size_t>() >= 3);
   REQUIRE(summary["measured_once"]["configs"].get<std::size_t>() <= 5);
   REQUIRE(std::filesystem::exists(dir + "/out/measured_once.jsonl"));
+  // The peers, measured once for the space, and each strategy against the fastest autoscheduler.
+  const auto& space = summary["spaces"][0];
+  REQUIRE(space["peers"]["OpenBLAS"]["kind"] == "library");
+  const std::string fastest = space["fastest_scheduler"]["name"];
+  REQUIRE(space["peers"][fastest]["kind"] == "scheduler");
+  REQUIRE(summary["strategies"]["random"]["vs_fastest_scheduler"]["3"]["spaces"] == 1);
+  REQUIRE(summary["strategies"]["random"]["vs_fastest_scheduler"]["3"]["geomean"].get<double>() > 0.0);
 }

@@ -320,11 +320,15 @@ TEST_CASE("Halide's autoschedulers are measured as named peers at their best set
     CAPTURE(peer.name, peer.settings, peer.result.message);
     REQUIRE(peer.result.ok());
   }
-  for (int i = 0; i < 3; ++i) REQUIRE_THAT(peers[i].settings, Catch::Matchers::StartsWith("machine "));
+  for (int i = 0; i < 3; ++i) {
+    REQUIRE_THAT(peers[i].settings, Catch::Matchers::StartsWith("machine "));
+    REQUIRE(peers[i].kind == PeerMeasurement::Kind::kScheduler);
+  }
   REQUIRE(peers[0].name == "Mullapudi2016");
   REQUIRE(peers[2].name == "Adams2019");
   // The library reference: the dot as one sgemm, timed by torch (OpenBLAS) with the same threads.
   REQUIRE(peers[3].name == "OpenBLAS");
+  REQUIRE(peers[3].kind == PeerMeasurement::Kind::kLibrary);
   REQUIRE_THAT(peers[3].settings, Catch::Matchers::StartsWith("torch::mm [64x48]x[48x40], "));
 }
 

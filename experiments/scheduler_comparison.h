@@ -1,0 +1,28 @@
+#pragma once
+// Each strategy against the fastest of the platform's own schedulers (a live space's peers of kind
+// "scheduler": Halide's autoschedulers on the CPU, each already at its best settings), the
+// question a user of a tuner asks first: is the tuned program faster than what my compiler's own
+// tools give me? Library calls (OpenBLAS, oneDNN) are references of another kind and left out.
+//
+// The ratio is the scheduler's seconds over the strategy's f_strategy(b) (the mean over seeds of
+// the best valid runtime after b measurements, as the score uses): above 1 the strategy is faster.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace perftune {
+
+// A ratio at or above this counts as keeping up with the scheduler (within 5%).
+inline constexpr double kKeepsUpWithScheduler = 0.95;
+
+// Reads each space row's "peers" and its strategies' "best_mean"; writes into each row with a
+// scheduler that ran "fastest_scheduler" {name, seconds} and per strategy "vs_fastest_scheduler"
+// {b: ratio}, and per strategy of `strategies` (the summary's table) "vs_fastest_scheduler" {b:
+// {geomean, min, min_space, spaces_keeping_up, spaces}} over those rows. Nothing is written
+// where no space has a scheduler that ran.
+void add_scheduler_comparison(nlohmann::ordered_json& spaces, nlohmann::ordered_json& strategies,
+                              const std::vector<std::size_t>& budgets);
+
+}  // namespace perftune
