@@ -123,11 +123,20 @@ std::vector<MeasureResult> Tuner::measure_robustly(const Kernel& kernel, const S
 SearchDeadline Tuner::round_deadline(const TuneResult& result, double loop_seconds, std::size_t k, double other_seconds) const {
   const double share = options_.search_time_share;
   if (!(share > 0 && share < 1)) return {};
-  const double hardware = result.backend_wall_seconds;
-  const double per_config = result.backend_configs ? hardware / static_cast<double>(result.backend_configs) : 0.0;
+  // Nothing measured yet prices nothing: the first search makes the strategy's configured effort
+  // (its population and generations, its annealing steps), which bounds it. Its first picks are
+  // what a model-driven tuner is for; searched with the minimum they are the model's best of a
+  // random sample.
+  if (result.history.size() == 0 && result.backend_configs == 0) return {};
+  // The hardware time the measurements stand for: what the backend charged where it served them
+  // without running them (an experiment's memo, a resumed log), else its wall time, so a run
+  // searches alike whether or not its configs were measured before.
+  const double hardware = std::max(result.backend_wall_seconds, result.hardware_seconds);
+  const std::size_t configs = std::max(result.backend_configs, result.history.size());
+  const double per_config = configs ? hardware / static_cast<double>(configs) : 0.0;
   const double hardware_after_round = hardware + per_config * static_cast<double>(k);
   const double allowed = share / (1 - share) * hardware_after_round;  // outside time at the target share
-  const double spent = loop_seconds - hardware;
+  const double spent = loop_seconds - result.backend_wall_seconds;
   return SearchDeadline::after(allowed - spent - other_seconds);
 }
 

@@ -48,9 +48,11 @@ struct TunerOptions {
   // The largest share of the loop's wall time spent outside the backend (search, model, records),
   // in (0, 1); 0 or 1: no limit. Each round's search gets a deadline: the share of the backend
   // time measured so far plus this round's (priced at the mean time per config measured so far),
-  // minus the time already spent outside the backend. Until something has been measured that is
-  // nothing, so the first round searches with the strategy's minimum effort; what a round leaves
-  // unused carries over. A limit makes proposals depend on the machine's speed, so a replay
+  // minus the time already spent outside the backend. Backend time is the larger of its wall time
+  // and the cost it charged, so measurements served without running (a memo, a resumed log) count
+  // as the hardware time they stand for. The first round, with nothing measured to price it by,
+  // searches with the strategy's configured effort, unlimited; what a round leaves unused carries
+  // over. A limit makes proposals depend on the machine's speed, so a replay
   // campaign (whose hardware time is not wall time) leaves it at 0.
   double search_time_share = 0.0;
 };

@@ -285,25 +285,28 @@ class SlowStrategy : public Strategy {
   SlowStrategy(std::size_t steps, double step_seconds) : steps_(steps), step_seconds_(step_seconds) {}
   std::string name() const override { return "slow"; }
   std::vector<Config> propose(const SearchContext& context, std::size_t n) override {
-    for (std::size_t step = 0; step < steps_ && !(step > 0 && context.deadline.passed()); ++step) {
+    std::size_t steps = 0;
+    for (; steps < steps_ && !(steps > 0 && context.deadline.passed()); ++steps)
       std::this_thread::sleep_for(std::chrono::duration<double>(step_seconds_));
-      ++steps_taken;
-    }
+    steps_taken += steps;
+    if (context.round == 0) first_round_steps = steps;
     Rng rng = stream_rng({context.seed, context.round});
     return sample_unmeasured(context.space, context.history, {}, n, rng);
   }
   std::size_t steps_taken = 0;
+  std::size_t first_round_steps = 0;
 
  private:
   std::size_t steps_;
   double step_seconds_;
 };
 
-// The scripted backend, taking `seconds_per_config` of wall time per config like real hardware.
+// The scripted backend, taking `seconds_per_config` of wall time per config like real hardware,
+// and charging it.
 class SleepingBackend : public testing::ScriptedBackend {
  public:
   SleepingBackend(std::function<double(const Config&)> seconds, double seconds_per_config)
-      : ScriptedBackend(std::move(seconds)), seconds_per_config_(seconds_per_config) {}
+      : ScriptedBackend(std::move(seconds), seconds_per_config), seconds_per_config_(seconds_per_config) {}
   std::vector<MeasureResult> measure(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs) override {
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds_per_config_ * static_cast<double>(configs.size())));
     return ScriptedBackend::measure(kernel, space, configs);
@@ -315,7 +318,8 @@ class SleepingBackend : public testing::ScriptedBackend {
 
 TEST_CASE("the time-share limit keeps a slow search's share of the wall time near its target") {
   // Per round: 4 configs x 10 ms of hardware; unlimited search would take 25 x 2 ms = 50 ms,
-  // i.e. ~55% of the wall time. Limited to 10%, a round may search ~4.4 ms.
+  // i.e. ~55% of the wall time. Limited to 10%, a round after the first may search ~4.4 ms; the
+  // first, with nothing measured to price it by, makes the strategy's full 25 steps.
   Setup s;
   auto run = [&](double share) {
     SleepingBackend backend([&s](const Config& c) { return testing::toy_seconds(c, s.target); }, 0.010);
@@ -330,16 +334,39 @@ TEST_CASE("the time-share limit keeps a slow search's share of the wall time nea
     CHECK(result.history.size() == 40);
     CHECK(backend.max_times_measured() == 1);
     CHECK(result.backend_configs == 40);
-    return std::make_pair((result.wall_seconds - result.backend_wall_seconds) / result.wall_seconds, strategy.steps_taken);
+    CHECK(strategy.first_round_steps == 25);
+    // The share outside the backend after the first round's search (search_after[0]).
+    const double first_search = result.search_after.front();
+    const double later_share = (result.wall_seconds - result.backend_wall_seconds - first_search) / (result.wall_seconds - first_search);
+    return std::make_pair(later_share, strategy.steps_taken);
   };
   const auto [unlimited_share, unlimited_steps] = run(0.0);
   const auto [limited_share, limited_steps] = run(0.1);
   CAPTURE(unlimited_share, limited_share, unlimited_steps, limited_steps);
   CHECK(unlimited_steps == 10 * 25);
   CHECK(unlimited_share > 0.4);
-  CHECK(limited_steps < unlimited_steps / 4);
+  CHECK(limited_steps < 25 + 9 * 25 / 4);
   // The target plus slack for sleep overshoot on a loaded machine (each step is a 2 ms sleep).
   CHECK(limited_share < 0.15);
+}
+
+TEST_CASE("measurements served without running (a memo) give the search the time they stand for") {
+  // An experiment's memo answers at once but charges each config's original cost (50 ms here):
+  // the search must get the same allowance as on the hardware (10% share: ~22 ms a round, ~11
+  // steps of 2 ms), not the strategy's minimum of one step a round it would get from wall time.
+  Setup s;
+  testing::ScriptedBackend memo([&s](const Config& c) { return testing::toy_seconds(c, s.target); }, 0.050);
+  SlowStrategy strategy(25, 0.002);
+  TunerOptions options;
+  options.max_measurements = 40;
+  options.top_k = 4;
+  options.epsilon = 0;
+  options.search_time_share = 0.1;
+  const TuneResult result = Tuner(memo, strategy, nullptr, nullptr, options).run(s.kernel, s.space);
+  CHECK(result.history.size() == 40);
+  CAPTURE(strategy.steps_taken);
+  CHECK(strategy.steps_taken > 3 * 10);  // 10 rounds
+  CHECK(strategy.steps_taken < 25 * 10);  // still limited
 }
 
 TEST_CASE("a search time share outside [0, 1] is refused") {
