@@ -15,10 +15,11 @@ nlohmann::ordered_json space_peers(const Campaign& campaign, const std::string& 
   const std::string device = backend->fingerprint();
   if (path_exists(file)) {
     const nlohmann::ordered_json kept = nlohmann::ordered_json::parse(read_file(file), nullptr, false);
+    // Peers written before they had a kind (scheduler or library) are measured again.
     if (kept.is_object() && kept.value("kernel_key", "") == target.kernel.key() && kept.value("device", "") == device &&
         kept.contains("peers") && kept["peers"].is_object() &&
         std::all_of(kept["peers"].begin(), kept["peers"].end(), [](const auto& peer) { return peer.contains("kind"); }))
-      return kept.at("peers");  // measured before peers had a kind: measured again
+      return kept.at("peers");
   }
   nlohmann::ordered_json peers = nlohmann::ordered_json::object();
   for (const PeerMeasurement& peer : backend->measure_peers(target.kernel)) {
