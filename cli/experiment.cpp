@@ -1,4 +1,5 @@
-// perftune experiment EXPERIMENT.json [--jobs N] [--output DIR] [--seeds N] [--no-plots] [--json]:
+// perftune experiment EXPERIMENT.json [--jobs N] [--output DIR] [--seeds N] [--first-seed N]
+//                                      [--stop-after SECONDS] [--no-plots] [--json]:
 // run many campaigns (strategies x spaces x seeds) and write curves, a summary and plots; or, for a
 // model study (a file with "studies"), every eval config's tables, predictions and plots. Under
 // `mpirun -n N` the runs are divided among the N processes (docs/scaling.md).
@@ -30,6 +31,8 @@ struct ExperimentCliOptions {
   std::string output;
   std::size_t jobs = 0;
   std::size_t seeds = 0;
+  std::uint64_t first_seed = 0;
+  double stop_after_seconds = 0;
   bool no_plots = false;
   bool json = false;
 };
@@ -39,7 +42,8 @@ struct ExperimentCliOptions {
 void run_study(const nlohmann::json& json, const ExperimentCliOptions& options) {
   const ModelStudy study = parse_model_study(json, options.experiment);
   if (process_ranks().rank() != 0) return;  // under mpirun, rank 0 runs a model study alone
-  if (options.seeds) throw InputError(options.experiment, "$.studies", "no --seeds: a model study has no seeds");
+  if (options.seeds || options.first_seed)
+    throw InputError(options.experiment, "$.studies", "no --seeds or --first-seed: a model study has no seeds");
   // One intra-op thread, as perftune eval (cli/eval.cpp says why).
   configure_torch_threads(1);
   ModelStudyOptions run_options;
@@ -65,6 +69,11 @@ const bool registered = register_command({"experiment",
     app.add_option("--output", options->output, "Output folder (overrides the experiment's)");
     app.add_option("--seeds", options->seeds, "Number of seeds (overrides the experiment's; e.g. 3 for a quick check)")
         ->check(CLI::PositiveNumber);
+    app.add_option("--first-seed", options->first_seed, "First seed (overrides the experiment's; with --seeds N: seeds first .. first+N-1)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--stop-after", options->stop_after_seconds,
+                   "Start no run after SECONDS (a sitting of a long live experiment; the same command continues it)")
+        ->check(CLI::PositiveNumber);
     app.add_flag("--no-plots", options->no_plots, "Skip the plots (render them later with perftune plot DIR)");
     app.add_flag("--json", options->json, "Print the per-strategy table (a model study: its summary) as JSON on stdout");
     app.callback([options] {
@@ -75,12 +84,20 @@ const bool registered = register_command({"experiment",
       run_options.jobs = options->jobs;
       run_options.output = options->output;
       if (options->seeds) run_options.seeds = options->seeds;
+      if (options->first_seed) run_options.first_seed = options->first_seed;
+      if (options->stop_after_seconds > 0) run_options.stop_after_seconds = options->stop_after_seconds;
       run_options.plots = !options->no_plots;
       run_options.progress = &std::cerr;
       run_options.progress_redraws = ::isatty(2);
       run_options.ranks = &process_ranks();  // under mpirun, this rank's share of the runs
       const auto summary = run_experiment(experiment, run_options);
       if (summary.is_null()) return;  // another rank than 0: rank 0 reports
+      if (summary.value("stopped_early", false)) {
+        if (options->json) return print_json(summary.dump(2));
+        std::cout << "stopped after " << options->stop_after_seconds << " s: " << summary["finished_runs"].get<std::size_t>()
+                  << " of " << summary["runs"].get<std::size_t>() << " runs finished; the same command continues\n";
+        return;
+      }
       if (options->json) {
         print_json(nlohmann::ordered_json{{"experiment", summary["experiment"]}, {"strategies", summary["strategies"]}}.dump(2));
         return;

@@ -300,6 +300,12 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   // Pre-trained checkpoints live in the output folder actually used, so campaigns must name that one.
   Experiment experiment = configured;
   if (!options.output.empty()) experiment.output = options.output;
+  if (options.first_seed) experiment.first_seed = *options.first_seed;
+  const auto started = std::chrono::steady_clock::now();
+  const auto past_stop_time = [&] {
+    return options.stop_after_seconds &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > *options.stop_after_seconds;
+  };
   const std::string output = experiment.output;
   const std::size_t seeds = options.seeds.value_or(experiment.seeds);
   const std::size_t jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -386,7 +392,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   std::vector<RunCurve> curves(tasks.size());
   std::vector<std::optional<double>> default_seconds(tasks.size());
   std::vector<std::pair<std::string, std::string>> kernel_device(tasks.size());
-  std::atomic<std::size_t> reused{0}, changed{0};
+  std::atomic<std::size_t> reused{0}, changed{0}, not_started{0};
   std::size_t owned = 0;
   for (std::size_t i = 0; i < tasks.size(); ++i) owned += ranks.owns(i);
   ProgressBar bar(progress, owned, options.progress_redraws);
@@ -415,6 +421,10 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
       if (summary) {
         ++reused;
       } else {
+        if (past_stop_time()) {
+          ++not_started;
+          return;
+        }
         if (keep_run_folder(task.folder, run_ids[i])) ++changed;
         // A live space's peers are measured once for the space below, not in every run.
         CampaignRunOptions run_options{task.folder, nullptr, false};
@@ -432,8 +442,11 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   // Every rank's runs finished (their folders are the results), rank 0 reads the others' and
   // writes what they share; the other ranks are done.
   ranks.barrier();
-  const std::uint64_t all_reused = ranks.sum(reused), all_changed = ranks.sum(changed);
+  const std::uint64_t all_reused = ranks.sum(reused), all_changed = ranks.sum(changed), all_not_started = ranks.sum(not_started);
   if (ranks.rank() != 0) return nullptr;
+  if (all_not_started > 0)
+    return {{"experiment", experiment.name}, {"stopped_early", true}, {"finished_runs", tasks.size() - all_not_started},
+            {"runs", tasks.size()}};
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (ranks.owns(i)) continue;
     const std::optional<nlohmann::json> summary = finished_run(tasks[i].folder, campaigns[i], run_ids[i]);

@@ -29,6 +29,11 @@ struct ExperimentOptions {
   std::size_t jobs = 0;                 // concurrent runs; 0: the machine's hardware threads
   std::string output;                   // overrides experiment.output when non-empty
   std::optional<std::size_t> seeds;     // overrides experiment.seeds (e.g. a quick check)
+  std::optional<std::uint64_t> first_seed;  // overrides experiment.first_seed (seeds first_seed ..)
+  // Start no run after this many seconds of wall time: a live experiment of many hours is measured
+  // in sittings, each ending between two runs (a run cut mid-way resumes, but an autoscheduler's
+  // sampling run starts over). The runs not started are left for the next call.
+  std::optional<double> stop_after_seconds;
   bool plots = true;
   std::ostream* progress = nullptr;     // a progress bar, when set
   // Redraw the bar in place (a terminal); otherwise one line per tenth of the runs, so a log
@@ -46,7 +51,9 @@ struct ExperimentOptions {
 // and pre-trained models stay on disk whatever happens, so a rerun continues. The summary's
 // "pretraining" lists each pre-trained model: space (per_source: its one source), per_source,
 // checkpoint, sources, reused, training report.
-// On a rank other than 0 it returns null once its runs are done.
+// On a rank other than 0 it returns null once its runs are done. Stopped by stop_after_seconds
+// with runs left, it writes no summary and returns {"stopped_early": true, "finished_runs",
+// "runs"} (finished runs, whether reused or run now, out of all).
 nlohmann::ordered_json run_experiment(const Experiment& experiment, const ExperimentOptions& options = {});
 
 }  // namespace perftune

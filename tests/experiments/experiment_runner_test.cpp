@@ -128,6 +128,45 @@ TEST_CASE("a rerun runs again, and keeps aside, the runs of a strategy redefined
   REQUIRE(third["changed_runs"] == 0);
 }
 
+TEST_CASE("an experiment measured in sittings: later seeds first, a stop time between runs, the rest on the next call") {
+  const std::string dir = scratch_dir("experiment_sittings");
+  const std::string cache = dir + "/toy_cache.json";
+  write_toy_cache(cache);
+  const Experiment experiment = parse_experiment(toy_experiment(cache), dir + "/toy.json");
+  ExperimentOptions options;
+  options.jobs = 1;
+  options.output = dir + "/out";
+  options.plots = false;
+
+  // Seeds 2 and 3 alone, as a sitting that leaves seed 1 for later would run them.
+  options.first_seed = 2;
+  options.seeds = 2;
+  const auto later_seeds = run_experiment(experiment, options);
+  REQUIRE(later_seeds["first_seed"] == 2);
+  REQUIRE(later_seeds["runs"] == 4);
+  REQUIRE(!fs::exists(dir + "/out/runs/toy/gpu/random/seed_1"));
+  REQUIRE(fs::exists(dir + "/out/runs/toy/gpu/random/seed_3/summary.json"));
+
+  // The whole experiment with a stop time already past: the finished runs count, nothing starts,
+  // no summary of a part is written in place of the whole one.
+  options.first_seed.reset();
+  options.seeds.reset();
+  fs::remove(dir + "/out/summary.json");
+  options.stop_after_seconds = 0.0;
+  const auto stopped = run_experiment(experiment, options);
+  REQUIRE(stopped["stopped_early"] == true);
+  REQUIRE(stopped["finished_runs"] == 4);
+  REQUIRE(stopped["runs"] == 6);
+  REQUIRE(!fs::exists(dir + "/out/runs/toy/gpu/random/seed_1/summary.json"));
+  REQUIRE(!fs::exists(dir + "/out/summary.json"));
+
+  options.stop_after_seconds.reset();
+  const auto whole = run_experiment(experiment, options);
+  REQUIRE(whole["reused_runs"] == 4);  // seeds 2 and 3 were not measured again
+  REQUIRE(whole["runs"] == 6);
+  REQUIRE(fs::exists(dir + "/out/summary.json"));
+}
+
 TEST_CASE("a run's identity follows its definition and the content of the checkpoint it loads") {
   const std::string dir = scratch_dir("experiment_run_identity");
   const std::string cache = dir + "/toy_cache.json";
