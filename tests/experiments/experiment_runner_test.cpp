@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "experiments/experiment.h"
 #include "experiments/experiment_plots.h"
@@ -32,16 +33,29 @@ nlohmann::json toy_experiment(const std::string& cache_path) {
           {"report_budgets", {5, 10, 20}}};
 }
 
+// A scratch folder NAME holding the toy recorded space: {the folder, the space's path}.
+std::pair<std::string, std::string> toy_space_dir(const std::string& name) {
+  const std::string dir = scratch_dir(name);
+  write_toy_cache(dir + "/toy_cache.json");
+  return {dir, dir + "/toy_cache.json"};
+}
+
+// An experiment run into DIR/out on JOBS workers, without plots.
+ExperimentOptions run_into(const std::string& dir, int jobs) {
+  ExperimentOptions options;
+  options.jobs = jobs;
+  options.output = dir + "/out";
+  options.plots = false;
+  return options;
+}
+
 }  // namespace
 
 TEST_CASE("a tiny experiment end to end writes curves, a summary and PNG/SVG plots, and a rerun reuses its runs") {
-  const std::string dir = scratch_dir("experiment_end_to_end");
-  const std::string cache = dir + "/toy_cache.json";
-  write_toy_cache(cache);
+  const auto [dir, cache] = toy_space_dir("experiment_end_to_end");
   const Experiment experiment = parse_experiment(toy_experiment(cache), dir + "/toy.json");
-  ExperimentOptions options;
-  options.jobs = 2;
-  options.output = dir + "/out";
+  ExperimentOptions options = run_into(dir, 2);
+  options.plots = true;
   std::ostringstream progress;
   options.progress = &progress;
   const auto summary = run_experiment(experiment, options);
@@ -93,14 +107,9 @@ TEST_CASE("a tiny experiment end to end writes curves, a summary and PNG/SVG plo
 }
 
 TEST_CASE("a rerun runs again, and keeps aside, the runs of a strategy redefined under the same name") {
-  const std::string dir = scratch_dir("experiment_redefined");
-  const std::string cache = dir + "/toy_cache.json";
-  write_toy_cache(cache);
+  const auto [dir, cache] = toy_space_dir("experiment_redefined");
   nlohmann::json json = toy_experiment(cache);
-  ExperimentOptions options;
-  options.jobs = 2;
-  options.output = dir + "/out";
-  options.plots = false;
+  ExperimentOptions options = run_into(dir, 2);
   const auto first = run_experiment(parse_experiment(json, dir + "/toy.json"), options);
   REQUIRE(first["changed_runs"] == 0);
   const fs::path sa_seed_1 = fs::path(dir) / "out/runs/toy/gpu/SA measured/seed_1";
@@ -129,14 +138,9 @@ TEST_CASE("a rerun runs again, and keeps aside, the runs of a strategy redefined
 }
 
 TEST_CASE("an experiment measured in sittings: later seeds first, a stop time between runs, the rest on the next call") {
-  const std::string dir = scratch_dir("experiment_sittings");
-  const std::string cache = dir + "/toy_cache.json";
-  write_toy_cache(cache);
+  const auto [dir, cache] = toy_space_dir("experiment_sittings");
   const Experiment experiment = parse_experiment(toy_experiment(cache), dir + "/toy.json");
-  ExperimentOptions options;
-  options.jobs = 1;
-  options.output = dir + "/out";
-  options.plots = false;
+  ExperimentOptions options = run_into(dir, 1);
 
   // Seeds 2 and 3 alone, as a sitting that leaves seed 1 for later would run them.
   options.first_seed = 2;
@@ -168,9 +172,7 @@ TEST_CASE("an experiment measured in sittings: later seeds first, a stop time be
 }
 
 TEST_CASE("a run's identity follows its definition and the content of the checkpoint it loads") {
-  const std::string dir = scratch_dir("experiment_run_identity");
-  const std::string cache = dir + "/toy_cache.json";
-  write_toy_cache(cache);
+  const auto [dir, cache] = toy_space_dir("experiment_run_identity");
   // run_identity only reads these files' bytes; a real checkpoint is not needed to tell them apart.
   const std::string checkpoint = dir + "/model.json";
   std::ofstream(checkpoint) << "{\"weights\": 1}";
@@ -189,9 +191,7 @@ TEST_CASE("a run's identity follows its definition and the content of the checkp
 }
 
 TEST_CASE("a checkpoint trained again to the same weights keeps its runs' identity; another training does not") {
-  const std::string dir = scratch_dir("experiment_run_identity_retrained");
-  const std::string cache = dir + "/toy_cache.json";
-  write_toy_cache(cache);
+  const auto [dir, cache] = toy_space_dir("experiment_run_identity_retrained");
   const std::string checkpoint = dir + "/model.json";
   // The training report as ensure_pretrained writes it into the checkpoint.
   auto write_checkpoint = [&](double seconds, double member_seconds, int best_epoch) {
@@ -217,9 +217,7 @@ TEST_CASE("a checkpoint trained again to the same weights keeps its runs' identi
 }
 
 TEST_CASE("an experiment's ramped batches reach every run, and change its identity only when on") {
-  const std::string dir = scratch_dir("experiment_ramp");
-  const std::string cache = dir + "/toy_cache.json";
-  write_toy_cache(cache);
+  const auto [dir, cache] = toy_space_dir("experiment_ramp");
   const Experiment plain = parse_experiment(toy_experiment(cache), dir + "/toy.json");
   nlohmann::json json = toy_experiment(cache);
   json["ramp_batches"] = true;
@@ -233,9 +231,7 @@ TEST_CASE("an experiment's ramped batches reach every run, and change its identi
 }
 
 TEST_CASE("a run's identity does not depend on where the experiment's output folder is") {
-  const std::string dir = scratch_dir("experiment_run_identity_moved");
-  const std::string cache = dir + "/toy_cache.json";
-  write_toy_cache(cache);
+  const auto [dir, cache] = toy_space_dir("experiment_run_identity_moved");
   // Pre-trained checkpoints are named under the output folder: a copy of the folder elsewhere
   // holds the same models, so its finished runs are the same runs.
   auto experiment_in = [&](const std::string& output, const std::string& weights) {
@@ -311,10 +307,7 @@ TEST_CASE("an experiment naming its targets and sources tunes the targets alone,
                          {"model", {{"type", "recorded"}, {"sources", "other_devices"}, {"residual", nlohmann::json::object()}}}}};
   json["seeds"] = 2;
   const Experiment experiment = parse_experiment(json, dir + "/roles.json");
-  ExperimentOptions options;
-  options.jobs = 2;
-  options.output = dir + "/out";
-  options.plots = false;
+  ExperimentOptions options = run_into(dir, 2);
   const auto summary = run_experiment(experiment, options);
   REQUIRE(summary["spaces"].size() == 2);  // the targets
   CHECK(summary["spaces"][0]["name"] == "toy/2");
@@ -346,10 +339,7 @@ TEST_CASE("a live experiment on the Halide backend runs a tuner and Adams2019's 
       {"top_k", 3},
       {"seeds", 2},
       {"report_budgets", {1, 3}}};
-  ExperimentOptions options;
-  options.jobs = 1;
-  options.output = dir + "/out";
-  options.plots = false;
+  ExperimentOptions options = run_into(dir, 1);
   const auto summary = run_experiment(parse_experiment(json, dir + "/live.json"), options);
   for (const char* name : {"random", "Adams2019 sampling"}) {
     CAPTURE(name);
