@@ -44,6 +44,19 @@ MutationWeights parse_mutation(const JsonView& parent) {
   return weights;
 }
 
+std::optional<AnchoredOptions> parse_anchored(const JsonView& parent) {
+  const auto view = parent.find("anchored");
+  if (!view) return std::nullopt;
+  view->expect_keys({"share", "depth", "beam", "measured_anchors"});
+  AnchoredOptions options;
+  options.share = get_probability(*view, "share", options.share);
+  options.depth = get_count(*view, "depth", options.depth);
+  options.beam = get_count(*view, "beam", options.beam);
+  if (const auto member = view->find("measured_anchors"))
+    options.measured_anchors = static_cast<std::size_t>(member->as_count("a count of configs >= 0"));
+  return options;
+}
+
 }  // namespace
 
 StrategySpec parse_strategy_spec(const JsonView& view) {
@@ -59,7 +72,7 @@ StrategySpec parse_strategy_spec(const JsonView& view) {
     spec.options = options;
   } else if (spec.type == "annealing") {
     view.expect_keys({"type", "chains", "steps", "early_stop", "start_temperature", "end_temperature", "restart_after",
-                      "mutation", "warmup"});
+                      "mutation", "warmup", "anchored"});
     AnnealingOptions options;
     options.chains = get_count(view, "chains", options.chains);
     options.steps = get_count(view, "steps", options.steps);
@@ -70,8 +83,10 @@ StrategySpec parse_strategy_spec(const JsonView& view) {
     options.warmup = get_warmup(view);
     options.mutation = parse_mutation(view);
     spec.options = options;
+    spec.anchored = parse_anchored(view);
   } else if (spec.type == "evolution") {
-    view.expect_keys({"type", "population", "generations", "mutation_probability", "measured_share", "mutation", "warmup"});
+    view.expect_keys({"type", "population", "generations", "mutation_probability", "measured_share", "mutation", "warmup",
+                      "anchored"});
     EvolutionOptions options;
     options.population = get_count(view, "population", options.population);
     options.generations = get_count(view, "generations", options.generations);
@@ -80,6 +95,7 @@ StrategySpec parse_strategy_spec(const JsonView& view) {
     options.warmup = get_warmup(view);
     options.mutation = parse_mutation(view);
     spec.options = options;
+    spec.anchored = parse_anchored(view);
   } else if (spec.type == "measured_annealing") {
     view.expect_keys({"type", "chains", "start_temperature", "min_temperature", "cooling", "mutation"});
     MeasuredAnnealingOptions options;
@@ -117,7 +133,9 @@ std::unique_ptr<Strategy> make_strategy(const StrategySpec& spec) {
       throw std::invalid_argument("autoscheduler_sampling proposes no configs: the campaign runner samples the autoscheduler itself");
     }
   };
-  return std::visit(Maker{}, spec.options);
+  std::unique_ptr<Strategy> strategy = std::visit(Maker{}, spec.options);
+  if (spec.anchored) return std::make_unique<AnchoredSearch>(std::move(strategy), *spec.anchored);
+  return strategy;
 }
 
 }  // namespace perftune

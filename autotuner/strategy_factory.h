@@ -7,18 +7,23 @@
 //    "restart_after", "mutation": {"random_value", "neighbour_step", "several_knobs"}, "warmup"}
 //   {"type": "evolution", "population", "generations", "mutation_probability", "measured_share", "mutation",
 //    "warmup"}                       warmup: random proposals for the first N measurements (search/warmup.h)
+//   either of those two with "anchored": {"share", "depth", "beam", "measured_anchors"}: a share of
+//                                      each round's proposals from the model's best configs near the
+//                                      campaign's first configs and the best measured (search/anchored_search.h)
 //   {"type": "measured_annealing", "chains", "start_temperature", "min_temperature", "cooling", "mutation"}
 //   {"type": "measured_evolution", "parents", "mutation_probability", "mutation"}
 //   {"type": "autoscheduler_sampling", ...}   a peer, not a strategy over the space: Halide's
 //                                      Adams2019 sampled (autotuner/autoscheduler_sampling.h); the
 //                                      campaign runner runs it instead of the tuning loop
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 
 #include "autotuner/autoscheduler_sampling.h"
 #include "ir/json_view.h"
 #include "search/exhaustive_search.h"
+#include "search/anchored_search.h"
 #include "search/evolutionary_search.h"
 #include "search/measured_annealing.h"
 #include "search/measured_evolution.h"
@@ -34,6 +39,7 @@ struct StrategySpec {
   std::variant<RandomOptions, ExhaustiveOptions, AnnealingOptions, EvolutionOptions, MeasuredAnnealingOptions,
                MeasuredEvolutionOptions, AutoschedulerSamplingOptions>
       options;
+  std::optional<AnchoredOptions> anchored;  // annealing and evolution only
 };
 
 // Throws InputError naming the JSON path of an unknown key, a wrong type or an out-of-range value.

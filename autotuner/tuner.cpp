@@ -217,7 +217,7 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
     const std::size_t greedy = k - batch.size() - std::min(n_random, k - batch.size());
     if (greedy > 0) {
       const SearchContext context{kernel, space, model_, history, options_.seed, round,
-                                  round_deadline(result, seconds_since(start), k, other_seconds)};
+                                  round_deadline(result, seconds_since(start), k, other_seconds), options_.measure_first};
       const auto propose_start = std::chrono::steady_clock::now();
       // The model may ask for a wider pool to choose a diverse batch from (CostModel::choose_batch).
       std::vector<Config> proposed = strategy_.propose(context, model_ ? std::max(greedy, model_->proposal_pool(greedy)) : greedy);

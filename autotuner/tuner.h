@@ -37,7 +37,9 @@ struct TunerOptions {
   double epsilon = 0.05;              // share of each batch drawn at random (Ansor's eps_greedy default)
   std::size_t early_stopping = 0;     // stop after this many measurements without a new best; 0: never
   std::uint64_t seed = 0;
-  std::vector<Config> measure_first;  // e.g. the default config: measured in round 0, before searching
+  // e.g. the default config and the compiler's heuristic: measured in round 0, before searching;
+  // every round's search sees them as its anchors (SearchContext::anchors).
+  std::vector<Config> measure_first;
   // A timeout may be the machine's hiccup, not the config's fault: retry it this many times in
   // the same round. No other failure is retried (a compile error or a crash repeats itself).
   std::size_t timeout_retries = 2;

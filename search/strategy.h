@@ -26,6 +26,10 @@ struct SearchContext {
   // When this round's search must end (the tuner's time share); strategies whose effort is
   // open-ended stop there after their minimum work. Unlimited by default.
   SearchDeadline deadline = {};
+  // Configs trusted before anything is measured: the campaign's measure_first (its default and
+  // the compiler's heuristic), which round 0 measures beside the first proposals. Empty when the
+  // campaign has none.
+  std::span<const Config> anchors = {};
 };
 
 class Strategy {

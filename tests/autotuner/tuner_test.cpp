@@ -10,6 +10,7 @@
 
 #include "autotuner/scripted_backend.h"
 #include "ir/record_log.h"
+#include "search/anchored_search.h"
 #include "search/evolutionary_search.h"
 #include "search/exhaustive_search.h"
 #include "search/measured_annealing.h"
@@ -177,6 +178,31 @@ TEST_CASE("configs to measure first are measured in round 0, and the batch scale
   CHECK(default_top_k(50) == 5);
   CHECK(default_top_k(100000) == 64);
   CHECK(default_top_k(3) == 1);
+}
+
+TEST_CASE("the configs measured first anchor the search: an anchored strategy's first batch lies near them") {
+  Setup s(Config{{128, 128, 128}});
+  AnchoredOptions anchoring;
+  anchoring.depth = 1;
+  AnchoredSearch strategy(make("evolution"), anchoring);
+  TunerOptions options;
+  options.max_measurements = 9;
+  options.top_k = 9;
+  options.epsilon = 0;
+  const Config first{{1, 1, 1}};
+  options.measure_first = {first};
+  Tuner tuner(s.backend, strategy, &s.model, nullptr, options);
+  const TuneResult result = tuner.run(s.kernel, s.space);
+  REQUIRE(result.history.size() == 9);
+  std::size_t near_first = 0;
+  for (const auto& entry : result.history.entries()) {
+    std::size_t apart = 0;
+    for (std::size_t k = 0; k < 3; ++k) apart += entry.config.values[k] != first.values[k] ? 1 : 0;
+    near_first += apart == 1 ? 1 : 0;
+  }
+  CHECK(near_first == 4);  // half of the 8 proposals; the target, 3 knobs away, among the others
+  CHECK(std::any_of(result.history.entries().begin(), result.history.entries().end(),
+                    [&](const auto& entry) { return entry.config == s.target; }));
 }
 
 TEST_CASE("a ramped campaign measures 1, 2, 4, ... configs per round up to top_k") {

@@ -1,0 +1,50 @@
+#pragma once
+// A share of each round's proposals taken near configs known to be good, the rest from a wrapped
+// model-based strategy. Kaufman et al. (MLSys 2021) tune from the compiler's own choice and Ansor
+// seeds its evolution with the best measured states; here both are the anchors: the campaign's
+// trusted first configs (SearchContext::anchors: its default and the compiler's heuristic) and the
+// best configs measured so far. Before the target's first measurement a pre-trained model is least
+// reliable far from anything known: on halide_live's matmul every model's first global picks
+// measured 1.1-2x the heuristic, while configs two knobs from the heuristic measured 0.9x of it.
+//
+// The neighbourhood is searched on the model, without randomness: a beam over one-knob changes
+// (any other value of one knob, SearchSpace::one_knob_changes), `depth` steps from the anchors,
+// keeping the `beam` best-scored configs of each step to expand; its best-scored unmeasured
+// configs fill `share` of the proposals. The wrapped strategy fills the rest, and all of it when
+// there is no anchor (no measure_first and nothing measured yet).
+#include <cstddef>
+#include <memory>
+
+#include "search/strategy.h"
+
+namespace perftune {
+
+struct AnchoredOptions {
+  double share = 0.5;                // of each round's proposals, from the anchors' neighbourhood
+  std::size_t depth = 3;             // one-knob steps from an anchor (the best configs of halide_live's
+                                     // dense kernels are 2-4 knobs from the heuristic)
+  std::size_t beam = 16;             // configs expanded per step
+  std::size_t measured_anchors = 2;  // best measured configs that join the anchors
+};
+
+class AnchoredSearch : public Strategy {
+ public:
+  AnchoredSearch(std::unique_ptr<Strategy> inner, AnchoredOptions options);
+  std::string name() const override { return inner_->name() + " anchored"; }
+  bool needs_model() const override { return true; }
+  // Up to round(share * n) configs from the neighbourhood, best-scored first, then the wrapped
+  // strategy's proposals that are not among them, up to n in all.
+  std::vector<Config> propose(const SearchContext& context, std::size_t n) override;
+
+ private:
+  std::unique_ptr<Strategy> inner_;
+  AnchoredOptions options_;
+};
+
+// The best-scored unmeasured configs (at most n) within `options.depth` one-knob changes of the
+// anchors (context.anchors in the space, then the best measured), found by the beam above; the
+// anchors themselves are never proposed. Empty without anchors. Deterministic; at least one step
+// is searched, further steps only within context.deadline.
+std::vector<Config> near_anchors(const SearchContext& context, std::size_t n, const AnchoredOptions& options);
+
+}  // namespace perftune

@@ -1,0 +1,110 @@
+// The anchored wrapper: its share of the proposals lies near the anchors (the campaign's first
+// configs, the best measured), the rest is the wrapped strategy's; anchors and measured configs
+// are never proposed; without anchors it is the wrapped strategy.
+#include "search/anchored_search.h"
+
+#include <algorithm>
+#include <memory>
+
+#include <catch2/catch.hpp>
+
+#include "search/small_strategies.h"
+#include "search/toy_cost_model.h"
+
+namespace perftune {
+namespace {
+
+std::size_t knobs_apart(const Config& a, const Config& b) {
+  std::size_t apart = 0;
+  for (std::size_t k = 0; k < a.values.size(); ++k) apart += a.values[k] != b.values[k] ? 1 : 0;
+  return apart;
+}
+
+AnchoredSearch anchored(const std::string& inner, double share, std::size_t depth) {
+  AnchoredOptions options;
+  options.share = share;
+  options.depth = depth;
+  return AnchoredSearch(testing::small_strategy(inner), options);
+}
+
+TEST_CASE("an anchored strategy proposes its share near the anchors and the wrapped strategy's picks after them") {
+  const std::string inner = GENERATE(as<std::string>{}, "annealing", "evolution");
+  CAPTURE(inner);
+  const SearchSpace space = testing::tile_space(10);
+  const Config target{{512, 512, 512}};
+  testing::ToyCostModel model(target);
+  const Kernel kernel = testing::toy_kernel();
+  History history;
+  const std::vector<Config> anchors{Config{{1, 1, 1}}};
+  AnchoredSearch strategy = anchored(inner, 0.5, 1);
+  const auto proposed = strategy.propose(SearchContext{kernel, space, &model, history, 1, 0, {}, anchors}, 8);
+  REQUIRE(proposed.size() == 8);
+  // The model's best one-knob changes of the anchor: each knob moved to 512, then the first to 256.
+  for (std::size_t i = 0; i < 4; ++i) CHECK(knobs_apart(proposed[i], anchors.front()) == 1);
+  CHECK(proposed[0] != proposed[1]);
+  CHECK(std::count(proposed.begin(), proposed.end(), target) == 1);  // the wrapped search's best
+  CHECK(proposed[4] == target);
+  CHECK(std::find(proposed.begin(), proposed.end(), anchors.front()) == proposed.end());
+}
+
+TEST_CASE("the beam walks several knobs from an anchor, through measured configs, proposing none of them") {
+  const SearchSpace space = testing::tile_space(10);
+  const Config target{{512, 512, 512}};
+  testing::ToyCostModel model(target);
+  const Kernel kernel = testing::toy_kernel();
+  History history;
+  history.add(Config{{512, 1, 1}}, MeasureResult::from_repeats({1.0}, 0.0));  // worse than it predicts
+  const std::vector<Config> anchors{Config{{1, 1, 1}}};
+  const SearchContext context{kernel, space, &model, history, 3, 0, {}, anchors};
+  AnchoredOptions options;
+  options.depth = 3;
+  options.measured_anchors = 0;  // the measured config is only a waypoint here
+  const auto near = near_anchors(context, 5, options);
+  REQUIRE(near.size() == 5);
+  CHECK(near.front() == target);  // three knobs from the anchor
+  for (const Config& config : near) {
+    CHECK_FALSE(history.contains(config));
+    CHECK(config != anchors.front());
+  }
+  options.depth = 2;
+  for (const Config& config : near_anchors(context, 5, options)) CHECK(knobs_apart(config, anchors.front()) <= 2);
+}
+
+TEST_CASE("the best measured configs anchor the later rounds") {
+  const SearchSpace space = testing::tile_space(10);
+  testing::ToyCostModel model(Config{{512, 512, 512}});
+  const Kernel kernel = testing::toy_kernel();
+  History history;
+  const Config measured_best{{4, 4, 4}};
+  history.add(measured_best, MeasureResult::from_repeats({1e-3}, 0.0));
+  history.add(Config{{2, 2, 2}}, MeasureResult::from_repeats({2e-3}, 0.0));
+  AnchoredOptions options;
+  options.depth = 1;
+  options.measured_anchors = 1;
+  const auto near = near_anchors(SearchContext{kernel, space, &model, history, 3, 1}, 6, options);
+  REQUIRE(near.size() == 6);
+  for (const Config& config : near) CHECK(knobs_apart(config, measured_best) == 1);
+  options.measured_anchors = 0;
+  CHECK(near_anchors(SearchContext{kernel, space, &model, history, 3, 1}, 6, options).empty());
+}
+
+TEST_CASE("without anchors an anchored strategy proposes what the wrapped strategy proposes") {
+  const SearchSpace space = testing::tile_space(10);
+  testing::ToyCostModel model(Config{{64, 8, 32}});
+  const Kernel kernel = testing::toy_kernel();
+  History history;
+  AnchoredSearch strategy = anchored("evolution", 0.5, 3);
+  auto alone = testing::small_strategy("evolution");
+  const SearchContext context{kernel, space, &model, history, 7, 0};
+  CHECK(strategy.propose(context, 8) == alone->propose(context, 8));
+}
+
+TEST_CASE("an anchored strategy needs a model-based strategy to wrap and a share in [0, 1]") {
+  CHECK_THROWS_AS(AnchoredSearch(testing::small_strategy("random"), {}), std::invalid_argument);
+  AnchoredOptions too_much;
+  too_much.share = 1.5;
+  CHECK_THROWS_AS(AnchoredSearch(testing::small_strategy("annealing"), too_much), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace perftune
