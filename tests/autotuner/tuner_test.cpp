@@ -195,11 +195,7 @@ TEST_CASE("the configs measured first anchor the search: an anchored strategy's 
   const TuneResult result = tuner.run(s.kernel, s.space);
   REQUIRE(result.history.size() == 9);
   std::size_t near_first = 0;
-  for (const auto& entry : result.history.entries()) {
-    std::size_t apart = 0;
-    for (std::size_t k = 0; k < 3; ++k) apart += entry.config.values[k] != first.values[k] ? 1 : 0;
-    near_first += apart == 1 ? 1 : 0;
-  }
+  for (const auto& entry : result.history.entries()) near_first += testing::knobs_apart(entry.config, first) == 1 ? 1 : 0;
   CHECK(near_first == 4);  // half of the 8 proposals; the target, 3 knobs away, among the others
   CHECK(std::any_of(result.history.entries().begin(), result.history.entries().end(),
                     [&](const auto& entry) { return entry.config == s.target; }));

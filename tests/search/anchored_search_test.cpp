@@ -14,11 +14,7 @@
 namespace perftune {
 namespace {
 
-std::size_t knobs_apart(const Config& a, const Config& b) {
-  std::size_t apart = 0;
-  for (std::size_t k = 0; k < a.values.size(); ++k) apart += a.values[k] != b.values[k] ? 1 : 0;
-  return apart;
-}
+using testing::knobs_apart;
 
 AnchoredSearch anchored(const std::string& inner, double share, std::size_t depth) {
   AnchoredOptions options;

@@ -53,6 +53,13 @@ class ToyCostModel : public CostModel {
   std::mutex mutex_;
 };
 
+// How many knobs two configs of one space differ in (Hamming distance).
+inline std::size_t knobs_apart(const Config& a, const Config& b) {
+  std::size_t apart = 0;
+  for (std::size_t k = 0; k < a.values.size(); ++k) apart += a.values[k] != b.values[k] ? 1 : 0;
+  return apart;
+}
+
 inline Kernel toy_kernel() { return Kernel::opaque("toy_matmul", "00000000000000aa"); }
 
 }  // namespace perftune::testing
