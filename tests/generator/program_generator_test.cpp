@@ -2,6 +2,7 @@
 // one the Halide backend compiles and runs to the reference interpreter's values.
 #include "generator/program_generator.h"
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -47,6 +48,22 @@ TEST_CASE("generated programs stay within the limits and cover every kind of blo
   for (const auto& [kind, weight] : spec.block_weights) CHECK(kinds.count(kind) == 1);
   for (const char* opcode : {"dot", "convolution", "reduce", "reduce-window", "broadcast", "transpose", "exponential", "rsqrt"})
     CHECK(opcodes.count(opcode) == 1);
+}
+
+TEST_CASE("every bundled generator spec loads and draws programs within its limits", "[generator]") {
+  std::size_t specs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(source_path("configs/generate"))) {
+    if (entry.path().extension() != ".json") continue;
+    CAPTURE(entry.path().string());
+    const GeneratorSpec spec = load_generator_spec(entry.path().string());
+    ++specs;
+    for (std::uint64_t i = 0; i < 20; ++i) {
+      const GeneratedProgram g = generate_program(spec, i);
+      CHECK(g.flops <= spec.max_flops);
+      for (OpId id = 0; id < g.program.size(); ++id) REQUIRE(g.program.op(id).shape.element_count() <= spec.max_elements);
+    }
+  }
+  CHECK(specs >= 2);  // the default corpus and the large-kernel one
 }
 
 TEST_CASE("generated programs compile and agree with the reference on the Halide backend", "[generator][halide]") {
