@@ -31,7 +31,8 @@ std::optional<Config> mutate(const SearchSpace& space, const Config& parent, con
     const double rule = uniform_unit(rng) * total;
     const std::size_t k = movable[uniform_index(rng, movable.size())];
     const Knob& knob = space.knobs()[k];
-    if (rule < weights.random_value) {
+    // With one movable knob, changing several is changing that one.
+    if (rule < weights.random_value || (rule >= weights.random_value + weights.neighbour_step && movable.size() < 2)) {
       child.values[k] = other_value(knob, parent.values[k], rng);
     } else if (rule < weights.random_value + weights.neighbour_step) {
       const int index = space.index_of(k, parent.values[k]);

@@ -54,6 +54,18 @@ TEST_CASE("a space with one config cannot be mutated") {
   CHECK_FALSE(mutate(space, Config{{4, 8}}, MutationWeights{}, rng));
 }
 
+TEST_CASE("a space with one movable knob mutates under every rule") {
+  // A program with one fusible edge: "several knobs" has only the one to change.
+  const SearchSpace space({{"fuse.0", {0, 1}}, {"fixed", {4}}});
+  const auto [random_value, neighbour_step, several_knobs] = GENERATE(table<double, double, double>({{0, 0, 1}, {1, 1, 1}}));
+  Rng rng(2);
+  for (int i = 0; i < 50; ++i) {
+    const auto child = mutate(space, Config{{0, 4}}, MutationWeights{random_value, neighbour_step, several_knobs}, rng);
+    REQUIRE(child);
+    CHECK(*child == Config{{1, 4}});
+  }
+}
+
 TEST_CASE("crossover mixes the parents' knobs into a valid new config") {
   const SearchSpace space = testing::tile_space(10);
   Rng rng(3);
