@@ -47,12 +47,11 @@ MutationWeights parse_mutation(const JsonView& parent) {
 std::optional<AnchoredOptions> parse_anchored(const JsonView& parent) {
   const auto view = parent.find("anchored");
   if (!view) return std::nullopt;
-  view->expect_keys({"share", "depth", "beam", "measured_anchors", "max_change_share"});
+  view->expect_keys({"share", "depth", "beam", "measured_anchors"});
   AnchoredOptions options;
   options.share = get_probability(*view, "share", options.share);
   options.depth = get_count(*view, "depth", options.depth);
   options.beam = get_count(*view, "beam", options.beam);
-  options.max_change_share = get_probability(*view, "max_change_share", options.max_change_share);
   if (const auto member = view->find("measured_anchors"))
     options.measured_anchors = static_cast<std::size_t>(member->as_count("a count of configs >= 0"));
   return options;

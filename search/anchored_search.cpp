@@ -2,52 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <map>
 #include <stdexcept>
 #include <unordered_set>
-#include <utility>
 
 #include "search/top_candidates.h"
 
 namespace perftune {
-namespace {
-
-const Config& nearest(const Config& config, const std::vector<Config>& anchors) {
-  const auto apart = [&](const Config& anchor) {
-    std::size_t count = 0;
-    for (std::size_t k = 0; k < config.values.size(); ++k) count += config.values[k] != anchor.values[k] ? 1 : 0;
-    return count;
-  };
-  return *std::min_element(anchors.begin(), anchors.end(),
-                           [&](const Config& a, const Config& b) { return apart(a) < apart(b); });
-}
-
-// The first n of `ranked` (best first) in which no change of the nearest anchor (knob, value)
-// is made by more than `cap` picks; those that would break it fill what is left, best first.
-std::vector<Config> spread_changes(std::vector<Config> ranked, const std::vector<Config>& anchors, std::size_t n,
-                                   std::size_t cap) {
-  std::map<std::pair<std::size_t, std::int64_t>, std::size_t> uses;
-  std::vector<Config> picked;
-  std::vector<Config> over;
-  for (Config& config : ranked) {
-    if (picked.size() == n) break;
-    const Config& anchor = nearest(config, anchors);
-    std::vector<std::pair<std::size_t, std::int64_t>> changes;
-    for (std::size_t k = 0; k < config.values.size(); ++k)
-      if (config.values[k] != anchor.values[k]) changes.emplace_back(k, config.values[k]);
-    if (std::any_of(changes.begin(), changes.end(), [&](const auto& change) { return uses[change] >= cap; })) {
-      over.push_back(std::move(config));
-      continue;
-    }
-    for (const auto& change : changes) ++uses[change];
-    picked.push_back(std::move(config));
-  }
-  for (std::size_t i = 0; i < over.size() && picked.size() < n; ++i) picked.push_back(std::move(over[i]));
-  return picked;
-}
-
-}  // namespace
 
 std::vector<Config> near_anchors(const SearchContext& context, std::size_t n, const AnchoredOptions& options) {
   if (n == 0 || options.depth == 0) return {};
@@ -61,10 +21,8 @@ std::vector<Config> near_anchors(const SearchContext& context, std::size_t n, co
   const auto ranked = context.history.ranked_ok();
   for (std::size_t i = 0; i < std::min(options.measured_anchors, ranked.size()); ++i)
     anchor(context.history.entries()[ranked[i]].config);
-  const std::vector<Config> anchors = frontier;
-  const bool spread = options.max_change_share < 1.0;
 
-  TopCandidates best(spread ? 8 * n : n);
+  TopCandidates best(n);
   for (std::size_t step = 0; step < options.depth && !frontier.empty(); ++step) {
     if (step > 0 && context.deadline.passed()) break;
     std::vector<Config> candidates;
@@ -81,9 +39,7 @@ std::vector<Config> near_anchors(const SearchContext& context, std::size_t n, co
     }
     frontier = next.best_first();
   }
-  if (!spread) return best.best_first();
-  const auto cap = static_cast<std::size_t>(std::ceil(options.max_change_share * static_cast<double>(n)));
-  return spread_changes(best.best_first(), anchors, n, std::max<std::size_t>(cap, 1));
+  return best.best_first();
 }
 
 AnchoredSearch::AnchoredSearch(std::unique_ptr<Strategy> inner, AnchoredOptions options)
@@ -91,8 +47,6 @@ AnchoredSearch::AnchoredSearch(std::unique_ptr<Strategy> inner, AnchoredOptions 
   if (!inner_ || !inner_->needs_model())
     throw std::invalid_argument("anchored search wraps a model-based strategy (annealing or evolution)");
   if (!(options_.share >= 0 && options_.share <= 1)) throw std::invalid_argument("the anchored share must be in [0, 1]");
-  if (!(options_.max_change_share >= 0 && options_.max_change_share <= 1))
-    throw std::invalid_argument("the anchored max_change_share must be in [0, 1]");
 }
 
 std::vector<Config> AnchoredSearch::propose(const SearchContext& context, std::size_t n) {

@@ -25,12 +25,6 @@ struct AnchoredOptions {
                                      // dense kernels are 2-4 knobs from the heuristic)
   std::size_t beam = 16;             // configs expanded per step
   std::size_t measured_anchors = 2;  // best measured configs that join the anchors
-  // At most this share of the neighbourhood's picks (rounded up, at least one) may make the same
-  // change of their nearest anchor (one knob set to one value); the picks over the limit go last.
-  // A pre-trained model sure of one change spends the whole first round on it otherwise: on
-  // halide_live's conv3x3 layer every pick set vector 32 and the outer parallel loop, and all
-  // measured 1.7-2.5x the best. 1 keeps the model's order.
-  double max_change_share = 1.0;
 };
 
 class AnchoredSearch : public Strategy {
@@ -50,8 +44,7 @@ class AnchoredSearch : public Strategy {
 // The best-scored unmeasured configs (at most n) within `options.depth` one-knob changes of the
 // anchors (context.anchors in the space, then the best measured), found by the beam above; the
 // anchors themselves are never proposed. Empty without anchors. Deterministic; at least one step
-// is searched, further steps only within context.deadline. With options.max_change_share < 1
-// the picks are the best-scored that keep within it, from a pool of the 8n best-scored.
+// is searched, further steps only within context.deadline.
 std::vector<Config> near_anchors(const SearchContext& context, std::size_t n, const AnchoredOptions& options);
 
 }  // namespace perftune

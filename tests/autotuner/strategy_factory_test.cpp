@@ -31,12 +31,10 @@ TEST_CASE("a bad warm-up names its place") {
 }
 
 TEST_CASE("an anchored annealing or evolution wraps its strategy; absent, the strategy is plain") {
-  const StrategySpec anchored =
-      parse(R"({"type": "evolution", "population": 64, "anchored": {"share": 0.25, "depth": 2, "max_change_share": 0.5}})");
+  const StrategySpec anchored = parse(R"({"type": "evolution", "population": 64, "anchored": {"share": 0.25, "depth": 2}})");
   REQUIRE(anchored.anchored);
   CHECK(anchored.anchored->share == 0.25);
   CHECK(anchored.anchored->depth == 2);
-  CHECK(anchored.anchored->max_change_share == 0.5);
   CHECK(anchored.anchored->beam == AnchoredOptions{}.beam);
   CHECK(make_strategy(anchored)->name() == "evolution anchored");
   const StrategySpec plain = parse(R"({"type": "annealing"})");
@@ -48,7 +46,6 @@ TEST_CASE("a bad anchored block names its place") {
   const auto [text, place, expected] = GENERATE(table<std::string, std::string, std::string>({
       {R"({"type": "annealing", "anchored": {"share": 1.5}})", "$.strategy.anchored.share", "[0, 1]"},
       {R"({"type": "evolution", "anchored": {"depth": 0}})", "$.strategy.anchored.depth", "positive"},
-      {R"({"type": "evolution", "anchored": {"max_change_share": 2}})", "$.strategy.anchored.max_change_share", "[0, 1]"},
       {R"({"type": "evolution", "anchored": {"width": 3}})", "$.strategy.anchored.width", "no such key"},
       {R"({"type": "measured_evolution", "anchored": {}})", "$.strategy.anchored", "no such key"},
   }));

@@ -66,25 +66,6 @@ TEST_CASE("the beam walks several knobs from an anchor, through measured configs
   for (const Config& config : near_anchors(context, 5, options)) CHECK(knobs_apart(config, anchors.front()) <= 2);
 }
 
-TEST_CASE("a change of the anchor the model is sure of is capped, the picks over the cap going last") {
-  const SearchSpace space = testing::tile_space(10);
-  testing::ToyCostModel model(Config{{512, 512, 512}});
-  const Kernel kernel = testing::toy_kernel();
-  History history;
-  const std::vector<Config> anchors{Config{{1, 1, 1}}};
-  const SearchContext context{kernel, space, &model, history, 3, 0, {}, anchors};
-  AnchoredOptions options;
-  options.depth = 2;
-  // The model's order: two knobs at 512 each; every pick repeats a change of another.
-  CHECK(near_anchors(context, 3, options) ==
-        std::vector<Config>{Config{{1, 512, 512}}, Config{{512, 1, 512}}, Config{{512, 512, 1}}});
-  options.max_change_share = 0.25;  // of 3 picks: each change in one at most
-  CHECK(near_anchors(context, 3, options) ==
-        std::vector<Config>{Config{{1, 512, 512}}, Config{{512, 1, 256}}, Config{{256, 256, 1}}});
-  // A fourth pick keeping within the cap is not among the 32 best-scored: the best over it comes last.
-  CHECK(near_anchors(context, 4, options).back() == Config{{512, 1, 512}});
-}
-
 TEST_CASE("the best measured configs anchor the later rounds") {
   const SearchSpace space = testing::tile_space(10);
   testing::ToyCostModel model(Config{{512, 512, 512}});
@@ -119,9 +100,6 @@ TEST_CASE("an anchored strategy needs a model-based strategy to wrap and a share
   AnchoredOptions too_much;
   too_much.share = 1.5;
   CHECK_THROWS_AS(AnchoredSearch(testing::small_strategy("annealing"), too_much), std::invalid_argument);
-  AnchoredOptions negative_cap;
-  negative_cap.max_change_share = -0.1;
-  CHECK_THROWS_AS(AnchoredSearch(testing::small_strategy("evolution"), negative_cap), std::invalid_argument);
 }
 
 }  // namespace
