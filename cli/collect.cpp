@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli/command.h"
+#include "autotuner/model_picks.h"
 #include "distributed/ranks.h"
 #include "hardware/corpus_collection.h"
 #include "hardware/halide_backend.h"
@@ -38,11 +39,12 @@ const bool registered = register_command({"collect", "Build a training corpus by
         HalideBackend local(spec.cpu);
         return serve_measurements(local, ranks);
       }
+      const ProposeConfigs propose = spec.model_picks_per_kernel > 0 ? make_model_picker(parse_model_picks(spec)) : ProposeConfigs{};
       RankSpreadBackend backend(std::make_unique<HalideBackend>(spec.cpu), ranks);
       const bool terminal = ::isatty(2);
       const auto summary = collect_corpus(spec, backend, [&](const CollectProgress& p) {
         std::cerr << (terminal ? "\r" : "") << progress_bar(p) << (terminal ? "" : "\n") << std::flush;
-      });
+      }, propose);
       stop_serving(ranks);
       if (terminal) std::cerr << "\n";
       for (const std::string& w : summary.warnings) std::cerr << "warning: " << w << "\n";

@@ -71,6 +71,7 @@ std::vector<Config> distinct_sample(const SearchSpace& space, std::size_t n, Rng
 // Adams2019's training data), and the rest drawn uniformly; distinct, tile_configs_per_kernel in all.
 std::vector<Config> schedule_sample(const SearchSpace& space, const Kernel& kernel, const CollectSpec& spec, Rng& rng) {
   const std::size_t n = spec.tile_configs_per_kernel;
+  if (n == 0) return {};
   if (const auto size = space.size(100'000); size && *size <= n) return space.enumerate();
   std::set<Config> seen;
   std::vector<Config> out;
@@ -112,7 +113,7 @@ CollectSpec load_collect_spec(const std::string& path) {
   const JsonView root(json, path);
   root.expect_keys({"output", "seed", "programs", "tile_configs_per_kernel", "near_heuristic_share", "fusion_variants_per_program",
                     "program_fusion_configs", "fused_kernel_configs", "fused_kernel_schedules", "batch_size", "references", "greedy_kernels", "cpu",
-                    "description"});
+                    "model_picks", "description"});
   CollectSpec spec;
   spec.source = path;
   spec.output = root.at("output").as_string();
@@ -149,7 +150,7 @@ CollectSpec load_collect_spec(const std::string& path) {
     if (auto v = root.find(key)) return static_cast<std::size_t>(v->as_positive_int());
     return fallback;
   };
-  spec.tile_configs_per_kernel = count("tile_configs_per_kernel", spec.tile_configs_per_kernel);
+  if (auto v = root.find("tile_configs_per_kernel")) spec.tile_configs_per_kernel = static_cast<std::size_t>(v->as_count());
   if (auto v = root.find("near_heuristic_share")) {
     spec.near_heuristic_share = v->as_number();
     if (!(spec.near_heuristic_share >= 0 && spec.near_heuristic_share <= 1)) v->fail("a share between 0 and 1");
@@ -160,6 +161,11 @@ CollectSpec load_collect_spec(const std::string& path) {
   if (auto v = root.find("program_fusion_configs")) spec.program_fusion_configs = static_cast<std::size_t>(v->as_count());
   if (auto v = root.find("fused_kernel_configs")) spec.fused_kernel_configs = static_cast<std::size_t>(v->as_count());
   if (auto v = root.find("fused_kernel_schedules")) spec.fused_kernel_schedules = static_cast<std::size_t>(v->as_count());
+  if (auto picks = root.find("model_picks")) {
+    // The model and strategy inside are parsed where they are built (autotuner/model_picks.h).
+    spec.model_picks_per_kernel = static_cast<std::size_t>(picks->at("per_kernel").as_positive_int());
+    spec.model_picks = json.at("model_picks");
+  }
   if (auto cpu = root.find("cpu")) {
     cpu->expect_keys({"min_repeats", "max_repeats", "time_budget_seconds", "run_timeout_seconds", "target_cv", "threads"});
     spec.cpu.min_repeats = static_cast<int>(cpu->get_int("min_repeats", spec.cpu.min_repeats));
@@ -178,7 +184,9 @@ CollectSpec load_collect_spec(const std::string& path) {
 }
 
 CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
-                              const std::function<void(const CollectProgress&)>& progress) {
+                              const std::function<void(const CollectProgress&)>& progress, const ProposeConfigs& propose) {
+  if (spec.model_picks_per_kernel > 0 && !propose)
+    throw std::invalid_argument("collect_corpus: " + spec.source + " asks for model_picks, and no proposer was given");
   const auto start = std::chrono::steady_clock::now();
   CollectSummary summary;
   const std::string device = backend.fingerprint();
@@ -200,6 +208,18 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
   // The plan: kernels by key, in a fixed order.
   std::vector<Job> jobs;
   std::set<std::string> planned_keys;
+  // The model's picks go after a kernel's other configs, so a log collected without them keeps its plan.
+  const auto add_model_picks = [&](const Kernel& kernel, const SearchSpace& space, std::vector<Config>& configs,
+                                   std::span<const Config> anchors) {
+    if (spec.model_picks_per_kernel == 0) return;
+    std::size_t picked = 0;
+    for (Config& c : propose(kernel, space, anchors, spec.model_picks_per_kernel)) {
+      if (picked == spec.model_picks_per_kernel) break;
+      if (!space.contains(c) || std::find(anchors.begin(), anchors.end(), c) != anchors.end()) continue;
+      ++picked;
+      if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(std::move(c));
+    }
+  };
   const auto add_job = [&](Kernel kernel, std::shared_ptr<const SearchSpace> space, std::vector<Config> configs) {
     if (!planned_keys.insert(kernel.key()).second) return;
     jobs.push_back({std::move(kernel), std::move(space), std::move(configs)});
@@ -210,6 +230,8 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
     auto space = std::make_shared<const SearchSpace>(halide_schedule_space(kernel));
     Rng kernel_rng(seed_for(spec.seed, kernel.key()));
     std::vector<Config> configs = schedule_sample(*space, kernel, spec, kernel_rng);
+    const std::vector<Config> anchors = {unscheduled_config(*space, kernel), heuristic_config(*space, kernel)};
+    add_model_picks(kernel, *space, configs, anchors);
     add_job(kernel, std::move(space), std::move(configs));
   };
   // The kernels of the measured whole-program fusion configs, each with the schedules its program
@@ -265,11 +287,15 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
       std::vector<Config> configs = {fusion_space_config(program, *whole_space, FusionConfig::none(program)),
                                      fusion_space_config(program, *whole_space, FusionConfig::greedy_elementwise(program))};
       if (!whole_space->contains(configs[1])) configs.pop_back();  // greedy may fuse a reduction into a broadcast
-      for (Config& c : distinct_sample(*whole_space, spec.program_fusion_configs, rng, configs.front()))
+      const std::vector<Config> anchors = configs;
+      if (spec.program_fusion_configs == 0) configs.clear();  // e.g. a log of model picks alone
+      for (Config& c : distinct_sample(*whole_space, spec.program_fusion_configs, rng, anchors.front()))
         if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(std::move(c));
       for (std::size_t c = 0; c < configs.size() && c < spec.fused_kernel_configs; ++c)
         add_fused_kernels(path, program, *whole_space, configs[c]);
-      add_job(Kernel(program.name(), program), whole_space, std::move(configs));
+      const Kernel whole(program.name(), program);
+      add_model_picks(whole, *whole_space, configs, anchors);
+      add_job(whole, whole_space, std::move(configs));
     }
   }
   for (const CollectSpec::GreedyKernels& selection : spec.greedy_kernels) {

@@ -14,11 +14,12 @@
 //                                                 // program (an XLA module) under XLA's greedy
 //                                                 // elementwise fusion, by name, tile spaces only;
 //                                                 // skipped with a warning when the file is absent
-//    "tile_configs_per_kernel": 24,               // distinct configs (all if fewer)
+//    "tile_configs_per_kernel": 24,               // distinct configs (all if fewer; 0: none)
 //    "near_heuristic_share": 0.5,                 // of them, the heuristic schedule and walks of
 //                                                 // 1-3 one-knob changes from it; the rest random
 //    "fusion_variants_per_program": 3,            // random legal fusion configs whose kernels join
-//    "program_fusion_configs": 12,                // whole-program fusion configs (plus none, greedy)
+//    "program_fusion_configs": 12,                // whole-program fusion configs (plus none, greedy;
+//                                                 // 0: none of them, not even those two)
 //    "fused_kernel_configs": 0,                   // also the kernels the first N of those configs
 //                                                 // (none, greedy, then the sampled) form, each
 //                                                 // under the schedules the program ran it with
@@ -29,12 +30,21 @@
 //    "references": false,                         // also each kernel's peers (Backend::measure_peers:
 //                                                 // Halide's autoschedulers, the library), as
 //                                                 // reference lines, once per kernel
+//    "model_picks": {"per_kernel": 8, "model": {...}, "strategy": {...}},   // optional: also the
+//                                                 // configs a tuner's first round picks with a trained
+//                                                 // model, per unfused kernel and whole program
+//                                                 // (autotuner/model_picks.h): what that model gets
+//                                                 // wrong about its own favourites, the region its
+//                                                 // search visits and random draws rarely reach
 //    "cpu": {"min_repeats": 3, "max_repeats": 10, "time_budget_seconds": 0.2,
 //            "run_timeout_seconds": 60, "target_cv": 0.03, "threads": 2}}
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "hardware/backend.h"
 #include "hardware/halide_backend.h"
@@ -59,6 +69,8 @@ struct CollectSpec {
   std::size_t fused_kernel_schedules = 0;  // each of those kernels topped up to this many schedules
   std::size_t batch_size = 8;
   bool references = false;
+  std::size_t model_picks_per_kernel = 0;  // "model_picks"."per_kernel"; 0: none
+  nlohmann::json model_picks;              // the section as written, for autotuner/model_picks.h
   HalideBackendOptions cpu;
   bool plan_only = false;  // plan and count, measure nothing (perftune collect --plan)
 };
@@ -84,9 +96,18 @@ struct CollectSummary {
   std::vector<std::string> warnings;  // kernels left out (unsupported by the backend)
 };
 
+// Up to n configs of `space` to measure beside the planned ones; `anchors` are what a tuner would
+// measure first (a kernel's unscheduled and heuristic schedules; a program's no-fusion and greedy
+// placements).
+using ProposeConfigs =
+    std::function<std::vector<Config>(const Kernel& kernel, const SearchSpace& space, std::span<const Config> anchors, std::size_t n)>;
+
 // Measures the plan with `backend`, appending to spec.output; `progress` is called after each batch.
+// `propose` plans spec.model_picks_per_kernel more configs per kernel (std::invalid_argument when
+// the spec asks for picks and none is given). A rerun with the same proposer plans the same configs.
 CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
-                              const std::function<void(const CollectProgress&)>& progress = {});
+                              const std::function<void(const CollectProgress&)>& progress = {},
+                              const ProposeConfigs& propose = {});
 
 // "[#######.......] 120/400 records  3 failed  96.0/min  eta 2m55s" for a terminal.
 std::string progress_bar(const CollectProgress& progress, std::size_t width = 30);

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "hardware/halide_schedule.h"
 #include "hardware_test_support.h"
@@ -203,6 +204,54 @@ TEST_CASE("collect with references measures each kernel's peers once, resumably"
   for (const auto& [key, times] : backend.peered) CHECK(times == 1);
 }
 
+TEST_CASE("collect plans a proposer's model picks after each kernel's sampled configs, resumably", "[hardware][collect]") {
+  const std::string dir = scratch_dir("collect_model_picks");
+  const std::string programs = R"("programs": [")" + source_path("configs/programs/mlp_block_tiny.json") + R"("])";
+  std::ofstream(dir + "/plain.json") << R"({"output": "out.jsonl", )" + programs + R"(, "tile_configs_per_kernel": 4,
+    "fusion_variants_per_program": 0, "program_fusion_configs": 2})";
+  std::ofstream(dir + "/picks.json") << R"({"output": "out.jsonl", )" + programs + R"(, "tile_configs_per_kernel": 4,
+    "fusion_variants_per_program": 0, "program_fusion_configs": 2,
+    "model_picks": {"per_kernel": 3, "model": {"type": "analytical"}, "strategy": {"type": "evolution"}}})";
+  CollectSpec plain = load_collect_spec(dir + "/plain.json");
+  CollectSpec spec = load_collect_spec(dir + "/picks.json");
+  REQUIRE(spec.model_picks_per_kernel == 3);
+  CHECK(spec.model_picks.at("model").at("type") == "analytical");
+  plain.output = spec.output = dir + "/out.jsonl";
+  CHECK_THROWS_AS(collect_corpus(spec, shared_halide_backend()), std::invalid_argument);  // picks, and no proposer
+
+  // A stand-in proposer: the first configs of a one-knob walk from the last anchor (the heuristic
+  // schedule; a program's greedy placement), one of them an anchor itself, which is never planned.
+  std::map<std::string, std::size_t> anchors_seen;
+  const ProposeConfigs propose = [&](const Kernel& kernel, const SearchSpace& space, std::span<const Config> anchors, std::size_t n) {
+    anchors_seen[kernel.key()] = anchors.size();
+    std::vector<Config> out = {anchors.front()};
+    for (const Config& c : space.one_knob_changes(anchors.back()))
+      if (out.size() <= n) out.push_back(c);
+    return out;
+  };
+  PlanBackend without, with;
+  const CollectSummary before = collect_corpus(plain, without);
+  std::filesystem::remove(spec.output);
+  const CollectSummary after = collect_corpus(spec, with, {}, propose);
+  CHECK(after.kernels == before.kernels);
+  REQUIRE(with.asked.size() == without.asked.size());
+  std::size_t picked = 0;
+  for (const auto& [key, configs] : with.asked) {
+    CAPTURE(key);
+    const std::vector<Config>& sampled = without.asked.at(key);
+    REQUIRE(configs.size() >= sampled.size());
+    // The sampled plan is unchanged and comes first; the picks follow, distinct, anchors left out.
+    CHECK(std::equal(sampled.begin(), sampled.end(), configs.begin()));
+    CHECK(std::set<Config>(configs.begin(), configs.end()).size() == configs.size());
+    CHECK(configs.size() <= sampled.size() + 3);
+    picked += configs.size() - sampled.size();
+    CHECK(anchors_seen.at(key) == 2);  // unscheduled and heuristic; a program's none and greedy
+  }
+  CHECK(picked > with.asked.size());
+  // A rerun plans the same picks: nothing is left to measure.
+  CHECK(collect_corpus(spec, with, {}, propose).measured == 0);
+}
+
 TEST_CASE("a bad collect config names the file and the field", "[hardware][collect]") {
   const std::string dir = scratch_dir("collect_bad");
   const std::string path = dir + "/bad.json";
@@ -210,6 +259,9 @@ TEST_CASE("a bad collect config names the file and the field", "[hardware][colle
   CHECK_THROWS_WITH(load_collect_spec(path), Catch::Contains("bad.json") && Catch::Contains("$.programs[0]"));
   std::ofstream(path, std::ios::trunc) << R"({"output": "x.jsonl", "programs": [], "tile_configs_per_kernel": 0})";
   CHECK_THROWS_AS(load_collect_spec(path), InputError);
+  std::ofstream(path, std::ios::trunc) << R"({"output": "x.jsonl", "programs": [")" + source_path("configs/programs/mlp_block_tiny.json") +
+                                              R"("], "model_picks": {"model": {"type": "analytical"}}})";
+  CHECK_THROWS_WITH(load_collect_spec(path), Catch::Contains("bad.json") && Catch::Contains("$.model_picks") && Catch::Contains("per_kernel"));
 }
 
 }  // namespace
