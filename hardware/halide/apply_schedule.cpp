@@ -158,11 +158,15 @@ class Scheduler {
     // inwards past row 0 and read before the start of its inputs.
     for (std::size_t d = 0; d < dims(id).size(); ++d) out.bound(dimension_var(dims(id).size(), d), 0, static_cast<int>(dims(id)[d]));
     const std::string tag = "s" + std::to_string(id) + "_";
-    const TileLoops loops = tile(out, out, id, stage, false, tag);
+    TileLoops loops = tile(out, out, id, stage, false, tag);
     if (reduction && !wrapped) place_padding(id, tile(target, target.update(), id, stage, true, tag).tile, stage.vector);
     if (wrapped) {
-      accumulate(target, id, stage, stage.accumulator == Placement::kInline ? loops.register_block : loops.tile, tag + "a_");
+      const Halide::LoopLevel accumulator_block =
+          accumulate(target, id, stage, stage.accumulator == Placement::kInline ? loops.register_block : loops.tile, tag + "a_");
       place_padding(id, loops.tile, stage.vector);
+      // Accumulated per tile, the reduction runs register blocks of its own inside the tile, and
+      // those read the group's members: the output stage's blocks enclose no use of them.
+      if (stage.accumulator == Placement::kTile && !dims(id).empty()) loops.register_block = accumulator_block;
     }
     // The group's members computed inside this stage's loops.
     for (OpId member = 0; member < body_.size(); ++member) {
@@ -205,7 +209,9 @@ class Scheduler {
   }
 
   // A reduction computed inside another stage's loops, its update as a register-blocked nest.
-  void accumulate(Halide::Func f, OpId id, const StageSchedule& stage, const Halide::LoopLevel& level, const std::string& tag) {
+  // Returns the loop of that nest just outside its lanes and rows (its register block).
+  Halide::LoopLevel accumulate(Halide::Func f, OpId id, const StageSchedule& stage, const Halide::LoopLevel& level,
+                               const std::string& tag) {
     f.compute_at(level);
     const auto& extents = dims(id);
     if (!extents.empty()) {
@@ -219,6 +225,7 @@ class Scheduler {
                                                stage.reduction_tile, tag, outside, block, Halide::TailStrategy::GuardWithIf);
     order.insert(order.end(), outside.begin(), outside.end());
     if (!order.empty()) update.reorder(order);
+    return extents.empty() ? level : Halide::LoopLevel(f, block);
   }
 
   LoweredKernel& lowered_;

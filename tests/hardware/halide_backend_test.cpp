@@ -163,6 +163,33 @@ TEST_CASE("fusion placements of a whole program compile and check", "[hardware][
   }
 }
 
+TEST_CASE("a reduction accumulated per tile computes its fused producers inside its own register blocks", "[hardware][halide]") {
+  // conv_block_small as one kernel with "accumulate": 2: its convolution's producers placed per
+  // register block were computed at the output stage's block, which encloses none of their uses
+  // (Halide rejected every such config: 344 compile errors of halide_live and its dev runs).
+  const Program program = load_program_file(std::string(PERFTUNE_SOURCE_DIR) + "/configs/programs/conv_block_small.json");
+  const Kernel kernel(program.name(), program);
+  const SearchSpace space = halide_schedule_space(kernel);
+  const auto with = [&](Config c, const std::vector<std::pair<std::string, std::int64_t>>& values) {
+    const auto names = space.knob_names();
+    for (const auto& [name, value] : values)
+      c.values[static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin())] = value;
+    return c;
+  };
+  const Config heuristic = heuristic_config(space, kernel);
+  std::vector<Config> configs = {with(heuristic, {{"accumulate", 2}}), with(heuristic, {{"accumulate", 2}, {"order", 1}, {"fuse.4", 2}})};
+  Rng rng(5);
+  while (configs.size() < 8) {
+    const Config c = with(space.sample(rng), {{"accumulate", 2}});
+    if (space.contains(c)) configs.push_back(c);
+  }
+  const auto results = shared_halide_backend().measure(kernel, space, configs);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    CAPTURE(space.to_json(configs[i]).dump(), results[i].message);
+    REQUIRE(results[i].ok());
+  }
+}
+
 TEST_CASE("a producer read with a stride is computed over its whole shape, whatever its tiles", "[hardware][halide]") {
   // A stride-2 1x1 convolution reads rows 0..30 of its 32-row input: a producer at root tiled
   // wider than that region used to shift its last tile before row 0 and read p0 at -1 (a
