@@ -4,8 +4,8 @@
 #include <memory>
 #include <unistd.h>
 
-#include "cli/command.h"
 #include "autotuner/model_picks.h"
+#include "cli/command.h"
 #include "distributed/ranks.h"
 #include "hardware/corpus_collection.h"
 #include "hardware/halide_backend.h"
