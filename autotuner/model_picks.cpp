@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
-#include <numeric>
 
 #include "autotuner/model_factory.h"
 #include "ir/data_path.h"
@@ -35,15 +34,10 @@ ProposeConfigs make_model_picker(const ModelPicksSpec& spec) {
     const History nothing_measured;
     const SearchContext context{kernel, space, model.get(), nothing_measured, seed, 0, {}, anchors};
     // As the tuner's first round: the strategy's proposals, ranked by the model.
-    std::vector<Config> proposed = strategy->propose(context, n + anchors.size());
-    const std::vector<float> scores = predict_scores(*model, kernel, space, proposed);
-    std::vector<std::size_t> order(proposed.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] < scores[b]; });
     std::vector<Config> picks;
-    for (std::size_t i : order) {
+    for (Config& config : rank_by_model(*model, kernel, space, strategy->propose(context, n + anchors.size()))) {
       if (picks.size() == n) break;
-      if (std::find(anchors.begin(), anchors.end(), proposed[i]) == anchors.end()) picks.push_back(std::move(proposed[i]));
+      if (std::find(anchors.begin(), anchors.end(), config) == anchors.end()) picks.push_back(std::move(config));
     }
     return picks;
   };

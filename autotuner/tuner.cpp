@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -224,14 +223,8 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
       result.propose_seconds += seconds_since(propose_start);
       if (model_ && proposed.size() > 1) {
         const auto rank_start = std::chrono::steady_clock::now();
-        const std::vector<float> scores = predict_scores(*model_, kernel, space, proposed);
+        proposed = rank_by_model(*model_, kernel, space, std::move(proposed));
         result.rank_seconds += seconds_since(rank_start);
-        std::vector<std::size_t> order(proposed.size());
-        std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] < scores[b]; });
-        std::vector<Config> ranked;
-        for (std::size_t i : order) ranked.push_back(std::move(proposed[i]));
-        proposed = std::move(ranked);
       }
       if (model_) {
         const auto choose_start = std::chrono::steady_clock::now();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 namespace perftune {
 
@@ -14,6 +15,17 @@ std::vector<float> predict_scores(CostModel& model, const Kernel& kernel, const 
   for (float& score : scores)
     if (std::isnan(score)) score = std::numeric_limits<float>::infinity();
   return scores;
+}
+
+std::vector<Config> rank_by_model(CostModel& model, const Kernel& kernel, const SearchSpace& space, std::vector<Config> configs) {
+  const std::vector<float> scores = predict_scores(model, kernel, space, configs);
+  std::vector<std::size_t> order(configs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] < scores[b]; });
+  std::vector<Config> ranked;
+  ranked.reserve(configs.size());
+  for (std::size_t i : order) ranked.push_back(std::move(configs[i]));
+  return ranked;
 }
 
 double score_spread(std::span<const float> scores) {

@@ -50,6 +50,9 @@ class Strategy {
 std::vector<float> predict_scores(CostModel& model, const Kernel& kernel, const SearchSpace& space,
                                   std::span<const Config> configs);
 
+// `configs` best-scored first by one predict() call, ties in their given order.
+std::vector<Config> rank_by_model(CostModel& model, const Kernel& kernel, const SearchSpace& space, std::vector<Config> configs);
+
 // Standard deviation of the finite scores, or 1 when there is none to measure (fewer than two,
 // or all equal): the unit in which annealing temperatures and selection pressure are stated when
 // a model's scores have no unit of their own.
