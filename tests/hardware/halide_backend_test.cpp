@@ -170,11 +170,11 @@ TEST_CASE("a reduction accumulated per tile computes its fused producers inside 
   const Program program = load_program_file(std::string(PERFTUNE_SOURCE_DIR) + "/configs/programs/conv_block_small.json");
   const Kernel kernel(program.name(), program);
   const SearchSpace space = halide_schedule_space(kernel);
-  const auto with = [&](Config c, const std::vector<std::pair<std::string, std::int64_t>>& values) {
-    const auto names = space.knob_names();
-    for (const auto& [name, value] : values)
-      c.values[static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin())] = value;
-    return c;
+  // By name through the space's own JSON form, which throws on a knob the space does not have.
+  const auto with = [&](const Config& c, const std::vector<std::pair<std::string, std::int64_t>>& values) {
+    nlohmann::ordered_json named = space.to_json(c);
+    for (const auto& [name, value] : values) named.at(name) = value;
+    return space.from_json(named);
   };
   const Config heuristic = heuristic_config(space, kernel);
   std::vector<Config> configs = {with(heuristic, {{"accumulate", 2}}), with(heuristic, {{"accumulate", 2}, {"order", 1}, {"fuse.4", 2}})};
