@@ -116,12 +116,30 @@ class Builder {
   double flops_ = 0;
 };
 
-// The running value: a matrix [rows, features] or an NHWC image.
+// The running value: a matrix [rows, features], an NHWC image or an NDHWC volume; image blocks
+// act on the spatial dimensions between batch and channels, however many there are.
 struct Value {
   std::string name;
   Shape shape;
-  bool image() const { return shape.size() == 4; }
+  bool image() const { return shape.size() >= 4; }
+  std::size_t spatial_dims() const { return shape.size() - 2; }
+  std::size_t channel_dim() const { return shape.size() - 1; }
 };
+
+// `inner` repeated once per spatial dimension, between `outer` for batch and channels.
+std::vector<std::int64_t> per_spatial(const Value& x, std::int64_t inner, std::int64_t outer) {
+  std::vector<std::int64_t> v(x.shape.size(), inner);
+  v.front() = v.back() = outer;
+  return v;
+}
+
+// from, from + 1, ..., n of them: the dimension lists of windows and reductions.
+template <typename T>
+std::vector<T> counting(T from, std::size_t n) {
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = from + static_cast<T>(i);
+  return v;
+}
 
 std::string activation(Builder& b, const std::string& x, const Shape& shape) {
   switch (uniform_index(b.rng(), 4)) {
@@ -204,32 +222,45 @@ std::optional<Value> attention(Builder& b, const Value& x) {
   return Value{b.op("add", {x.name, attended}, x.shape), x.shape};
 }
 
-// A same-padded k x k convolution (stride 1 or 2) to `c_out` channels, bias and activation.
+// A same-padded k x k (x k) convolution (stride 1 or 2) to `c_out` channels, bias and activation.
 std::optional<Value> conv(Builder& b, const Value& x, std::int64_t k, std::int64_t stride, std::int64_t c_out) {
   const std::int64_t pad = (k - 1) / 2;
-  const Shape out = {x.shape[0], (x.shape[1] + 2 * pad - k) / stride + 1, (x.shape[2] + 2 * pad - k) / stride + 1, c_out};
-  const double flops = 2.0 * static_cast<double>(elements(out) * k * k * x.shape[3]);
-  if (out[1] < 1 || out[2] < 1 || !b.fits(out, flops) || !b.fits({k, k, x.shape[3], c_out})) return std::nullopt;
+  const std::size_t n = x.spatial_dims();
+  Shape out = {x.shape[0]};
+  for (std::size_t d = 1; d <= n; ++d) out.push_back((x.shape[d] + 2 * pad - k) / stride + 1);
+  out.push_back(c_out);
+  double window = 1;
+  for (std::size_t d = 0; d < n; ++d) window *= static_cast<double>(k);
+  const double flops = 2.0 * static_cast<double>(elements(out)) * window * static_cast<double>(x.shape[n + 1]);
+  Shape weights(n, k);
+  weights.push_back(x.shape[n + 1]);
+  weights.push_back(c_out);
+  if (*std::min_element(out.begin(), out.end()) < 1 || !b.fits(out, flops) || !b.fits(weights)) return std::nullopt;
   b.count_flops(flops);
+  const std::int64_t channels = static_cast<std::int64_t>(n) + 1;
   const json attributes = {
-      {"window", {{"size", {k, k}}, {"stride", {stride, stride}}, {"pad_low", {pad, pad}}, {"pad_high", {pad, pad}}}},
-      {"convolution", {{"input_batch", 0}, {"input_feature", 3}, {"input_spatial", {1, 2}},
-                       {"kernel_input_feature", 2}, {"kernel_output_feature", 3}, {"kernel_spatial", {0, 1}},
-                       {"output_batch", 0}, {"output_feature", 3}, {"output_spatial", {1, 2}}}}};
-  std::string y = b.op("convolution", {x.name, b.param({k, k, x.shape[3], c_out})}, out, attributes);
-  y = b.op("add", {y, b.along(out, 3)}, out);
+      {"window", {{"size", Shape(n, k)}, {"stride", Shape(n, stride)}, {"pad_low", Shape(n, pad)}, {"pad_high", Shape(n, pad)}}},
+      {"convolution", {{"input_batch", 0}, {"input_feature", channels}, {"input_spatial", counting<std::int64_t>(1, n)},
+                       {"kernel_input_feature", channels - 1}, {"kernel_output_feature", channels}, {"kernel_spatial", counting<std::int64_t>(0, n)},
+                       {"output_batch", 0}, {"output_feature", channels}, {"output_spatial", counting<std::int64_t>(1, n)}}}};
+  std::string y = b.op("convolution", {x.name, b.param(weights)}, out, attributes);
+  y = b.op("add", {y, b.along(out, n + 1)}, out);
   return Value{activation(b, y, out), out};
 }
 
-// A 2 x 2 max pool (stride 2) or a 3 x 3 average pool (stride 1, padded).
+// A 2 x 2 (x 2) max pool (stride 2) or a 3 x 3 (x 3) average pool (stride 1, padded).
 std::optional<Value> pool(Builder& b, const Value& x) {
+  const std::size_t n = x.spatial_dims();
   if (uniform_index(b.rng(), 2) == 0) {
-    if (x.shape[1] < 2 || x.shape[2] < 2) return std::nullopt;
-    const Shape out = {x.shape[0], x.shape[1] / 2, x.shape[2] / 2, x.shape[3]};
-    const json window = {{"size", {1, 2, 2, 1}}, {"stride", {1, 2, 2, 1}}};
+    Shape out = x.shape;
+    for (std::size_t d = 1; d <= n; ++d) {
+      if (x.shape[d] < 2) return std::nullopt;
+      out[d] = x.shape[d] / 2;
+    }
+    const json window = {{"size", per_spatial(x, 2, 1)}, {"stride", per_spatial(x, 2, 1)}};
     return Value{b.op("reduce-window", {x.name}, out, {{"window", window}, {"called", {b.max_body()}}}), out};
   }
-  const json window = {{"size", {1, 3, 3, 1}}, {"stride", {1, 1, 1, 1}}, {"pad_low", {0, 1, 1, 0}}, {"pad_high", {0, 1, 1, 0}}};
+  const json window = {{"size", per_spatial(x, 3, 1)}, {"stride", per_spatial(x, 1, 1)}, {"pad_low", per_spatial(x, 1, 0)}, {"pad_high", per_spatial(x, 1, 0)}};
   const std::string sum = b.op("reduce-window", {x.name}, x.shape, {{"window", window}});
   return Value{b.op("multiply", {sum, b.scalar(x.shape)}, x.shape), x.shape};
 }
@@ -244,16 +275,16 @@ std::optional<Value> block(Builder& b, const std::string& kind, const Value& x) 
       return conv(b, x, kernels[uniform_index(rng, 4)], uniform_index(rng, 4) == 0 ? 2 : 1, draw(rng, spec.channels));
     }
     if (kind == "residual") {
-      auto inner = conv(b, x, 3, 1, x.shape[3]);
+      auto inner = conv(b, x, 3, 1, x.shape[x.channel_dim()]);
       if (!inner) return std::nullopt;
       return Value{b.op("add", {x.name, inner->name}, x.shape), x.shape};
     }
     if (kind == "pool") return pool(b, x);
-    if (kind == "batch_norm") return normalize(b, x, {0, 1, 2}, 3);
+    if (kind == "batch_norm") return normalize(b, x, counting<std::size_t>(0, x.spatial_dims() + 1), x.channel_dim());
     if (kind == "elementwise") return Value{elementwise_chain(b, x.name, x.shape), x.shape};
     if (kind == "global_pool") {
-      const Shape out = {x.shape[0], x.shape[3]};
-      const std::string sum = b.reduce(x.name, x.shape, {1, 2}, false);
+      const Shape out = {x.shape[0], x.shape[x.channel_dim()]};
+      const std::string sum = b.reduce(x.name, x.shape, counting<std::size_t>(1, x.spatial_dims()), false);
       return Value{b.op("multiply", {sum, b.scalar(out)}, out), out};
     }
     return std::nullopt;
@@ -317,7 +348,7 @@ GeneratorSpec load_generator_spec(const std::string& path) {
   const json parsed = parse_json_file(path);
   const JsonView view(parsed, path);
   view.expect_keys({"name", "description", "output", "seed", "count", "blocks", "max_elements", "max_flops", "block_weights",
-                    "image_share", "rows", "features", "image_batch", "spatial", "channels"});
+                    "image_share", "volume_share", "rows", "features", "image_batch", "spatial", "channels"});
   GeneratorSpec spec = default_generator_spec();
   spec.file = path;
   if (auto v = view.find("name")) spec.name = v->as_string();
@@ -341,6 +372,10 @@ GeneratorSpec load_generator_spec(const std::string& path) {
     spec.image_share = v->as_non_negative_number();
     if (spec.image_share > 1) v->fail("a share between 0 and 1");
   }
+  if (auto v = view.find("volume_share")) {
+    spec.volume_share = v->as_non_negative_number();
+    if (spec.volume_share > 1) v->fail("a share between 0 and 1");
+  }
   if (auto v = view.find("block_weights")) {
     for (const auto& [kind, weight] : v->value().items()) {
       if (!spec.block_weights.count(kind)) v->at(kind).fail("one of the block kinds dense, residual, layer_norm, softmax, attention, transpose, conv, pool, batch_norm, global_pool, elementwise");
@@ -363,9 +398,13 @@ GeneratedProgram generate_program(const GeneratorSpec& spec, std::uint64_t index
     GeneratedProgram generated;
     Value x;
     if (uniform_unit(rng) < spec.image_share) {
+      // No draw at all when volumes are off, so a 2-D spec's programs stay what they were.
+      const bool volume = spec.volume_share > 0 && uniform_unit(rng) < spec.volume_share;
       const std::int64_t side = draw(rng, spec.spatial);
-      x.shape = {draw(rng, spec.image_batch), side, side, draw(rng, spec.channels)};
-      generated.blocks.push_back("image");
+      x.shape = {draw(rng, spec.image_batch), side, side};
+      if (volume) x.shape.push_back(side);
+      x.shape.push_back(draw(rng, spec.channels));
+      generated.blocks.push_back(volume ? "volume" : "image");
     } else {
       x.shape = {draw(rng, spec.rows), draw(rng, spec.features)};
       generated.blocks.push_back("matrix");

@@ -2,7 +2,7 @@
 // Random tensor programs for a training corpus, seeded and reproducible: program `i` of a spec
 // depends only on (seed, i), so a corpus can be generated in pieces, on several machines, or
 // again. A program is a chain of blocks over one running value, as models are built: on an image
-// (NHWC) convolutions, pooling windows, batch-norm statistics, residual blocks and a global pool
+// (NHWC, or an NDHWC volume as in 3-D networks) convolutions, pooling windows, batch-norm statistics, residual blocks and a global pool
 // that turns it into a matrix; on a matrix dense layers, layer norms, softmaxes, single-head
 // attention, transposes, residual dense layers; elementwise chains and activations on both. Every
 // program passes the same validation as a hand-written one (program_from_json) and is one the
@@ -37,6 +37,7 @@ struct GeneratorSpec {
   // How often each block is drawn where it applies (see the .cpp for what each one builds).
   std::map<std::string, double> block_weights;
   double image_share = 0.5;  // programs that start from an image (the rest from a matrix)
+  double volume_share = 0;   // of those, the ones whose image is a volume (three spatial dimensions)
   // The size distributions: rows of a matrix (batch x sequence), its features, an image's batch,
   // spatial extent and channels.
   std::vector<Weighted> rows, features, image_batch, spatial, channels;

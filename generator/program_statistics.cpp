@@ -19,6 +19,7 @@ namespace {
 struct Counts {
   std::map<std::int64_t, double> rows, features, image_batch, spatial, channels;
   std::map<std::string, double> ops;  // category -> count
+  double volume_convs = 0;            // convolutions with three spatial dimensions
 };
 
 std::int64_t product_except(const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& except) {
@@ -53,6 +54,7 @@ void count_op(const Program& program, OpId id, Counts& counts) {
                                              [&](std::int64_t d) { return kernel[static_cast<std::size_t>(d)] > 7; });
     if (weight_gradient) return;
     counts.ops["conv"] += 1;
+    if (c.input_spatial.size() == 3) counts.volume_convs += 1;
     counts.image_batch[lhs[static_cast<std::size_t>(c.input_batch)]] += 1;
     for (std::int64_t d : c.input_spatial) counts.spatial[lhs[static_cast<std::size_t>(d)]] += 1;
     counts.channels[lhs[static_cast<std::size_t>(c.input_feature)]] += 1;
@@ -74,7 +76,7 @@ void count_op(const Program& program, OpId id, Counts& counts) {
     bool maximum = false;
     if (!op.called.empty())
       for (OpId o = 0; o < op.called.front()->size(); ++o) maximum = maximum || op.called.front()->op(o).opcode == "maximum";
-    // An image may have a fifth dimension (XLA's TPU layouts split the channels).
+    // An image may be a volume (a fifth dimension), as in XLA's 3-D network.
     if (in_rank >= 4 && rank == 1) counts.ops["batch_norm"] += 0.5;
     else if (in_rank >= 4 && rank == 2) counts.ops["global_pool"] += 1;
     else if (in_rank == 2 && maximum) counts.ops["softmax"] += 1;
@@ -145,8 +147,8 @@ std::vector<Program> programs_of_source(const std::string& path) {
 ProgramStatistics program_statistics(const std::vector<std::vector<Program>>& sources) {
   std::map<std::int64_t, double> rows, features, image_batch, spatial, channels;
   std::map<std::string, double> blocks;
-  double image_share = 0;
-  int shared = 0;
+  double image_share = 0, volume_share = 0;
+  int shared = 0, with_convs = 0;
   for (const auto& source : sources) {
     Counts counts;
     std::set<const Program*> seen;
@@ -157,6 +159,10 @@ ProgramStatistics program_statistics(const std::vector<std::vector<Program>>& so
     add_normalized(counts.spatial, spatial);
     add_normalized(counts.channels, channels);
     auto& ops = counts.ops;
+    if (ops["conv"] > 0) {
+      volume_share += counts.volume_convs / ops["conv"];
+      ++with_convs;
+    }
     // A softmax also sums its row; the ops a conv, dense or residual block holds besides its
     // anchor (a bias add and an activation) are not elementwise blocks; a chain is about 2 ops.
     ops["layer_norm"] = std::max(0.0, ops["layer_norm"] - 0.5 * ops["softmax"]);
@@ -189,6 +195,7 @@ ProgramStatistics program_statistics(const std::vector<std::vector<Program>>& so
     statistics.block_weights[kind] = round3(0.9 * derived + 0.1 / static_cast<double>(grammar.size()));
   }
   if (shared > 0) statistics.image_share = round3(image_share / shared);
+  if (with_convs > 0) statistics.volume_share = round3(volume_share / with_convs);
   return statistics;
 }
 
@@ -197,6 +204,7 @@ nlohmann::ordered_json statistics_json(const ProgramStatistics& statistics) {
   for (const auto& [kind, weight] : statistics.block_weights) blocks[kind] = weight;
   return {{"block_weights", blocks},
           {"image_share", statistics.image_share},
+          {"volume_share", statistics.volume_share},
           {"rows", weighted_json(statistics.rows)},
           {"features", weighted_json(statistics.features)},
           {"image_batch", weighted_json(statistics.image_batch)},

@@ -24,6 +24,8 @@
 //   image_share                     conv + pool + batch_norm + global_pool over those and dense +
 //                                   attention + softmax + layer_norm + transpose: how many
 //                                   programs start from an image rather than a matrix
+//   volume_share                    convolutions with three spatial dimensions over all
+//                                   convolutions: how many images are volumes (NDHWC)
 // Each source (a program file or a folder of them) weighs the same, whatever its size: the XLA
 // training step has thousands of ops, a bundled program a dozen. Within a source every op counts
 // once, in every computation it calls (fusion bodies) but not in scalar reducer bodies.
@@ -40,6 +42,7 @@ struct ProgramStatistics {
   std::vector<Weighted> rows, features, image_batch, spatial, channels;  // ascending values, weights sum to the sources
   std::map<std::string, double> block_weights;
   double image_share = 0.5;
+  double volume_share = 0;
 };
 
 // The programs of a source: a program file (anything load_source reads: the project's JSON, an
