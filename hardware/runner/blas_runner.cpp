@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hardware/runner/sample_timer.h"
+#include "hardware/runner/steady_memory.h"
 
 namespace {
 
@@ -73,6 +74,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   torch::set_num_threads(std::stoi(argv[1]));
+  perftune::reuse_freed_memory();  // as the Halide runner: the library's workspace is reused
   std::string line;
   while (std::getline(std::cin, line)) {
     json reply;
@@ -81,6 +83,7 @@ int main(int argc, char** argv) {
     } catch (const std::exception& error) {
       reply = {{"status", "runtime_error"}, {"message", std::string("bad request: ") + error.what()}};
     }
+    perftune::release_freed_memory();
     std::cout << reply.dump() << "\n" << std::flush;
   }
   return 0;

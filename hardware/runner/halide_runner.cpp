@@ -20,7 +20,8 @@
 // It lowers the program (halide/lowering.h), applies the schedule (halide/apply_schedule.h) or
 // runs the named autoscheduler on it, JIT-compiles for this CPU, fills the inputs (input_data.h),
 // runs once (warm-up), writes the outputs as raw f32 to PATH for the backend to check against the
-// reference interpreter, then times it (runner/sample_timer.h).
+// reference interpreter, then times it (runner/sample_timer.h), with freed memory reused from
+// call to call (runner/steady_memory.h).
 // With PERFTUNE_HALIDE_STMT=FILE in its environment it also writes each pipeline's lowered loop
 // nest to FILE (the last one compiled wins), to see what a config became; with
 // PERFTUNE_HALIDE_SCHEDULE=FILE, an autoscheduler's schedule source (the last one wins).
@@ -46,6 +47,7 @@
 #include "hardware/input_data.h"
 #include "hardware/op_semantics.h"
 #include "hardware/runner/sample_timer.h"
+#include "hardware/runner/steady_memory.h"
 #include "ir/json_view.h"
 #include "ir/program_json.h"
 #include "ir/stable_hash.h"
@@ -244,6 +246,7 @@ int main(int argc, char** argv) {
     const rlimit limit{bytes, bytes};
     setrlimit(RLIMIT_AS, &limit);
   }
+  perftune::reuse_freed_memory();
   std::string line;
   while (std::getline(std::cin, line)) {
     json reply;
@@ -254,6 +257,7 @@ int main(int argc, char** argv) {
     } catch (const std::exception& error) {
       reply = failure("invalid_config", std::string("bad request: ") + error.what());
     }
+    perftune::release_freed_memory();
     std::cout << reply.dump() << "\n" << std::flush;
   }
   return 0;
