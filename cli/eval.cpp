@@ -1,6 +1,7 @@
-// perftune eval EVAL.json [--json] [--per-kernel]: train (or load) the learned model and score it
-// with the baselines on held-out kernels: Kendall's tau, top-1/5/10 slowdown, MAPE; with several
-// folds (leave-one-out splits) also per fold and the mean over folds.
+// perftune eval EVAL.json [--json] [--per-kernel] [--fusion-breakdown]: train (or load) the learned
+// model and score it with the baselines on held-out kernels: Kendall's tau, top-1/5/10 slowdown,
+// MAPE; with several folds (leave-one-out splits) also per fold and the mean over folds.
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -10,6 +11,7 @@
 
 #include "cli/command.h"
 #include "cli/cpu_tiling.h"
+#include "surrogate/fusion_evaluation.h"
 #include "surrogate/study_runner.h"
 #include "surrogate/torch_threads.h"
 
@@ -67,11 +69,33 @@ std::string format_folds(const StudyResult& result) {
   return out.str();
 }
 
+// Why a model picks a fusion placement: its first pick and the fastest measured placement, each
+// with its measured runtime and the kernels the model sums, predicted one by one.
+std::string fusion_breakdown(const std::string& model_name, CostModel& model, const MeasuredKernel& program) {
+  const auto [configs, measured] = ok_configs(program);
+  if (configs.size() < 2) return "";
+  const std::vector<double> predicted = predict_program_seconds(model, program, configs, cpu_default_tiling);
+  const auto pick = static_cast<std::size_t>(std::min_element(predicted.begin(), predicted.end()) - predicted.begin());
+  const auto best = static_cast<std::size_t>(std::min_element(measured.begin(), measured.end()) - measured.begin());
+  std::ostringstream out;
+  out << std::setprecision(4) << "program (fusion) " << program.kernel.name() << ", " << model_name << ": first pick "
+      << 100 * (measured[pick] / measured[best] - 1) << "% slower than the fastest measured placement\n";
+  for (const auto& [label, i] : {std::pair<const char*, std::size_t>{"  first pick", pick}, {"  fastest", best}}) {
+    out << label << " " << program.space->to_json(configs[i]).dump() << ": measured " << 1e6 * measured[i] << " us, predicted "
+        << 1e6 * predicted[i] << " us =";
+    for (const KernelPrediction& kernel : predict_program_kernels(model, program, configs[i], cpu_default_tiling))
+      out << " " << kernel.name << " " << 1e6 * kernel.seconds;
+    out << "\n";
+  }
+  return out.str();
+}
+
 struct EvalCommandOptions {
   std::string config;
   bool json = false;
   int threads = 1;
   bool per_kernel = false;
+  bool fusion_breakdown = false;
 };
 
 const bool registered = register_command({"eval", "Evaluate the learned model against baselines on a held-out split (EVAL.json)",
@@ -80,6 +104,8 @@ const bool registered = register_command({"eval", "Evaluate the learned model ag
     app.add_option("config", options->config, "EVAL.json: sources, split, model, train options, models to compare")->required();
     app.add_flag("--json", options->json, "Print {\"models\": {...}, \"kernels\": [...]} as JSON (progress goes to stderr)");
     app.add_flag("--per-kernel", options->per_kernel, "Also print a table per held-out kernel");
+    app.add_flag("--fusion-breakdown", options->fusion_breakdown,
+                 "Also print, per held-out program and model, its first fusion pick and the fastest placement, kernel by kernel");
     // One intra-op thread by default: kernel graphs are small, and on a shared 2-core machine
     // OpenMP's spinning barriers made a second thread 12x slower (bench/gnn_bench: 435 vs 5,424
     // early-join configs/s on a 100-node kernel, load average 5).
@@ -91,7 +117,13 @@ const bool registered = register_command({"eval", "Evaluate the learned model ag
       // Progress (per-epoch training logs) on stderr, always: stdout holds only the results table,
       // so `perftune eval ... > table.txt` gets the table alone.
       std::ostream& progress = std::cerr;
-      const StudyResult result = run_evaluation(config, sources, &progress, cpu_default_tiling);
+      std::string breakdowns;
+      ScoredModelObserver observer;
+      if (options->fusion_breakdown)
+        observer = [&breakdowns](const std::string& name, CostModel& model, const MeasuredKernel& kernel) {
+          if (is_fusion_space(kernel)) breakdowns += fusion_breakdown(name, model, kernel);
+        };
+      const StudyResult result = run_evaluation(config, sources, &progress, cpu_default_tiling, observer);
       if (options->json) {
         nlohmann::ordered_json json = to_json(result.table);
         json["config"] = config.file;
@@ -101,10 +133,12 @@ const bool registered = register_command({"eval", "Evaluate the learned model ag
           json["folds"].push_back({{"fold", fold.fold}, {"train_kernels", fold.train_kernels}, {"test_kernels", fold.test_kernels},
                                    {"from_checkpoint", fold.from_checkpoint}, {"training", fold.training.to_json()},
                                    {"tasks", to_json(result.fold_table(fold))["tasks"]}});
+        if (options->fusion_breakdown) json["fusion_breakdown"] = breakdowns;
         print_json(json.dump(2));
       } else {
         std::cout << format_table(result.table, options->per_kernel);
         if (result.folds.size() > 1) std::cout << format_folds(result);
+        std::cout << breakdowns;
         std::cout << "evaluated in " << result.seconds << " s\n";
       }
     });

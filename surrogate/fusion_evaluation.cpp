@@ -35,38 +35,66 @@ bool is_fusion_space(const MeasuredKernel& kernel) {
   return true;
 }
 
+namespace {
+
+// Predicts the kernels a program runs under each fusion config, each kernel built once
+// (FusedKernelCache) and predicted once per distinct kernel content and schedule (a repeated
+// layer scheduled alike shares one prediction).
+class ProgramPredictor {
+ public:
+  ProgramPredictor(CostModel& model, const MeasuredKernel& program, const KernelTiling& tiling)
+      : model_(model), program_(program), tiling_(tiling), kernels_(program.kernel.body()), roles_(knob_roles(*program.space)) {}
+
+  // The config's kernels in partition()'s order, each with its predicted seconds.
+  std::vector<KernelPrediction> kernels(const Config& config) {
+    std::vector<KernelPrediction> out;
+    for (std::size_t i : kernels_.kernels_fusing(read_tiles(roles_, config, 0).fused_edges)) {
+      if (schedules_.size() <= i) schedules_.resize(kernels_.size());
+      const Kernel& kernel = kernels_.kernel(i);
+      if (!schedules_[i]) schedules_[i] = tiling_(kernel);
+      const auto& [space, base] = *schedules_[i];
+      // Where the config says how a fused producer is computed (inlined or per tile), so does
+      // the kernel's schedule.
+      const Config schedule = with_program_placements(kernel, *space, base, program_.kernel.body(), *program_.space, config);
+      auto it = seconds_of_.find({kernel.key(), schedule});
+      if (it == seconds_of_.end()) {
+        float log_seconds = 0.0f;
+        model_.predict(kernel, *space, std::span<const Config>(&schedule, 1), std::span<float>(&log_seconds, 1));
+        it = seconds_of_.emplace(std::make_pair(kernel.key(), schedule), std::exp(static_cast<double>(log_seconds))).first;
+      }
+      out.push_back({kernel.name(), it->second});
+    }
+    return out;
+  }
+
+ private:
+  CostModel& model_;
+  const MeasuredKernel& program_;
+  const KernelTiling& tiling_;
+  FusedKernelCache kernels_;
+  std::vector<KnobInfo> roles_;
+  std::vector<std::optional<std::pair<std::shared_ptr<const SearchSpace>, Config>>> schedules_;  // per cached kernel
+  std::map<std::pair<std::string, Config>, double> seconds_of_;
+};
+
+}  // namespace
+
 std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKernel& program,
                                             std::span<const Config> configs, const KernelTiling& tiling) {
-  FusedKernelCache kernels(program.kernel.body());
-  const auto roles = knob_roles(*program.space);
-  // Per kernel of the cache, its schedule space and schedule (built when first asked).
-  std::vector<std::optional<std::pair<std::shared_ptr<const SearchSpace>, Config>>> schedules;
-  // Predicted seconds per kernel content and schedule: kernels of equal content (a repeated layer)
-  // scheduled alike share one prediction.
-  std::map<std::pair<std::string, Config>, double> seconds_of;
+  ProgramPredictor predictor(model, program, tiling);
   std::vector<double> out;
   out.reserve(configs.size());
   for (const Config& config : configs) {
     double total = 0.0;
-    for (std::size_t i : kernels.kernels_fusing(read_tiles(roles, config, 0).fused_edges)) {
-      if (schedules.size() <= i) schedules.resize(kernels.size());
-      const Kernel& kernel = kernels.kernel(i);
-      if (!schedules[i]) schedules[i] = tiling(kernel);
-      const auto& [space, base] = *schedules[i];
-      // Where the config says how a fused producer is computed (inlined or per tile), so does
-      // the kernel's schedule.
-      const Config schedule = with_program_placements(kernel, *space, base, program.kernel.body(), *program.space, config);
-      auto it = seconds_of.find({kernel.key(), schedule});
-      if (it == seconds_of.end()) {
-        float log_seconds = 0.0f;
-        model.predict(kernel, *space, std::span<const Config>(&schedule, 1), std::span<float>(&log_seconds, 1));
-        it = seconds_of.emplace(std::make_pair(kernel.key(), schedule), std::exp(static_cast<double>(log_seconds))).first;
-      }
-      total += it->second;
-    }
+    for (const KernelPrediction& kernel : predictor.kernels(config)) total += kernel.seconds;
     out.push_back(total);
   }
   return out;
+}
+
+std::vector<KernelPrediction> predict_program_kernels(CostModel& model, const MeasuredKernel& program, const Config& config,
+                                                      const KernelTiling& tiling) {
+  return ProgramPredictor(model, program, tiling).kernels(config);
 }
 
 std::optional<ModelScores> score_fusion(CostModel& model, const MeasuredKernel& program, const KernelTiling& tiling) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "ir/corpus.h"
@@ -31,6 +32,17 @@ bool is_fusion_space(const MeasuredKernel& kernel);
 // FusionError for a config that does not partition.
 std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKernel& program,
                                             std::span<const Config> configs, const KernelTiling& tiling);
+
+// One kernel of a program under a fusion config, and the runtime a model predicts for it.
+struct KernelPrediction {
+  std::string name;
+  double seconds = 0.0;
+};
+
+// The kernels predict_program_seconds sums for one config, in partition()'s order: what a model
+// thinks each kernel of a placement costs (`perftune eval --fusion-breakdown`).
+std::vector<KernelPrediction> predict_program_kernels(CostModel& model, const MeasuredKernel& program, const Config& config,
+                                                      const KernelTiling& tiling);
 
 // Tau, top-K slowdown and MAPE of the summed prediction over the program's successful fusion
 // measurements; nullopt with fewer than two.

@@ -46,7 +46,7 @@ TEST_CASE("the held-out real programs study runs end to end on the shipped corpu
   std::ofstream(dir + "/eval.json") << config.dump();
   const char* bin = std::getenv("PERFTUNE_BIN");
   const SubprocessResult r =
-      run_subprocess({bin ? bin : std::string(PERFTUNE_BINARY_DIR) + "/perftune", "eval", dir + "/eval.json", "--json"}, "", 300);
+      run_subprocess({bin ? bin : std::string(PERFTUNE_BINARY_DIR) + "/perftune", "eval", dir + "/eval.json", "--json", "--fusion-breakdown"}, "", 300);
   CAPTURE(r.out, r.err);
   REQUIRE(r.ok());
   const nlohmann::json result = nlohmann::json::parse(r.out);
@@ -62,6 +62,10 @@ TEST_CASE("the held-out real programs study runs end to end on the shipped corpu
   CHECK(result["tasks"]["tile"]["learned"]["kendall_tau"].is_number());
   CHECK(result["tasks"]["fusion"]["learned"]["kendall_tau"].is_number());
   CHECK(result.contains("picks_vs_references"));
+  // Why each model picks the placement it picks: its first pick and the fastest, kernel by kernel.
+  const std::string breakdown = result["fusion_breakdown"];
+  for (const char* line : {", learned: first pick ", ", analytical: first pick ", "  first pick {\"fuse.", "  fastest {\"fuse."})
+    CHECK(breakdown.find(line) != std::string::npos);
 }
 
 }  // namespace

@@ -91,7 +91,7 @@ TEST_CASE("program runtime is predicted as the sum of its kernels' predictions")
   REQUIRE(scores->top1_slowdown == Approx(0.0).margin(1e-9));
 }
 
-TEST_CASE("summed predictions equal those over partition()'s kernels, each kernel built once") {
+TEST_CASE("summed predictions equal those over partition()'s kernels, each kernel built once, term by term") {
   // predict_program_seconds() keeps each fused kernel across configs (FusedKernelCache); the sums
   // must be partition()'s, term by term in its order.
   const Program program = load_program_file(source_path("configs/programs/transformer_block_small.json"));
@@ -114,12 +114,19 @@ TEST_CASE("summed predictions equal those over partition()'s kernels, each kerne
   const auto predicted = predict_program_seconds(model, measured, configs, untiled);
   for (std::size_t i = 0; i < fusions.size(); ++i) {
     CAPTURE(i);
+    const Config& config = configs[measured.measurements.size() + i];
+    // The breakdown `perftune eval --fusion-breakdown` prints holds the same terms, kernel by kernel.
+    const std::vector<KernelPrediction> terms = predict_program_kernels(model, measured, config, untiled);
+    const auto kernels = partition(program, fusions[i]).kernels;
+    REQUIRE(terms.size() == kernels.size());
     double expected = 0.0;
-    for (const FusedKernel& fused : partition(program, fusions[i]).kernels) {
-      const auto [space, tile] = untiled(fused.kernel);
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      const auto [space, tile] = untiled(kernels[k].kernel);
       float log_seconds = 0.0f;
-      model.predict(fused.kernel, *space, std::span<const Config>(&tile, 1), std::span<float>(&log_seconds, 1));
+      model.predict(kernels[k].kernel, *space, std::span<const Config>(&tile, 1), std::span<float>(&log_seconds, 1));
       expected += std::exp(static_cast<double>(log_seconds));
+      CHECK(terms[k].name == kernels[k].kernel.name());
+      CHECK(terms[k].seconds == std::exp(static_cast<double>(log_seconds)));
     }
     REQUIRE(predicted[measured.measurements.size() + i] == expected);
   }
