@@ -6,6 +6,7 @@
 // groups and one lookup per group; only a group not seen before is built (fused_kernel(), as
 // partition() builds it).
 #include <cstddef>
+#include <deque>
 #include <map>
 #include <vector>
 
@@ -25,6 +26,7 @@ class FusedKernelCache {
   // an id past the program's edges is ignored, as a knob of another program's space would be.
   std::vector<std::size_t> kernels_fusing(const std::vector<std::size_t>& fused_edges);
 
+  // Stays valid as more kernels are built (a training step holds several configs' kernels at once).
   const Kernel& kernel(std::size_t index) const { return kernels_[index]; }
   std::size_t size() const { return kernels_.size(); }  // kernels built so far
   const Program& program() const { return program_; }
@@ -33,7 +35,7 @@ class FusedKernelCache {
   Program program_;
   std::vector<OpId> topological_;  // program_'s ops, operands first
   std::map<std::vector<OpId>, std::size_t> index_;  // a group's member ops, topological -> kernels_
-  std::vector<Kernel> kernels_;
+  std::deque<Kernel> kernels_;  // a deque: references survive a push_back
 };
 
 }  // namespace perftune

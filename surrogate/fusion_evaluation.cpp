@@ -5,9 +5,7 @@
 #include <map>
 #include <optional>
 
-#include "ir/fusion_placements.h"
 #include "ir/knob_roles.h"
-#include "surrogate/fused_kernel_cache.h"
 #include "surrogate/ranking_metrics.h"
 
 namespace perftune {
@@ -37,30 +35,23 @@ bool is_fusion_space(const MeasuredKernel& kernel) {
 
 namespace {
 
-// Predicts the kernels a program runs under each fusion config, each kernel built once
-// (FusedKernelCache) and predicted once per distinct kernel content and schedule (a repeated
-// layer scheduled alike shares one prediction).
+// Predicts each distinct kernel content and schedule once (a repeated layer scheduled alike
+// shares one prediction).
 class ProgramPredictor {
  public:
   ProgramPredictor(CostModel& model, const MeasuredKernel& program, const KernelTiling& tiling)
-      : model_(model), program_(program), tiling_(tiling), kernels_(program.kernel.body()), roles_(knob_roles(*program.space)) {}
+      : model_(model), kernels_(program, tiling) {}
 
   // The config's kernels in partition()'s order, each with its predicted seconds.
   std::vector<KernelPrediction> kernels(const Config& config) {
     std::vector<KernelPrediction> out;
-    for (std::size_t i : kernels_.kernels_fusing(read_tiles(roles_, config, 0).fused_edges)) {
-      if (schedules_.size() <= i) schedules_.resize(kernels_.size());
-      const Kernel& kernel = kernels_.kernel(i);
-      if (!schedules_[i]) schedules_[i] = tiling_(kernel);
-      const auto& [space, base] = *schedules_[i];
-      // Where the config says how a fused producer is computed (inlined or per tile), so does
-      // the kernel's schedule.
-      const Config schedule = with_program_placements(kernel, *space, base, program_.kernel.body(), *program_.space, config);
-      auto it = seconds_of_.find({kernel.key(), schedule});
+    for (const ProgramKernels::Term& term : kernels_.terms(config)) {
+      const Kernel& kernel = kernels_.kernel(term.kernel);
+      auto it = seconds_of_.find({kernel.key(), term.schedule});
       if (it == seconds_of_.end()) {
         float log_seconds = 0.0f;
-        model_.predict(kernel, *space, std::span<const Config>(&schedule, 1), std::span<float>(&log_seconds, 1));
-        it = seconds_of_.emplace(std::make_pair(kernel.key(), schedule), std::exp(static_cast<double>(log_seconds))).first;
+        model_.predict(kernel, kernels_.space(term.kernel), std::span<const Config>(&term.schedule, 1), std::span<float>(&log_seconds, 1));
+        it = seconds_of_.emplace(std::make_pair(kernel.key(), term.schedule), std::exp(static_cast<double>(log_seconds))).first;
       }
       out.push_back({kernel.name(), it->second});
     }
@@ -69,11 +60,7 @@ class ProgramPredictor {
 
  private:
   CostModel& model_;
-  const MeasuredKernel& program_;
-  const KernelTiling& tiling_;
-  FusedKernelCache kernels_;
-  std::vector<KnobInfo> roles_;
-  std::vector<std::optional<std::pair<std::shared_ptr<const SearchSpace>, Config>>> schedules_;  // per cached kernel
+  ProgramKernels kernels_;
   std::map<std::pair<std::string, Config>, double> seconds_of_;
 };
 

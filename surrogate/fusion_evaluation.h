@@ -2,7 +2,6 @@
 // The fusion task: a program measured under fusion configs (a MeasuredKernel whose space has
 // fuse.<e> knobs over the program's edges). A model ranks the configs by the program runtime it
 // predicts as the sum of its kernels' predicted runtimes (ARCHITECTURE.md, "The two tasks").
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,12 +10,9 @@
 #include "ir/corpus.h"
 #include "surrogate/cost_model.h"
 #include "surrogate/model_evaluation.h"
+#include "surrogate/program_kernels.h"
 
 namespace perftune {
-
-// The tile space and config a fused kernel runs with inside a program (the backend's choice, e.g.
-// the CPU backend's default tiles). Injected, because surrogate/ does not depend on hardware/.
-using KernelTiling = std::function<std::pair<std::shared_ptr<const SearchSpace>, Config>(const Kernel&)>;
 
 // One tile.out.<d> knob per output dimension set to the full extent (one tile: the kernel untiled);
 // the tiling to use when no backend says otherwise.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -119,19 +120,43 @@ torch::Tensor GnnCostModel::State::predict(const Kernel& kernel, const SearchSpa
   return prior + correction_scale * (mean - prior);
 }
 
-double GnnCostModel::State::train_step(const std::vector<Group>& groups, std::size_t member) {
+double GnnCostModel::State::train_step(const std::vector<Group>& groups, std::size_t member, const std::vector<SumGroup>& sums) {
   EnsembleMember& m = members.at(member);
   if (!m.optimizer)
     m.optimizer = std::make_unique<torch::optim::Adam>(m.model->parameters(), torch::optim::AdamOptions(options.learning_rate));
   m.optimizer->zero_grad();
-  const double loss = backward(groups, member);
+  const double loss = backward(groups, member, sums);
   m.optimizer->step();
   trained = true;
   m.embeddings.clear();
   return loss;
 }
 
-double GnnCostModel::State::backward(const std::vector<Group>& groups, std::size_t member) {
+torch::Tensor GnnCostModel::State::forward_sum(const SumGroup& sum, std::size_t member) {
+  // One network call per kernel for all of its schedules, then the terms back in their order.
+  std::map<const Kernel*, std::vector<std::size_t>> by_kernel;
+  for (std::size_t t = 0; t < sum.terms.size(); ++t) by_kernel[sum.terms[t].kernel].push_back(t);
+  std::vector<torch::Tensor> parts;
+  std::vector<std::int64_t> position(sum.terms.size());
+  std::int64_t next = 0;
+  for (const auto& [kernel, terms] : by_kernel) {
+    std::vector<Config> schedules;
+    for (std::size_t t : terms) {
+      schedules.push_back(sum.terms[t].schedule);
+      position[t] = next++;
+    }
+    parts.push_back(forward(*kernel, *sum.terms[terms.front()].space, schedules, /*training=*/true, member));
+  }
+  const torch::Tensor term_log_seconds = torch::cat(parts).index_select(0, torch::tensor(position));
+  std::vector<torch::Tensor> placements;
+  for (const std::vector<std::size_t>& terms : sum.placements) {
+    std::vector<std::int64_t> index(terms.begin(), terms.end());
+    placements.push_back(torch::logsumexp(term_log_seconds.index_select(0, torch::tensor(index)), 0));
+  }
+  return torch::stack(placements);
+}
+
+double GnnCostModel::State::backward(const std::vector<Group>& groups, std::size_t member, const std::vector<SumGroup>& sums) {
   GradientSync* sync = options.gradient_sync;
   auto total = torch::zeros({1});
   bool any = false;
@@ -141,6 +166,11 @@ double GnnCostModel::State::backward(const std::vector<Group>& groups, std::size
     auto pred = forward(*group.kernel, *group.space, group.configs, /*training=*/true, member);
     auto target = torch::tensor(group.log_seconds);
     total = total + combined_loss(pred, target, options.loss);
+    any = true;
+  }
+  for (std::size_t j = 0; j < sums.size() && options.program_weight > 0; ++j) {
+    if (sums[j].placements.size() < 2 || (sync && !sync->owns(groups.size() + j))) continue;
+    total = total + options.program_weight * combined_loss(forward_sum(sums[j], member), torch::tensor(sums[j].log_seconds), options.loss);
     any = true;
   }
   if (any) total.backward();

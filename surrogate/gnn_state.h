@@ -65,19 +65,34 @@ struct GnnCostModel::State {
   // The ensemble's prediction: the mean over members of their log seconds [configs] (eval mode;
   // features computed once for all members), shrunk towards the analytical model by correction_scale.
   torch::Tensor predict(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs);
-  // One Adam step of member `member` on the summed loss of the groups; returns the loss. Each group
-  // is a kernel and some of its successful measurements.
+  // A kernel and some of its successful measurements: what a training step ranks.
   struct Group {
     const Kernel* kernel;
     const SearchSpace* space;
     std::vector<Config> configs;
     std::vector<float> log_seconds;
   };
-  double train_step(const std::vector<Group>& groups, std::size_t member);
+  // A program measured under some of its fusion placements (TrainOptions::program_weight): each
+  // placement's predicted runtime is the sum of its kernels', each kernel under one schedule.
+  struct SumTerm {
+    const Kernel* kernel;
+    const SearchSpace* space;
+    Config schedule;
+  };
+  struct SumGroup {
+    std::vector<SumTerm> terms;                        // distinct kernel schedules
+    std::vector<std::vector<std::size_t>> placements;  // per placement, its terms
+    std::vector<float> log_seconds;                    // per placement, measured
+  };
+  // A sum group's predicted log runtime per placement [placements], with gradients (train mode).
+  torch::Tensor forward_sum(const SumGroup& sum, std::size_t member);
+  // One Adam step of member `member` on the groups' summed loss plus options.program_weight x the
+  // loss of the sum groups' placements; returns the loss.
+  double train_step(const std::vector<Group>& groups, std::size_t member, const std::vector<SumGroup>& sums = {});
   // The gradients of that step, left in member `member`'s parameters' grad (added to what is
   // there): with options.gradient_sync, this rank computes its groups' share and the ranks' sums
   // are summed, so every rank ends with the gradients of the whole batch. Returns the loss.
-  double backward(const std::vector<Group>& groups, std::size_t member);
+  double backward(const std::vector<Group>& groups, std::size_t member, const std::vector<SumGroup>& sums = {});
   // Standardizes every member's inputs with statistics of these groups' kernels and configs.
   void fit_input_statistics(const std::vector<Group>& groups);
   // Sets every member's output offset to the groups' mean measured log seconds (hybrid: the mean of

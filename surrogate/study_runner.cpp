@@ -142,8 +142,12 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
         if (progress && fold.left_out > 0)
           *progress << fold.left_out << " kernels of the training sources equal a held-out one: not trained on\n";
         const auto train = kernel_measurements(fold.train);
+        ProgramTraining programs{{}, tiling};
+        for (const MeasuredKernel* k : fold.train)
+          if (is_fusion_space(*k)) programs.programs.push_back(k);
         learned = train_gnn(train, kernel_measurements(fold.validation), resolved_params(config, train), config.train,
-                            folds.size() > 1 ? nullptr : progress, &report.training, fusion_selection(config, fold, tiling));
+                            folds.size() > 1 ? nullptr : progress, &report.training, fusion_selection(config, fold, tiling),
+                            &programs);
         if (progress && folds.size() > 1) {
           *progress << "  " << report.training.epochs << " epochs (kept " << report.training.best_epoch
                     << "), best validation tau " << report.training.best_validation_tau;

@@ -39,6 +39,11 @@ nlohmann::ordered_json TrainOptions::to_json() const {
     json["fast_share"] = fast_share;
     json["fast_quantile"] = fast_quantile;
   }
+  if (program_weight != 0.0) {
+    json["program_weight"] = program_weight;
+    json["programs_per_step"] = programs_per_step;
+    json["placements_per_program"] = placements_per_program;
+  }
   return json;
 }
 
@@ -46,6 +51,7 @@ TrainOptions TrainOptions::from_json(const JsonView& json) {
   json.expect_keys({"loss", "learning_rate", "epochs", "steps_per_epoch", "kernels_per_step", "configs_per_kernel",
                     "patience", "select_top1_weight", "validation_configs", "validation", "validation_fraction", "ensemble", "epoch_selection",
                     "correction_scales", "fast_share", "fast_quantile", "select_kernel_weight", "seed",
+                    "program_weight", "programs_per_step", "placements_per_program",
                     "time_limit_seconds", "update_steps", "replay_kernels", "replay_configs", "comment"});
   TrainOptions o;
   if (auto loss = json.find("loss")) {
@@ -65,7 +71,10 @@ TrainOptions TrainOptions::from_json(const JsonView& json) {
                             {"kernels_per_step", &o.kernels_per_step}, {"configs_per_kernel", &o.configs_per_kernel},
                             {"patience", &o.patience}, {"validation_configs", &o.validation_configs},
                             {"ensemble", &o.ensemble}, {"update_steps", &o.update_steps}, {"replay_kernels", &o.replay_kernels},
-                            {"replay_configs", &o.replay_configs}});
+                            {"replay_configs", &o.replay_configs}, {"programs_per_step", &o.programs_per_step},
+                            {"placements_per_program", &o.placements_per_program}});
+  if (o.placements_per_program < 2) json.at("placements_per_program").fail("at least 2 (ranking needs pairs)");
+  if (auto v = json.find("program_weight")) o.program_weight = v->as_non_negative_number();
   if (o.configs_per_kernel < 2) json.at("configs_per_kernel").fail("at least 2 (ranking needs pairs)");
   if (auto v = json.find("learning_rate")) {
     o.learning_rate = v->as_non_negative_number();

@@ -38,6 +38,16 @@ struct TrainOptions {
   // Offline training only: an online update's groups stay uniform.
   double fast_share = 0.0;
   double fast_quantile = 0.05;
+  // Training through the fusion task's sum: each step also takes programs_per_step programs
+  // measured under fusion placements (whole-program records of the training sources), predicts
+  // placements_per_program of their placements as the sum of their kernels' predicted runtimes
+  // (surrogate/program_kernels.h) and adds program_weight x the configured loss of those sums
+  // against the measured program times. Kernel groups teach each kernel's runtime alone; a sum
+  // of ~50%-off kernels misranks placements unless the errors between a placement's kernels are
+  // trained too. 0: off. Needs the programs and their tiling (train_gnn's `programs`).
+  double program_weight = 0.0;
+  int programs_per_step = 2;
+  int placements_per_program = 8;
   int patience = 8;                   // epochs without a better validation score before stopping
   // Model selection maximizes validation tau - select_top1_weight * mean top-1 slowdown: tau alone
   // (0) can keep an epoch that ranks the bulk well but misses the best config, which is what a
@@ -83,8 +93,8 @@ struct TrainOptions {
   // Data-parallel ranks (surrogate/gradient_sync.h) for offline training; not part of the JSON.
   GradientSync* gradient_sync = nullptr;
 
-  // "ensemble", "validation", "epoch_selection", "correction_scales", "select_kernel_weight" and
-  // the fast-group pair are written only when not at their default, so checkpoints and
+  // "ensemble", "validation", "epoch_selection", "correction_scales", "select_kernel_weight", the
+  // fast-group pair and the program-sum trio are written only when not at their default, so checkpoints and
   // pre-trained model identities (experiments/pretraining.h hashes this JSON) from before they
   // existed still match.
   nlohmann::ordered_json to_json() const;

@@ -12,6 +12,7 @@
 #include "surrogate/correction_shrinkage.h"
 #include "surrogate/gnn_state.h"
 #include "surrogate/model_evaluation.h"
+#include "surrogate/program_sum_sampler.h"
 #include "surrogate/ranking_metrics.h"
 
 namespace perftune {
@@ -255,9 +256,10 @@ nlohmann::ordered_json finite_or_null(double value) {
 // Trains member `member` on its data. Epoch selection "member": early stopping, the kept epoch's
 // weights are restored; `selection` scores this member alone. "shared": every epoch runs and its
 // weights and validation scores (epoch 0 first) go to `epochs`; the caller chooses one epoch for
-// all members and restores it.
+// all members and restores it. `programs`, when set, adds programs_per_step sum groups to each step.
 MemberReport train_member(GnnCostModel& cost_model, std::size_t member, const MemberData& data, const TrainOptions& options,
-                          std::ostream* progress, TrainReport& total, const SelectionScore& selection, MemberEpochs* epochs) {
+                          std::ostream* progress, TrainReport& total, const SelectionScore& selection, MemberEpochs* epochs,
+                          ProgramSampler* programs) {
   GnnCostModel::State& s = cost_model.state();
   const auto start = Clock::now();
   MemberReport result;
@@ -294,7 +296,10 @@ MemberReport train_member(GnnCostModel& cost_model, std::size_t member, const Me
         groups.push_back(training_group(t, options, rng));
         total.samples += groups.back().configs.size();
       }
-      loss_sum += s.train_step(groups, member);
+      std::vector<GnnCostModel::State::SumGroup> sums;
+      for (int p = 0; programs && p < options.programs_per_step; ++p)
+        sums.push_back(programs->sample(static_cast<std::size_t>(options.placements_per_program), rng));
+      loss_sum += s.train_step(groups, member, sums);
     }
     result.epochs = epoch;
     total.final_train_loss = loss_sum / options.steps_per_epoch;
@@ -451,7 +456,7 @@ nlohmann::ordered_json TrainReport::to_json() const {
 std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>& train,
                                         const std::vector<const MeasuredKernel*>& validation, const GnnParams& params,
                                         const TrainOptions& options, std::ostream* progress, TrainReport* report,
-                                        const SelectionScore& selection) {
+                                        const SelectionScore& selection, const ProgramTraining* programs) {
   const bool shared = options.epoch_selection == "shared";
   if (!options.correction_scales.empty() && !params.analytical_feature)
     throw std::invalid_argument("correction_scales shrink the hybrid's correction: the model needs analytical_feature");
@@ -476,12 +481,17 @@ std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>
   s.fit_output_offset(statistics_sample);
   s.fit_input_statistics(statistics_sample);
 
+  std::optional<ProgramSampler> program_sums;
+  if (options.program_weight > 0 && programs) program_sums.emplace(*programs);
+  if (program_sums && progress) *progress << "training through the sums of " << program_sums->size() << " programs' placements\n";
+  ProgramSampler* sums = program_sums && !program_sums->empty() ? &*program_sums : nullptr;
+
   TrainReport result;
   result.config_holdout = data.config_holdout;
   std::vector<MemberEpochs> epochs(shared ? s.members.size() : 0);
   for (std::size_t m = 0; m < s.members.size(); ++m) {
     result.members.push_back(
-        train_member(*model, m, data.members[m], options, progress, result, selection, shared ? &epochs[m] : nullptr));
+        train_member(*model, m, data.members[m], options, progress, result, selection, shared ? &epochs[m] : nullptr, sums));
     if (!shared) s.calibrate(statistics_sample, m);
   }
   if (shared || !options.correction_scales.empty()) choose_pooled(s, data, statistics_sample, epochs, options, result);

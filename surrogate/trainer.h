@@ -15,6 +15,7 @@
 
 #include "ir/corpus.h"
 #include "surrogate/gnn_cost_model.h"
+#include "surrogate/program_kernels.h"
 
 namespace perftune {
 
@@ -72,12 +73,14 @@ using SelectionScore = std::function<double(CostModel& model)>;
 // successful measurements, or validation "kernels" finds fewer than two such kernels. Writes one
 // progress line per epoch to `progress` when non-null.
 // `selection`, when set, joins model selection (see SelectionScore; reported as
-// TrainReport::best_selection_score, the mean over members). Throws std::invalid_argument for
+// TrainReport::best_selection_score, the mean over members). `programs` are trained on through
+// the fusion task's sum when options.program_weight > 0 (ignored otherwise). Throws std::invalid_argument for
 // correction_scales on a model without the analytical feature, or a `selection` with epoch
 // selection "shared".
 std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>& train,
                                         const std::vector<const MeasuredKernel*>& validation, const GnnParams& params,
                                         const TrainOptions& options, std::ostream* progress,
-                                        TrainReport* report = nullptr, const SelectionScore& selection = {});
+                                        TrainReport* report = nullptr, const SelectionScore& selection = {},
+                                        const ProgramTraining* programs = nullptr);
 
 }  // namespace perftune
