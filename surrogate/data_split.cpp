@@ -145,6 +145,23 @@ std::vector<std::string> shuffled(std::vector<std::string> names, std::uint64_t 
 
 std::size_t share(double fraction, std::size_t count) { return static_cast<std::size_t>(fraction * count + 0.5); }
 
+// By "device" with a validation_fraction: that share of the training side's program groups
+// (seeded) validates instead of training, so model selection scores programs the model did not fit.
+Fold with_validation_programs(Fold fold, const std::vector<SourcedKernel>& kernels, const SplitSpec& spec) {
+  const std::set<const MeasuredKernel*> trained(fold.train.begin(), fold.train.end());
+  std::vector<SourcedKernel> trainable;
+  for (const SourcedKernel& k : kernels)
+    if (trained.count(k.kernel)) trainable.push_back(k);
+  const Groups groups = group_kernels(trainable, /*by_program=*/true);
+  const std::vector<std::string> order = shuffled(groups.names, spec.seed);
+  // At least one program is left to train on.
+  const auto count = static_cast<std::ptrdiff_t>(std::min(order.size() - 1, share(spec.validation_fraction, order.size())));
+  Fold split = split_groups(groups, groups.names, fold.name, {}, {order.begin(), order.begin() + count});
+  fold.train = std::move(split.train);
+  fold.validation.insert(fold.validation.end(), split.validation.begin(), split.validation.end());
+  return fold;
+}
+
 }  // namespace
 
 std::vector<Fold> make_folds(const std::vector<SourcedKernel>& kernels, const SplitSpec& spec, const std::string& file) {
@@ -162,6 +179,7 @@ std::vector<Fold> make_folds(const std::vector<SourcedKernel>& kernels, const Sp
       else if (matches_any(spec.validation, k)) fold.validation.push_back(k.kernel);
       else fold.train.push_back(k.kernel);
     }
+    if (spec.validation_fraction > 0) fold = with_validation_programs(std::move(fold), kernels, spec);
     folds.push_back(std::move(fold));
   } else if (spec.by == "leave_one_out") {
     const Groups groups = group_kernels(kernels, /*by_program=*/false);

@@ -1,7 +1,9 @@
 #pragma once
 // Train / validation / test splits of measured kernels. Never by config: every config of a kernel
 // lands on one side, so a reported score is always about kernels the model never saw.
-//   by "device"         test (and optional validation) = kernels measured on the named devices
+//   by "device"         test (and optional validation) = kernels measured on the named devices;
+//                       a validation_fraction also validates that share of the other kernels'
+//                       program groups (grouped as by "program", seeded)
 //   by "kernel"         a seeded random share of kernels (grouped by key: one kernel measured on
 //                       several devices stays on one side)
 //   by "program"        the same, grouped by program: a whole program measured under fusion configs

@@ -131,3 +131,41 @@ TEST_CASE("a device split holds out every copy of a test kernel on the test devi
     for (const MeasuredKernel* k : *side) CHECK(k->kernel.key() != held.kernel.key());
   CHECK(folds.front().train.size() + folds.front().validation.size() == corpus.size() - 2);
 }
+
+TEST_CASE("a device split's validation_fraction validates whole programs of the training side") {
+  const std::vector<MeasuredKernel> corpus = program_corpus();
+  std::vector<SourcedKernel> kernels = sourced(corpus);
+  kernels.push_back({&corpus[1], "heldout.jsonl"});
+  SplitSpec spec;
+  spec.by = "device";
+  spec.test = {"heldout"};
+  spec.validation_fraction = 0.5;
+  const Fold fold = make_folds(kernels, spec, "eval.json").front();
+  std::set<std::string> validation_programs, training_programs;
+  for (const MeasuredKernel* k : fold.validation)
+    if (is_fusion_space(*k)) validation_programs.insert(k->kernel.name());
+  for (const MeasuredKernel* k : fold.train)
+    if (is_fusion_space(*k)) training_programs.insert(k->kernel.name());
+  REQUIRE(validation_programs.size() == 2);  // half of the 4 program groups
+  REQUIRE(training_programs.size() == 2);
+  // A kernel validates only with a program that holds it, and trains only with one that does too.
+  const auto check_side = [&](const std::vector<const MeasuredKernel*>& side, const std::set<std::string>& programs) {
+    for (const MeasuredKernel* k : side)
+      if (!is_fusion_space(*k)) {
+        bool in_program = false;
+        for (const MeasuredKernel& program : corpus)
+          in_program |= is_fusion_space(program) && programs.count(program.kernel.name()) &&
+                        is_part_of(k->kernel, program.kernel.body());
+        CHECK(in_program);
+      }
+  };
+  check_side(fold.validation, validation_programs);
+  check_side(fold.train, training_programs);
+  CHECK(fold.train.size() + fold.validation.size() == corpus.size() - 2);  // the held-out kernel's two copies left out
+  // Seeded: the same seed validates the same programs.
+  std::set<std::string> again;
+  const Fold repeated = make_folds(kernels, spec, "eval.json").front();
+  for (const MeasuredKernel* k : repeated.validation)
+    if (is_fusion_space(*k)) again.insert(k->kernel.name());
+  CHECK(again == validation_programs);
+}
