@@ -42,7 +42,7 @@ void ConfigFeaturizer::featurize(std::span<const Config> configs, std::span<floa
     float* row = out.data() + c * kConfigFeatureWidth;
     double tile_sum = 0.0, tile_product = 1.0, tile_count = 1.0;
     bool any_tile = false;
-    std::size_t fused = 0;
+    std::size_t fused = 0, inlined = 0, per_tile = 0;
     for (std::size_t k = 0; k < roles_.size(); ++k) {
       const double value = static_cast<double>(config.values[k]);
       switch (roles_[k].role) {
@@ -64,7 +64,11 @@ void ConfigFeaturizer::featurize(std::span<const Config> configs, std::span<floa
           row[3 * kMaxFeatureRank + 3] = 1.0f;
           row[3 * kMaxFeatureRank + 4] = log_feature(value);
           break;
-        case KnobRole::kFuse: fused += value != 0 ? 1 : 0; break;
+        case KnobRole::kFuse:
+          fused += value != 0 ? 1 : 0;
+          inlined += value == 1 ? 1 : 0;
+          per_tile += value == 2 ? 1 : 0;
+          break;
         case KnobRole::kGeneric: break;
       }
     }
@@ -85,8 +89,12 @@ void ConfigFeaturizer::featurize(std::span<const Config> configs, std::span<floa
       slot[2] = domain.size() > 1 ? static_cast<float>(it - domain.begin()) / static_cast<float>(domain.size() - 1) : 0.0f;
     }
     if (fuse_knob_count_ > 0) {
-      row[kTileFeatureWidth + kGenericFeatureWidth] = static_cast<float>(fused) / static_cast<float>(fuse_knob_count_);
-      row[kTileFeatureWidth + kGenericFeatureWidth + 1] = log_feature(static_cast<double>(fused));
+      const auto share = [&](std::size_t count) { return static_cast<float>(count) / static_cast<float>(fuse_knob_count_); };
+      float* fuse = row + kTileFeatureWidth + kGenericFeatureWidth;
+      fuse[0] = share(fused);
+      fuse[1] = log_feature(static_cast<double>(fused));
+      fuse[2] = share(inlined);
+      fuse[3] = share(per_tile);
     }
   }
 }

@@ -24,7 +24,11 @@ namespace perftune {
 
 inline constexpr std::size_t kTileFeatureWidth = 3 * kMaxFeatureRank + 6;
 inline constexpr std::size_t kGenericFeatureWidth = 3 * kMaxGenericKnobs;
-inline constexpr std::size_t kAnalyticalFeatureOffset = kTileFeatureWidth + kGenericFeatureWidth + 2;
+// Fuse knobs: the share fused and its log count, then the shares placed inlined (value 1) and per
+// tile of the consumer (value 2; hardware/halide_schedule.h): a producer inlined into a dot's
+// epilogue and one computed per tile run at different speeds with the same ops fused.
+inline constexpr std::size_t kFuseFeatureWidth = 4;
+inline constexpr std::size_t kAnalyticalFeatureOffset = kTileFeatureWidth + kGenericFeatureWidth + kFuseFeatureWidth;
 inline constexpr std::size_t kConfigFeatureWidth = kAnalyticalFeatureOffset + kAnalyticalFeatureWidth;
 
 // Prepared once per (kernel, space), then used for any number of configs; cheap per config

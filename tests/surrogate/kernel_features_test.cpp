@@ -101,3 +101,28 @@ TEST_CASE("config features read tiles and generic knobs through the naming conve
   REQUIRE(mwg[2] == Approx(2.0 / 3.0));
   REQUIRE_THROWS(generic_featurizer.featurize(std::vector<Config>{Config{{64}}}, out));
 }
+
+TEST_CASE("config features tell a fused producer inlined from one computed per tile") {
+  // The same ops fused, placed two ways: Halide runs them at different speeds, so the model must
+  // see the difference (share fused, log count, share inlined, share per tile).
+  const auto corpus = testing::synthetic_corpus(1, 7);
+  const auto vocabulary = FeatureVocabulary::build(testing::pointers(corpus), 1);
+  const auto kernel = featurize_kernel(corpus[0].kernel, vocabulary);
+  const SearchSpace space({{tile_out_knob(0), {1, 16}}, {fuse_knob(0), {0, 1, 2}}, {fuse_knob(1), {0, 1, 2}}});
+  const ConfigFeaturizer featurizer(kernel, space, vocabulary);
+  const std::vector<Config> configs{Config{{16, 1, 1}}, Config{{16, 2, 2}}, Config{{16, 1, 0}}};
+  std::vector<float> out(configs.size() * kConfigFeatureWidth);
+  featurizer.featurize(configs, out);
+  const auto fuse = [&](std::size_t config, std::size_t feature) {
+    return out[config * kConfigFeatureWidth + kTileFeatureWidth + kGenericFeatureWidth + feature];
+  };
+  CHECK(fuse(0, 0) == 1.0f);
+  CHECK(fuse(1, 0) == 1.0f);
+  CHECK(fuse(0, 2) == 1.0f);  // inlined
+  CHECK(fuse(0, 3) == 0.0f);
+  CHECK(fuse(1, 2) == 0.0f);
+  CHECK(fuse(1, 3) == 1.0f);  // per tile
+  CHECK(fuse(2, 0) == 0.5f);
+  CHECK(fuse(2, 2) == 0.5f);
+  CHECK(fuse(2, 3) == 0.0f);
+}
