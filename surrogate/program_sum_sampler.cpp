@@ -23,8 +23,10 @@ GnnCostModel::State::SumGroup ProgramSampler::sample(std::size_t placements, Rng
   Program& program = programs_[uniform_index(rng, programs_.size())];
   std::vector<std::size_t> order(program.configs.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  for (std::size_t i = 0; i < std::min(placements, order.size()); ++i) std::swap(order[i], order[i + uniform_index(rng, order.size() - i)]);
-  order.resize(std::min(placements, order.size()));
+  // The first `drawn` entries of a partial Fisher-Yates shuffle: distinct placements, each equally likely.
+  const std::size_t drawn = std::min(placements, order.size());
+  for (std::size_t i = 0; i < drawn; ++i) std::swap(order[i], order[i + uniform_index(rng, order.size() - i)]);
+  order.resize(drawn);
   GnnCostModel::State::SumGroup group;
   std::map<std::pair<std::size_t, Config>, std::size_t> term_of;  // (kernel, schedule) -> group.terms
   for (std::size_t i : order) {
