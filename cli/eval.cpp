@@ -74,7 +74,9 @@ std::string format_folds(const StudyResult& result) {
 std::string fusion_breakdown(const std::string& model_name, CostModel& model, const MeasuredKernel& program) {
   const auto [configs, measured] = ok_configs(program);
   if (configs.size() < 2) return "";
-  const std::vector<double> predicted = predict_program_seconds(model, program, configs, cpu_default_tiling);
+  const std::vector<std::vector<KernelPrediction>> kernels = predict_program_kernels(model, program, configs, cpu_default_tiling);
+  std::vector<double> predicted;
+  for (const std::vector<KernelPrediction>& terms : kernels) predicted.push_back(program_seconds(terms));
   const auto pick = static_cast<std::size_t>(std::min_element(predicted.begin(), predicted.end()) - predicted.begin());
   const auto best = static_cast<std::size_t>(std::min_element(measured.begin(), measured.end()) - measured.begin());
   std::ostringstream out;
@@ -83,8 +85,7 @@ std::string fusion_breakdown(const std::string& model_name, CostModel& model, co
   for (const auto& [label, i] : {std::pair<const char*, std::size_t>{"  first pick", pick}, {"  fastest", best}}) {
     out << label << " " << program.space->to_json(configs[i]).dump() << ": measured " << 1e6 * measured[i] << " us, predicted "
         << 1e6 * predicted[i] << " us =";
-    for (const KernelPrediction& kernel : predict_program_kernels(model, program, configs[i], cpu_default_tiling))
-      out << " " << kernel.name << " " << 1e6 * kernel.seconds;
+    for (const KernelPrediction& kernel : kernels[i]) out << " " << kernel.name << " " << 1e6 * kernel.seconds;
     out << "\n";
   }
   return out.str();

@@ -66,22 +66,28 @@ class ProgramPredictor {
 
 }  // namespace
 
-std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKernel& program,
-                                            std::span<const Config> configs, const KernelTiling& tiling) {
+std::vector<std::vector<KernelPrediction>> predict_program_kernels(CostModel& model, const MeasuredKernel& program,
+                                                                   std::span<const Config> configs, const KernelTiling& tiling) {
   ProgramPredictor predictor(model, program, tiling);
-  std::vector<double> out;
+  std::vector<std::vector<KernelPrediction>> out;
   out.reserve(configs.size());
-  for (const Config& config : configs) {
-    double total = 0.0;
-    for (const KernelPrediction& kernel : predictor.kernels(config)) total += kernel.seconds;
-    out.push_back(total);
-  }
+  for (const Config& config : configs) out.push_back(predictor.kernels(config));
   return out;
 }
 
-std::vector<KernelPrediction> predict_program_kernels(CostModel& model, const MeasuredKernel& program, const Config& config,
-                                                      const KernelTiling& tiling) {
-  return ProgramPredictor(model, program, tiling).kernels(config);
+double program_seconds(const std::vector<KernelPrediction>& kernels) {
+  double total = 0.0;
+  for (const KernelPrediction& kernel : kernels) total += kernel.seconds;
+  return total;
+}
+
+std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKernel& program,
+                                            std::span<const Config> configs, const KernelTiling& tiling) {
+  std::vector<double> out;
+  out.reserve(configs.size());
+  for (const std::vector<KernelPrediction>& kernels : predict_program_kernels(model, program, configs, tiling))
+    out.push_back(program_seconds(kernels));
+  return out;
 }
 
 std::optional<ModelScores> score_fusion(CostModel& model, const MeasuredKernel& program, const KernelTiling& tiling) {

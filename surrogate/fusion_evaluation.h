@@ -21,24 +21,24 @@ std::pair<std::shared_ptr<const SearchSpace>, Config> untiled(const Kernel& kern
 // True if the kernel's space has fuse.<e> knobs only (a fusion measurement of a whole program).
 bool is_fusion_space(const MeasuredKernel& kernel);
 
-// Predicted runtime of the program under each config: partition (ir/fusion.h), then the sum of
-// exp(predicted log seconds) of its kernels in partition()'s order, each kernel built once
-// (FusedKernelCache), scheduled by `tiling` with its fused producers placed as the config places
-// them (ir/fusion_placements.h), and predicted once per distinct kernel key and schedule. Throws
-// FusionError for a config that does not partition.
-std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKernel& program,
-                                            std::span<const Config> configs, const KernelTiling& tiling);
-
 // One kernel of a program under a fusion config, and the runtime a model predicts for it.
 struct KernelPrediction {
   std::string name;
   double seconds = 0.0;
 };
 
-// The kernels predict_program_seconds sums for one config, in partition()'s order: what a model
-// thinks each kernel of a placement costs (`perftune eval --fusion-breakdown`).
-std::vector<KernelPrediction> predict_program_kernels(CostModel& model, const MeasuredKernel& program, const Config& config,
-                                                      const KernelTiling& tiling);
+// The program's kernels under each config: partition (ir/fusion.h), each kernel built once
+// (FusedKernelCache), scheduled by `tiling` with its fused producers placed as the config places
+// them (ir/fusion_placements.h), in partition()'s order with exp(predicted log seconds), predicted
+// once per distinct kernel key and schedule. What a model thinks each kernel of a placement costs
+// (`perftune eval --fusion-breakdown`). Throws FusionError for a config that does not partition.
+std::vector<std::vector<KernelPrediction>> predict_program_kernels(CostModel& model, const MeasuredKernel& program,
+                                                                   std::span<const Config> configs, const KernelTiling& tiling);
+
+// The program runtime under each config predicted as the sum of predict_program_kernels()' terms.
+double program_seconds(const std::vector<KernelPrediction>& kernels);
+std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKernel& program,
+                                            std::span<const Config> configs, const KernelTiling& tiling);
 
 // Tau, top-K slowdown and MAPE of the summed prediction over the program's successful fusion
 // measurements; nullopt with fewer than two.

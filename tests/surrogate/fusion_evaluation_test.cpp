@@ -112,11 +112,12 @@ TEST_CASE("summed predictions equal those over partition()'s kernels, each kerne
   }
   OpCountModel model;
   const auto predicted = predict_program_seconds(model, measured, configs, untiled);
+  // The breakdown `perftune eval --fusion-breakdown` prints holds the same terms, kernel by kernel.
+  const auto breakdown = predict_program_kernels(model, measured, configs, untiled);
+  REQUIRE(breakdown.size() == configs.size());
   for (std::size_t i = 0; i < fusions.size(); ++i) {
     CAPTURE(i);
-    const Config& config = configs[measured.measurements.size() + i];
-    // The breakdown `perftune eval --fusion-breakdown` prints holds the same terms, kernel by kernel.
-    const std::vector<KernelPrediction> terms = predict_program_kernels(model, measured, config, untiled);
+    const std::vector<KernelPrediction>& terms = breakdown[measured.measurements.size() + i];
     const auto kernels = partition(program, fusions[i]).kernels;
     REQUIRE(terms.size() == kernels.size());
     double expected = 0.0;
