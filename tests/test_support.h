@@ -1,8 +1,9 @@
 #pragma once
 // Paths and data lookup shared by the tests.
-#include <cstdlib>
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -34,8 +35,14 @@ inline int count_processes_with(const std::string& marker) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos || name == self) continue;
-    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Read with read(2), not an ifstream: a process that exits between open and read makes the read
+    // fail with ESRCH, which libstdc++'s filebuf turns into an exception; here it is just gone.
+    const int fd = ::open((entry.path() / "cmdline").c_str(), O_RDONLY);
+    if (fd < 0) continue;
+    std::string cmdline;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) cmdline.append(buffer, static_cast<size_t>(n));
+    ::close(fd);
     if (cmdline.find(marker) != std::string::npos) ++count;
   }
   return count;
