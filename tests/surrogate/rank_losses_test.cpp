@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "surrogate/rank_losses.h"
+#include "surrogate/training/rank_losses.h"
 
 using namespace perftune;
 

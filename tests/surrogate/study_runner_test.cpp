@@ -9,7 +9,7 @@
 #include "ir/knob_roles.h"
 #include "ir/program_json.h"
 #include "ir/record_log.h"
-#include "surrogate/study_runner.h"
+#include "surrogate/evaluation/study_runner.h"
 #include "synthetic_kernels.h"
 #include "test_support.h"
 
