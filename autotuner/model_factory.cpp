@@ -8,8 +8,8 @@
 #include "ir/input_error.h"
 #include "ir/source.h"
 #include "surrogate/analytical/analytical_model.h"
-#include "surrogate/transfer/flat_prior.h"
 #include "surrogate/learned_model.h"
+#include "surrogate/transfer/flat_prior.h"
 #include "surrogate/transfer/recorded_model.h"
 #include "surrogate/transfer/target_residual.h"
 

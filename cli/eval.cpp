@@ -12,7 +12,7 @@
 #include "cli/command.h"
 #include "cli/cpu_tiling.h"
 #include "surrogate/fusion/fusion_evaluation.h"
-#include "surrogate/evaluation/study_runner.h"
+#include "surrogate/study/study_runner.h"
 #include "surrogate/training/torch_threads.h"
 
 namespace perftune::cli {

@@ -15,7 +15,7 @@
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "surrogate/fusion/fusion_evaluation.h"
-#include "surrogate/evaluation/study_runner.h"
+#include "surrogate/study/study_runner.h"
 
 namespace perftune {
 

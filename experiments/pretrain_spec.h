@@ -12,7 +12,7 @@
 
 #include "ir/json_view.h"
 #include "surrogate/gnn/gnn_params.h"
-#include "surrogate/training/train_options.h"
+#include "surrogate/gnn/train_options.h"
 
 namespace perftune {
 

@@ -7,8 +7,8 @@
 #include <unordered_map>
 
 #include "ir/fusion.h"
+#include "surrogate/analytical/placement_work.h"
 #include "surrogate/fusion/fused_kernel_cache.h"
-#include "surrogate/fusion/placement_work.h"
 
 namespace perftune {
 

@@ -53,8 +53,8 @@
 
 #include "ir/device_spec.h"
 #include "ir/knob_roles.h"
-#include "surrogate/cost_model.h"
 #include "surrogate/analytical/op_cost.h"
+#include "surrogate/cost_model.h"
 
 namespace perftune {
 

@@ -6,10 +6,10 @@
 #include <set>
 #include <stdexcept>
 
+#include "surrogate/evaluation/model_evaluation.h"
 #include "surrogate/features/config_features.h"
 #include "surrogate/gnn/gnn_state.h"
-#include "surrogate/evaluation/model_evaluation.h"
-#include "surrogate/training/rank_losses.h"
+#include "surrogate/gnn/rank_losses.h"
 
 namespace perftune {
 

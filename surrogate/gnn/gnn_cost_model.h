@@ -9,7 +9,7 @@
 #include "surrogate/cost_model.h"
 #include "surrogate/features/feature_vocabulary.h"
 #include "surrogate/gnn/gnn_params.h"
-#include "surrogate/training/train_options.h"
+#include "surrogate/gnn/train_options.h"
 
 namespace perftune {
 

@@ -10,8 +10,8 @@
 // batched as [nodes, configs, width] so neighbour sums are one gather/scatter for all configs).
 #include <torch/torch.h>
 
-#include "surrogate/gnn/gnn_params.h"
 #include "surrogate/features/kernel_features.h"
+#include "surrogate/gnn/gnn_params.h"
 
 namespace perftune {
 

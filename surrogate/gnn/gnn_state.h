@@ -49,7 +49,7 @@ struct GnnCostModel::State {
   std::deque<ReplayEntry> replay;
   bool trained = false;  // false until a training step or a checkpoint load set the weights
   // Hybrid: predict() gives analytical + correction_scale * (ensemble mean - analytical) in log
-  // seconds (surrogate/training/correction_shrinkage.h); 1 leaves the ensemble's prediction as it is.
+  // seconds (surrogate/gnn/correction_shrinkage.h); 1 leaves the ensemble's prediction as it is.
   double correction_scale = 1.0;
   std::recursive_mutex mutex;
   std::unordered_map<std::string, GraphTensors> graphs;  // by kernel key

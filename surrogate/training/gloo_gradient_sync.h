@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "distributed/ranks.h"
-#include "surrogate/training/gradient_sync.h"
+#include "surrogate/gnn/gradient_sync.h"
 
 namespace perftune {
 

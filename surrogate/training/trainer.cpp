@@ -9,11 +9,11 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "surrogate/training/correction_shrinkage.h"
-#include "surrogate/gnn/gnn_state.h"
 #include "surrogate/evaluation/model_evaluation.h"
-#include "surrogate/fusion/program_sum_sampler.h"
 #include "surrogate/evaluation/ranking_metrics.h"
+#include "surrogate/gnn/correction_shrinkage.h"
+#include "surrogate/gnn/gnn_state.h"
+#include "surrogate/training/program_sum_sampler.h"
 
 namespace perftune {
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "ir/corpus.h"
-#include "surrogate/gnn/gnn_cost_model.h"
 #include "surrogate/fusion/program_kernels.h"
+#include "surrogate/gnn/gnn_cost_model.h"
 
 namespace perftune {
 

@@ -8,8 +8,8 @@
 #include "ir/knob_roles.h"
 #include "ir/program_json.h"
 #include "ir/source.h"
-#include "surrogate/evaluation/ranking_metrics.h"
 #include "op_builders.h"
+#include "surrogate/evaluation/ranking_metrics.h"
 #include "test_support.h"
 
 namespace perftune {

@@ -1,6 +1,6 @@
 // The analytical model's view of producer placements inside a multi-op kernel: inlining a
 // reduction into a broadcast recomputes it per element; placing it at root costs a round trip.
-#include "surrogate/fusion/placement_work.h"
+#include "surrogate/analytical/placement_work.h"
 
 #include "ir/json_view.h"
 #include "ir/knob_roles.h"

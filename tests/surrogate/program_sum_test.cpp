@@ -5,10 +5,10 @@
 #include <sstream>
 
 #include "ir/source.h"
+#include "surrogate/evaluation/ranking_metrics.h"
 #include "surrogate/fusion/fusion_evaluation.h"
 #include "surrogate/gnn/gnn_state.h"
-#include "surrogate/fusion/program_sum_sampler.h"
-#include "surrogate/evaluation/ranking_metrics.h"
+#include "surrogate/training/program_sum_sampler.h"
 #include "surrogate/training/trainer.h"
 #include "synthetic_kernels.h"
 #include "test_support.h"

@@ -4,8 +4,8 @@
 #include <sstream>
 
 #include "surrogate/analytical/analytical_model.h"
-#include "surrogate/gnn/gnn_state.h"
 #include "surrogate/evaluation/ranking_metrics.h"
+#include "surrogate/gnn/gnn_state.h"
 #include "surrogate/training/trainer.h"
 #include "synthetic_kernels.h"
 #include "test_support.h"

@@ -3,7 +3,7 @@
 // targets measured log seconds. Only successful measurements enter a group.
 #include <torch/torch.h>
 
-#include "surrogate/training/train_options.h"
+#include "surrogate/gnn/train_options.h"
 
 namespace perftune {
 

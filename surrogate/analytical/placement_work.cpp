@@ -1,4 +1,4 @@
-#include "surrogate/fusion/placement_work.h"
+#include "surrogate/analytical/placement_work.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "surrogate/fusion/program_sum_sampler.h"
+#include "surrogate/training/program_sum_sampler.h"
 
 #include <algorithm>
 #include <cmath>

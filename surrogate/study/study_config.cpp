@@ -1,4 +1,4 @@
-#include "surrogate/evaluation/study_config.h"
+#include "surrogate/study/study_config.h"
 
 #include <algorithm>
 #include <filesystem>

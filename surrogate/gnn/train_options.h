@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/json_view.h"
-#include "surrogate/training/gradient_sync.h"
+#include "surrogate/gnn/gradient_sync.h"
 
 namespace perftune {
 
@@ -69,13 +69,13 @@ struct TrainOptions {
   std::string epoch_selection = "member";
   // Hybrid only: factors in [0, 1] for the learned correction, chosen (with the shared epoch) on
   // the pooled validation kernels by tau - select_top1_weight * top-1 slowdown; the model then
-  // predicts analytical + factor * (learned - analytical) (surrogate/training/correction_shrinkage.h).
+  // predicts analytical + factor * (learned - analytical) (surrogate/gnn/correction_shrinkage.h).
   // Empty: no shrinkage (factor 1).
   std::vector<double> correction_scales;
   // How the pooled choice above (and epoch selection "shared") weights each validation kernel:
   // "uniform" (each counts once), "log_configs" (ln of its config count: a 2-config kernel's top-1
   // is a coin flip, a 579-config kernel's is what a tuner pays for) or "configs" (its count).
-  // surrogate/training/correction_shrinkage.h, kernel_selection_weight.
+  // surrogate/gnn/correction_shrinkage.h, kernel_selection_weight.
   std::string select_kernel_weight = "uniform";
   // Networks trained with different seeds (member m: seed mixed with m; member 0 uses `seed` itself),
   // each keeping its own validation-selected epoch; the model predicts their mean log seconds.
@@ -90,7 +90,7 @@ struct TrainOptions {
   int update_steps = 8;
   int replay_kernels = 16;            // most recently updated kernels kept for replay
   int replay_configs = 512;           // measurements kept per kernel in the replay buffer
-  // Data-parallel ranks (surrogate/training/gradient_sync.h) for offline training; not part of the JSON.
+  // Data-parallel ranks (surrogate/gnn/gradient_sync.h) for offline training; not part of the JSON.
   GradientSync* gradient_sync = nullptr;
 
   // "ensemble", "validation", "epoch_selection", "correction_scales", "select_kernel_weight", the

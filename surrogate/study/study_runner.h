@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "surrogate/training/data_split.h"
+#include "surrogate/evaluation/model_evaluation.h"
 #include "surrogate/fusion/fusion_evaluation.h"
 #include "surrogate/gnn/gnn_cost_model.h"
-#include "surrogate/evaluation/model_evaluation.h"
-#include "surrogate/evaluation/study_config.h"
+#include "surrogate/study/study_config.h"
+#include "surrogate/training/data_split.h"
 #include "surrogate/training/trainer.h"
 
 namespace perftune {

@@ -1,8 +1,8 @@
-#include "surrogate/training/train_options.h"
+#include "surrogate/gnn/train_options.h"
 
 #include <algorithm>
 
-#include "surrogate/training/correction_shrinkage.h"
+#include "surrogate/gnn/correction_shrinkage.h"
 #include "surrogate/json_fields.h"
 
 namespace perftune {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "ir/random.h"
-#include "surrogate/gnn/gnn_state.h"
 #include "surrogate/fusion/program_kernels.h"
+#include "surrogate/gnn/gnn_state.h"
 
 namespace perftune {
 

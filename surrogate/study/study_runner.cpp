@@ -1,4 +1,4 @@
-#include "surrogate/evaluation/study_runner.h"
+#include "surrogate/study/study_runner.h"
 
 #include <algorithm>
 #include <chrono>

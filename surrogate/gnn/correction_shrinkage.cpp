@@ -1,4 +1,4 @@
-#include "surrogate/training/correction_shrinkage.h"
+#include "surrogate/gnn/correction_shrinkage.h"
 
 #include <algorithm>
 #include <cmath>

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "surrogate/training/data_split.h"
 #include "surrogate/gnn/gnn_params.h"
-#include "surrogate/training/train_options.h"
+#include "surrogate/gnn/train_options.h"
+#include "surrogate/training/data_split.h"
 
 namespace perftune {
 

@@ -1,4 +1,4 @@
-#include "surrogate/training/rank_losses.h"
+#include "surrogate/gnn/rank_losses.h"
 
 namespace perftune {
 
