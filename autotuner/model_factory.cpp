@@ -7,11 +7,11 @@
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/source.h"
-#include "surrogate/analytical_model.h"
-#include "surrogate/flat_prior.h"
+#include "surrogate/analytical/analytical_model.h"
 #include "surrogate/learned_model.h"
-#include "surrogate/recorded_model.h"
-#include "surrogate/target_residual.h"
+#include "surrogate/transfer/flat_prior.h"
+#include "surrogate/transfer/recorded_model.h"
+#include "surrogate/transfer/target_residual.h"
 
 namespace perftune {
 

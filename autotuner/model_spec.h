@@ -12,15 +12,15 @@
 //                                             each a prior column of one residual, which learns on
 //                                             the target how much to trust each (needs "residual")
 //   {"type": "recorded", "sources": [PATH, ...]}  a reference, not a model: each config's time as
-//                                             recorded on other devices (surrogate/recorded_model.h),
+//                                             recorded on other devices (surrogate/transfer/recorded_model.h),
 //                                             e.g. to bound what learned priors could give; several
 //                                             need "residual"
 //   {"type": "gaussian_process", "residual": {...}}  no prior data: Bayesian optimization on the
 //                                             target's own measurements (the residual over a flat
-//                                             prior, surrogate/flat_prior.h), its first batch
+//                                             prior, surrogate/transfer/flat_prior.h), its first batch
 //                                             space-filling (TargetResidualOptions::space_filling_start)
 //   a learned or recorded model may add "residual": {"fine_tune_prior": false, "exploration": 0}: the tuner's
-//   measurements fit a Gaussian-process correction of it (surrogate/target_residual.h), searched by
+//   measurements fit a Gaussian-process correction of it (surrogate/transfer/target_residual.h), searched by
 //   its mean minus `exploration` standard deviations; the model itself stays as trained unless
 //   fine_tune_prior. "batch": "thompson" (default "top") chooses each round's batch by batch
 //   Thompson sampling over the priors' weights, among "batch_pool" (default 10) proposals per slot

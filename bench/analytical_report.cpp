@@ -22,12 +22,12 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/data_path.h"
+#include "ir/device_spec.h"
 #include "ir/fusion.h"
 #include "ir/knob_roles.h"
-#include "ir/device_spec.h"
 #include "ir/source.h"
-#include "surrogate/analytical_model.h"
-#include "surrogate/ranking_metrics.h"
+#include "surrogate/analytical/analytical_model.h"
+#include "surrogate/evaluation/ranking_metrics.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // fusion_scoring_bench: what scoring one fusion config of a program costs, the way the CPU fusion
-// study (perftune eval, surrogate/fusion_evaluation.h) and a fusion search (the analytical model
+// study (perftune eval, surrogate/fusion/fusion_evaluation.h) and a fusion search (the analytical model
 // on a fusion space) do it. Each figure is printed next to the scoring before the fused-kernel
-// cache (surrogate/fused_kernel_cache.h), reproduced here from its public parts: partition() of
+// cache (surrogate/fusion/fused_kernel_cache.h), reproduced here from its public parts: partition() of
 // the whole program per config, each distinct kernel estimated once per call. Not part of ctest.
 //
 //   build/bench/fusion_scoring_bench [--configs N] [--repeats R] [--spec configs/hardware/host.json]
@@ -31,8 +31,8 @@
 #include "ir/fusion.h"
 #include "ir/knob_roles.h"
 #include "ir/program_json.h"
-#include "surrogate/analytical_model.h"
-#include "surrogate/fusion_evaluation.h"
+#include "surrogate/analytical/analytical_model.h"
+#include "surrogate/fusion/fusion_evaluation.h"
 
 namespace perftune {
 namespace {

@@ -22,9 +22,9 @@
 #include "ir/device_spec.h"
 #include "ir/knob_roles.h"
 #include "ir/random.h"
-#include "surrogate/gnn_cost_model.h"
-#include "surrogate/torch_threads.h"
-#include "surrogate/trainer.h"
+#include "surrogate/gnn/gnn_cost_model.h"
+#include "surrogate/training/torch_threads.h"
+#include "surrogate/training/trainer.h"
 
 using namespace perftune;
 

@@ -1,4 +1,4 @@
-// residual_bench: what the GP residual (surrogate/target_residual.h) costs per tuning round, as
+// residual_bench: what the GP residual (surrogate/transfer/target_residual.h) costs per tuning round, as
 // gpu_transfer runs it: three frozen priors, rounds of 10 measurements up to 200, on a 10-knob
 // space shaped like Kernel Tuner's convolution (16 x 5 x 4 x 4 x 2 x 2 x 2 x 2). Per round: one
 // update() (the refit: the length-scale x noise grid, and with relevances two sweeps of
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "ir/random.h"
-#include "surrogate/target_residual.h"
+#include "surrogate/transfer/target_residual.h"
 
 namespace perftune {
 namespace {

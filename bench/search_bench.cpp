@@ -23,7 +23,7 @@
 #include "search/cached_cost_model.h"
 #include "search/evolutionary_search.h"
 #include "search/simulated_annealing.h"
-#include "surrogate/analytical_model.h"
+#include "surrogate/analytical/analytical_model.h"
 
 namespace perftune {
 namespace {

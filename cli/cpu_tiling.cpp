@@ -2,7 +2,7 @@
 
 #include "hardware/halide_schedule.h"
 #include "hardware/op_semantics.h"
-#include "surrogate/fusion_evaluation.h"
+#include "surrogate/fusion/fusion_evaluation.h"
 
 namespace perftune::cli {
 

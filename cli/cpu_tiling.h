@@ -11,7 +11,7 @@
 namespace perftune::cli {
 
 // The Halide backend's schedule for a kernel inside a fused program, with its schedule space;
-// untiled when the backend cannot lower the kernel. A surrogate/fusion_evaluation.h KernelTiling.
+// untiled when the backend cannot lower the kernel. A surrogate/fusion/fusion_evaluation.h KernelTiling.
 std::pair<std::shared_ptr<const SearchSpace>, Config> cpu_default_tiling(const Kernel& kernel);
 
 }  // namespace perftune::cli

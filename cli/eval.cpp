@@ -11,9 +11,9 @@
 
 #include "cli/command.h"
 #include "cli/cpu_tiling.h"
-#include "surrogate/fusion_evaluation.h"
-#include "surrogate/study_runner.h"
-#include "surrogate/torch_threads.h"
+#include "surrogate/fusion/fusion_evaluation.h"
+#include "surrogate/study/study_runner.h"
+#include "surrogate/training/torch_threads.h"
 
 namespace perftune::cli {
 namespace {

@@ -21,7 +21,7 @@
 #include "experiments/scheduler_comparison.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
-#include "surrogate/torch_threads.h"
+#include "surrogate/training/torch_threads.h"
 
 namespace perftune::cli {
 namespace {

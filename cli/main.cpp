@@ -6,7 +6,7 @@
 
 #include "cli/command.h"
 #include "distributed/ranks.h"
-#include "surrogate/torch_threads.h"
+#include "surrogate/training/torch_threads.h"
 
 namespace perftune::cli {
 

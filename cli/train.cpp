@@ -5,10 +5,10 @@
 
 #include "cli/command.h"
 #include "distributed/ranks.h"
-#include "surrogate/gloo_gradient_sync.h"
-#include "surrogate/torch_threads.h"
 #include "ir/input_error.h"
-#include "surrogate/study_runner.h"
+#include "surrogate/study/study_runner.h"
+#include "surrogate/training/gloo_gradient_sync.h"
+#include "surrogate/training/torch_threads.h"
 
 namespace perftune::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include "cli/command.h"
 #include "distributed/ranks.h"
 #include "hardware/rank_spread_backend.h"
-#include "surrogate/torch_threads.h"
+#include "surrogate/training/torch_threads.h"
 
 namespace perftune::cli {
 namespace {

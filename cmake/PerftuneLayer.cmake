@@ -1,7 +1,12 @@
-# perftune_layer(NAME DEPS ...): a static library made of every .cpp in the calling folder.
+# perftune_layer(NAME DEPS ...): a static library made of every .cpp in the calling folder and in
+# the concept folders the caller lists in PERFTUNE_LAYER_CONCEPTS (surrogate/gnn, surrogate/fusion...).
 # Globbing (with CONFIGURE_DEPENDS) keeps "one concept per file" cheap: adding a file needs no edit here.
 function(perftune_layer name)
-  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  set(patterns ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  foreach(concept ${PERFTUNE_LAYER_CONCEPTS})
+    list(APPEND patterns ${CMAKE_CURRENT_SOURCE_DIR}/${concept}/*.cpp)
+  endforeach()
+  file(GLOB sources CONFIGURE_DEPENDS ${patterns})
   if(NOT sources)
     set(sources ${CMAKE_SOURCE_DIR}/cmake/empty.cpp)
   endif()

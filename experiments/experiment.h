@@ -55,7 +55,7 @@ struct ExperimentStrategy {
   // Set for a "pretrain" model: each run gets {"type": "learned", "checkpoint": the space's model}.
   std::optional<PretrainSpec> pretrain;
   // A reference model {"type": "recorded", "sources": "other_devices", ...}: each run's model reads
-  // the recordings of its space's kernel on the experiment's other devices (surrogate/recorded_model.h).
+  // the recordings of its space's kernel on the experiment's other devices (surrogate/transfer/recorded_model.h).
   bool recorded_other_devices = false;
 
   // Whether each run's model names its space's sources (per-source priors, recorded references),

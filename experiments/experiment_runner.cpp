@@ -33,7 +33,7 @@
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "ir/source.h"
-#include "surrogate/torch_threads.h"
+#include "surrogate/training/torch_threads.h"
 
 namespace perftune {
 

@@ -14,8 +14,8 @@
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
-#include "surrogate/fusion_evaluation.h"
-#include "surrogate/study_runner.h"
+#include "surrogate/fusion/fusion_evaluation.h"
+#include "surrogate/study/study_runner.h"
 
 namespace perftune {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The model study: several EVAL.json studies (configs/eval/*.json) run one after the other through
-// the same study runner as `perftune eval` (surrogate/study_runner.h), their tables gathered into
+// the same study runner as `perftune eval` (surrogate/study/study_runner.h), their tables gathered into
 // one summary with the predictions behind them, for the scatter and per-kernel tau plots.
 //
 //   {"name": "model_study", "description": "...",
@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "surrogate/fusion_evaluation.h"
+#include "surrogate/fusion/fusion_evaluation.h"
 
 namespace perftune {
 

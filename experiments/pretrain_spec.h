@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/json_view.h"
-#include "surrogate/gnn_params.h"
-#include "surrogate/train_options.h"
+#include "surrogate/gnn/gnn_params.h"
+#include "surrogate/gnn/train_options.h"
 
 namespace perftune {
 

@@ -3,9 +3,9 @@
 #include <filesystem>
 
 #include "ir/input_error.h"
-#include "surrogate/analytical_model.h"
-#include "surrogate/gnn_cost_model.h"
-#include "surrogate/trainer.h"
+#include "surrogate/analytical/analytical_model.h"
+#include "surrogate/gnn/gnn_cost_model.h"
+#include "surrogate/training/trainer.h"
 
 namespace perftune {
 

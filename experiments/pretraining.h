@@ -2,7 +2,7 @@
 // Pre-training inside an experiment: a strategy whose model section reads
 //   {"type": "learned", "pretrain": {"params": "../models/generic_knobs.json",
 //                                    "train": {...TrainOptions...}, "on": "other_devices"}}
-// is tuned, on each space S, with a GNN trained (as `perftune train` trains: surrogate/trainer.h)
+// is tuned, on each space S, with a GNN trained (as `perftune train` trains: surrogate/training/trainer.h)
 // on every other space of the experiment that holds the same kernel (same kernel name, so gemm/*
 // with gemm/*) measured on another device than S. S itself never enters its own model's training.
 // One checkpoint per (space, pretrain section), shared by every seed and strategy using it, at

@@ -7,7 +7,7 @@
 
 #include "fuzz/scratch_file.h"
 #include "ir/input_error.h"
-#include "surrogate/study_config.h"
+#include "surrogate/study/study_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string path = perftune::fuzz::write_scratch_file(data, size, "study", ".json");

@@ -34,7 +34,7 @@ enum class TileKnobUnits {
   // minor-most dimension in units of vector_tile[1] (128 lanes), the second minor-most in units
   // of vector_tile[0] (8 sublanes), every other dimension in elements; a rank-1 shape in units of
   // one full vreg (8 x 128 = 1024 elements). Established from op_tuning_data.pb, see
-  // surrogate/analytical_model.h.
+  // surrogate/analytical/analytical_model.h.
   kLayoutTiles,
 };
 

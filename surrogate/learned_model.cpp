@@ -1,6 +1,6 @@
 #include "surrogate/learned_model.h"
 
-#include "surrogate/gnn_cost_model.h"
+#include "surrogate/gnn/gnn_cost_model.h"
 
 namespace perftune {
 

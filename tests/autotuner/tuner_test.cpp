@@ -20,8 +20,8 @@
 #include "search/simulated_annealing.h"
 #include "search/small_strategies.h"
 #include "search/toy_cost_model.h"
-#include "surrogate/flat_prior.h"
-#include "surrogate/target_residual.h"
+#include "surrogate/transfer/flat_prior.h"
+#include "surrogate/transfer/target_residual.h"
 #include "test_support.h"
 
 namespace perftune {

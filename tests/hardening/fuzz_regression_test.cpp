@@ -8,7 +8,7 @@
 #include "ir/json_view.h"
 #include "ir/record_log.h"
 #include "ir/source.h"
-#include "surrogate/study_config.h"
+#include "surrogate/study/study_config.h"
 #include "test_support.h"
 
 namespace perftune {

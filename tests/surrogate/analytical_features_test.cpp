@@ -1,4 +1,4 @@
-#include "surrogate/analytical_features.h"
+#include "surrogate/analytical/analytical_features.h"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "surrogate/analytical_model.h"
+#include "surrogate/analytical/analytical_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +8,8 @@
 #include "ir/knob_roles.h"
 #include "ir/program_json.h"
 #include "ir/source.h"
-#include "surrogate/ranking_metrics.h"
 #include "op_builders.h"
+#include "surrogate/evaluation/ranking_metrics.h"
 #include "test_support.h"
 
 namespace perftune {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "surrogate/cholesky.h"
+#include "surrogate/transfer/cholesky.h"
 
 using namespace perftune;
 

@@ -1,4 +1,4 @@
-#include "surrogate/correction_shrinkage.h"
+#include "surrogate/gnn/correction_shrinkage.h"
 
 #include <cmath>
 #include <stdexcept>

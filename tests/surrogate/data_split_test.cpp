@@ -7,8 +7,8 @@
 #include "ir/input_error.h"
 #include "ir/knob_roles.h"
 #include "ir/program_json.h"
-#include "surrogate/data_split.h"
-#include "surrogate/fusion_evaluation.h"
+#include "surrogate/fusion/fusion_evaluation.h"
+#include "surrogate/training/data_split.h"
 #include "synthetic_kernels.h"
 #include "test_support.h"
 

@@ -3,7 +3,7 @@
 #include "ir/program_json.h"
 #include "ir/random.h"
 #include "op_builders.h"
-#include "surrogate/fused_kernel_cache.h"
+#include "surrogate/fusion/fused_kernel_cache.h"
 #include "test_support.h"
 
 using namespace perftune;

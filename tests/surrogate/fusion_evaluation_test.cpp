@@ -6,8 +6,8 @@
 #include "ir/fusion.h"
 #include "ir/knob_roles.h"
 #include "ir/program_json.h"
-#include "surrogate/fusion_evaluation.h"
-#include "surrogate/trainer.h"
+#include "surrogate/fusion/fusion_evaluation.h"
+#include "surrogate/training/trainer.h"
 #include "synthetic_kernels.h"
 #include "test_support.h"
 

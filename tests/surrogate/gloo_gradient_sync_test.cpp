@@ -1,11 +1,11 @@
 // Data-parallel training over c10d gloo (two ranks played by threads, real gloo sockets): each rank
 // computes its share of a batch and the all-reduce gives every rank the gradients one process
 // computes on the whole batch.
-#include "surrogate/gloo_gradient_sync.h"
+#include "surrogate/training/gloo_gradient_sync.h"
 
 #include <thread>
 
-#include "surrogate/gnn_state.h"
+#include "surrogate/gnn/gnn_state.h"
 #include "synthetic_kernels.h"
 #include "thread_ranks.h"
 // After libtorch: c10's logging defines a CHECK of its own, which would replace Catch's.

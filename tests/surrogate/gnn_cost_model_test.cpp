@@ -4,9 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include "ir/input_error.h"
-#include "surrogate/analytical_model.h"
+#include "surrogate/analytical/analytical_model.h"
 #include "surrogate/learned_model.h"
-#include "surrogate/trainer.h"
+#include "surrogate/training/trainer.h"
 #include "synthetic_kernels.h"
 #include "test_support.h"
 

@@ -2,9 +2,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "surrogate/config_features.h"
-#include "surrogate/feature_cache.h"
-#include "surrogate/kernel_features.h"
+#include "surrogate/features/config_features.h"
+#include "surrogate/features/feature_cache.h"
+#include "surrogate/features/kernel_features.h"
 #include "synthetic_kernels.h"
 
 using namespace perftune;

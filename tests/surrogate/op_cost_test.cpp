@@ -1,4 +1,4 @@
-#include "surrogate/op_cost.h"
+#include "surrogate/analytical/op_cost.h"
 
 #include <memory>
 

@@ -1,12 +1,12 @@
 // The analytical model's view of producer placements inside a multi-op kernel: inlining a
 // reduction into a broadcast recomputes it per element; placing it at root costs a round trip.
-#include "surrogate/placement_work.h"
+#include "surrogate/analytical/placement_work.h"
 
 #include "ir/json_view.h"
 #include "ir/knob_roles.h"
 #include "ir/program_json.h"
 #include "ir/search_space.h"
-#include "surrogate/analytical_model.h"
+#include "surrogate/analytical/analytical_model.h"
 #include "test_support.h"
 
 using namespace perftune;

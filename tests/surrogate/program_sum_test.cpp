@@ -5,11 +5,11 @@
 #include <sstream>
 
 #include "ir/source.h"
-#include "surrogate/fusion_evaluation.h"
-#include "surrogate/gnn_state.h"
-#include "surrogate/program_sum_sampler.h"
-#include "surrogate/ranking_metrics.h"
-#include "surrogate/trainer.h"
+#include "surrogate/evaluation/ranking_metrics.h"
+#include "surrogate/fusion/fusion_evaluation.h"
+#include "surrogate/gnn/gnn_state.h"
+#include "surrogate/training/program_sum_sampler.h"
+#include "surrogate/training/trainer.h"
 #include "synthetic_kernels.h"
 #include "test_support.h"
 

@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "surrogate/rank_losses.h"
+#include "surrogate/gnn/rank_losses.h"
 
 using namespace perftune;
 

@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "surrogate/ranking_metrics.h"
+#include "surrogate/evaluation/ranking_metrics.h"
 
 using namespace perftune;
 

@@ -1,6 +1,6 @@
-// The recorded-times reference (surrogate/recorded_model.h): the source device's own times, matched
+// The recorded-times reference (surrogate/transfer/recorded_model.h): the source device's own times, matched
 // by knob name, with failed configs as slow as the slowest and unrecorded ones at the median.
-#include "surrogate/recorded_model.h"
+#include "surrogate/transfer/recorded_model.h"
 
 #include <cmath>
 #include <memory>

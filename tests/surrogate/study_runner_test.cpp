@@ -4,12 +4,12 @@
 
 #include <catch2/catch.hpp>
 
-#include "ir/input_error.h"
 #include "ir/fusion.h"
+#include "ir/input_error.h"
 #include "ir/knob_roles.h"
 #include "ir/program_json.h"
 #include "ir/record_log.h"
-#include "surrogate/study_runner.h"
+#include "surrogate/study/study_runner.h"
 #include "synthetic_kernels.h"
 #include "test_support.h"
 

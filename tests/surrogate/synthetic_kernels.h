@@ -11,7 +11,7 @@
 #include "ir/fusion.h"
 #include "ir/knob_roles.h"
 #include "ir/random.h"
-#include "surrogate/gnn_params.h"
+#include "surrogate/gnn/gnn_params.h"
 
 namespace perftune::testing {
 

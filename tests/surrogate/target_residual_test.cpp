@@ -1,8 +1,8 @@
-// The prior corrected by the target's measurements (surrogate/target_residual.h), on a 16 x 16
+// The prior corrected by the target's measurements (surrogate/transfer/target_residual.h), on a 16 x 16
 // product space whose true log runtime is a smooth bowl: a prior that is right up to a constant
 // keeps its weight, one that ranks backwards is switched off and the residual learns the target,
 // failures count as slow, and the prior learns only when asked to.
-#include "surrogate/target_residual.h"
+#include "surrogate/transfer/target_residual.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include "ir/random.h"
-#include "surrogate/ranking_metrics.h"
+#include "surrogate/evaluation/ranking_metrics.h"
 
 namespace perftune {
 namespace {

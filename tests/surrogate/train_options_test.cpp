@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "ir/input_error.h"
-#include "surrogate/train_options.h"
+#include "surrogate/gnn/train_options.h"
 
 using namespace perftune;
 

@@ -3,10 +3,10 @@
 #include <set>
 #include <sstream>
 
-#include "surrogate/analytical_model.h"
-#include "surrogate/gnn_state.h"
-#include "surrogate/ranking_metrics.h"
-#include "surrogate/trainer.h"
+#include "surrogate/analytical/analytical_model.h"
+#include "surrogate/evaluation/ranking_metrics.h"
+#include "surrogate/gnn/gnn_state.h"
+#include "surrogate/training/trainer.h"
 #include "synthetic_kernels.h"
 #include "test_support.h"
 // After libtorch: c10's logging defines a CHECK of its own, which would replace Catch's.

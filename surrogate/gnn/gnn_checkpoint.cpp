@@ -1,0 +1,136 @@
+// GnnCostModel::save / load: torch::save of the weights plus a JSON file beside them that stamps
+// the feature-schema version and carries everything needed to featurize as in training
+// (Halide's habit of signing weight files with the schema they were trained for).
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "ir/file_io.h"
+#include "ir/input_error.h"
+#include "ir/json_view.h"
+#include "surrogate/gnn/gnn_cost_model.h"
+#include "surrogate/gnn/gnn_state.h"
+
+namespace perftune {
+
+namespace {
+
+constexpr const char* kCheckpointFormat = "perftune-gnn-checkpoint";
+
+// A one-member model writes its weights as torch::save(model) always did, so checkpoints from
+// before ensembles load unchanged; an ensemble writes one archive holding a sub-archive per member.
+std::string member_key(std::size_t member) { return "member" + std::to_string(member); }
+
+std::string weights_path_for(const std::string& checkpoint) {
+  return std::filesystem::path(checkpoint).replace_extension(".pt").string();
+}
+
+// Parameter and buffer shapes by name; an ensemble's names are prefixed with the member's archive key.
+std::map<std::string, std::vector<std::int64_t>> tensor_shapes(const std::vector<EnsembleMember>& members) {
+  std::map<std::string, std::vector<std::int64_t>> shapes;
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    const std::string prefix = members.size() == 1 ? "" : member_key(m) + ".";
+    for (const auto& item : members[m].model->named_parameters()) shapes[prefix + item.key()] = item.value().sizes().vec();
+    for (const auto& item : members[m].model->named_buffers()) shapes[prefix + item.key()] = item.value().sizes().vec();
+  }
+  return shapes;
+}
+
+}  // namespace
+
+void GnnCostModel::save(const std::string& checkpoint, const nlohmann::ordered_json& extra) const {
+  std::lock_guard lock(state_->mutex);
+  const std::filesystem::path path(checkpoint);
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  const std::string weights = weights_path_for(checkpoint);
+  try {
+    const auto& members = state_->members;
+    if (members.size() == 1) {
+      torch::save(members.front().model, weights);
+    } else {
+      torch::serialize::OutputArchive archive;
+      for (std::size_t m = 0; m < members.size(); ++m) {
+        torch::serialize::OutputArchive member;
+        members[m].model->save(member);
+        archive.write(member_key(m), member);
+      }
+      archive.save_to(weights);
+    }
+  } catch (const c10::Error& error) {
+    throw std::runtime_error(weights + ": cannot write the weights: " + error.what_without_backtrace());
+  }
+  nlohmann::ordered_json json;
+  json["format"] = kCheckpointFormat;
+  json["feature_schema_version"] = kFeatureSchemaVersion;
+  json["weights"] = std::filesystem::path(weights).filename().string();
+  json["params"] = state_->params.to_json();
+  json["train"] = state_->options.to_json();
+  json["vocabulary"] = state_->vocabulary.to_json();
+  // Written only when shrunk, so checkpoints from before the factor existed read as factor 1.
+  if (state_->correction_scale != 1.0) json["correction_scale"] = state_->correction_scale;
+  if (!extra.is_null()) json["extra"] = extra;
+  std::ofstream out(checkpoint);
+  out << json.dump(2) << "\n";
+  if (!out) throw std::runtime_error(checkpoint + ": cannot write the checkpoint");
+}
+
+std::unique_ptr<GnnCostModel> GnnCostModel::load(const std::string& checkpoint) {
+  // A file that is no checkpoint at all (the .pt weights, a campaign, an experiment) says so, rather
+  // than naming the first checkpoint key it lacks.
+  const std::string not_a_checkpoint = std::string("a model checkpoint: the JSON `perftune train` writes beside its .pt "
+                                                   "weights ({\"format\": \"") + kCheckpointFormat + "\", ...})";
+  nlohmann::json json;
+  try {
+    json = parse_json_file(checkpoint);
+  } catch (const InputError& error) {
+    throw InputError(checkpoint, error.place(), not_a_checkpoint + "; this is not JSON");
+  }
+  if (!json.is_object() || !json.contains("format") || json["format"] != kCheckpointFormat)
+    throw InputError(checkpoint, "$", not_a_checkpoint + "; this file has no such \"format\"");
+  const JsonView view(json, checkpoint);
+  view.expect_keys({"format", "feature_schema_version", "weights", "params", "train", "vocabulary", "correction_scale", "extra"});
+  if (view.at("format").as_string() != kCheckpointFormat) view.at("format").fail(std::string("\"") + kCheckpointFormat + "\"");
+  const auto version = view.at("feature_schema_version").as_int();
+  if (version != kFeatureSchemaVersion)
+    view.at("feature_schema_version")
+        .fail("feature schema version " + std::to_string(kFeatureSchemaVersion) + " (this build), found " +
+              std::to_string(version) + "; retrain the model with this build");
+  auto model = std::make_unique<GnnCostModel>(GnnParams::from_json(view.at("params")),
+                                              FeatureVocabulary::from_json(view.at("vocabulary")),
+                                              TrainOptions::from_json(view.at("train")));
+  const std::string weights =
+      (std::filesystem::path(checkpoint).parent_path() / view.at("weights").as_string()).string();
+  if (!path_exists(weights)) throw InputError(weights, "", "the weights file named by " + checkpoint);
+  State& s = model->state();
+  const auto expected = tensor_shapes(s.members);
+  try {
+    if (s.members.size() == 1) {
+      torch::load(s.members.front().model, weights);
+    } else {
+      torch::serialize::InputArchive archive;
+      archive.load_from(weights);
+      for (std::size_t m = 0; m < s.members.size(); ++m) {
+        torch::serialize::InputArchive member;
+        if (!archive.try_read(member_key(m), member))
+          throw InputError(weights, member_key(m), "the weights of ensemble member " + std::to_string(m) + " of the " +
+                                                       std::to_string(s.members.size()) + " that " + checkpoint + " describes");
+        s.members[m].model->load(member);
+      }
+    }
+  } catch (const c10::Error& error) {
+    // A missing or renamed parameter: libtorch names the tensor it could not find.
+    throw InputError(weights, "parameters", "every parameter of the model described by " + checkpoint + " (" +
+                                                error.what_without_backtrace() + ")");
+  }
+  for (const auto& [name, shape] : tensor_shapes(s.members))
+    if (expected.at(name) != shape)
+      throw InputError(weights, "parameter " + name, "the shape the hyper-parameters in " + checkpoint + " give");
+  if (auto scale = view.find("correction_scale")) {
+    s.correction_scale = scale->as_non_negative_number();
+    if (s.correction_scale > 1) scale->fail("a factor in [0, 1]");
+  }
+  s.trained = true;
+  return model;
+}
+
+}  // namespace perftune

@@ -1,0 +1,82 @@
+#include "surrogate/study/study_config.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "ir/data_path.h"
+#include "ir/file_io.h"
+#include "ir/input_error.h"
+#include "ir/json_view.h"
+
+namespace perftune {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::optional<std::string> resolve(const std::string& relative, const std::string& config_file, bool data) {
+  const fs::path p(relative);
+  if (p.is_absolute()) return path_exists(p.string()) ? std::optional(p.string()) : std::nullopt;
+  const fs::path folder = fs::path(config_file).parent_path();
+  for (const fs::path& candidate : {p, folder / p, folder / ".." / ".." / p})
+    if (path_exists(candidate.string())) return candidate.lexically_normal().string();
+  if (data) return find_data(relative);
+  return std::nullopt;
+}
+
+}  // namespace
+
+const std::vector<std::string>& known_model_names() {
+  static const std::vector<std::string> names{"learned", "analytical", "default", "random", "references"};
+  return names;
+}
+
+StudyConfig StudyConfig::load(const std::string& path) {
+  const nlohmann::json json = parse_json_file(path);
+  const JsonView view(json, path);
+  view.expect_keys({"comment", "sources", "split", "model", "train", "models", "checkpoint", "analytical_device",
+                    "fusion_selection_weight"});
+  StudyConfig config;
+  config.file = path;
+  const JsonView sources = view.at("sources");
+  if (sources.size() == 0) sources.fail("at least one source");
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const std::string relative = sources.at(i).as_string();
+    const auto found = resolve(relative, path, /*data=*/true);
+    if (!found) sources.at(i).fail("an existing file (looked in the working directory, beside the config, the project "
+                                   "root and the data folder " + data_dir() + ")");
+    config.sources.push_back(*found);
+  }
+  config.split = SplitSpec::from_json(view.at("split"));
+  if (auto model = view.find("model")) {
+    if (model->is_object()) {
+      config.params = GnnParams::from_json(*model);
+    } else {
+      const auto found = resolve(model->as_string(), path, /*data=*/false);
+      if (!found) model->fail("an existing model parameter file (configs/models/*.json)");
+      config.params = GnnParams::load(*found);
+    }
+  }
+  if (auto train = view.find("train")) config.train = TrainOptions::from_json(*train);
+  if (auto models = view.find("models")) {
+    config.models = models->as_string_list();
+    if (config.models.empty()) models->fail("at least one model");
+    for (std::size_t i = 0; i < config.models.size(); ++i)
+      if (std::find(known_model_names().begin(), known_model_names().end(), config.models[i]) == known_model_names().end())
+        models->at(i).fail("one of \"learned\", \"analytical\", \"default\", \"random\", \"references\"");
+  }
+  if (auto checkpoint = view.find("checkpoint")) config.checkpoint = checkpoint->as_string();
+  if (auto device = view.find("analytical_device")) {
+    config.analytical_device = resolve(device->as_string(), path, /*data=*/false);
+    if (!config.analytical_device) device->fail("an existing device spec (configs/hardware/*.json)");
+  }
+  if (auto weight = view.find("fusion_selection_weight")) config.fusion_selection_weight = weight->as_non_negative_number();
+  if (config.fusion_selection_weight > 0 && config.train.epoch_selection == "shared")
+    view.at("fusion_selection_weight").fail("0 with \"epoch_selection\": \"shared\" (the shared epoch is chosen on validation kernels alone)");
+  if (!config.train.correction_scales.empty() && !config.params.analytical_feature)
+    view.at("train").at("correction_scales").fail("no factors for a model without \"analytical_feature\" (there is no correction to shrink)");
+  config.hardware_dir = resolve("configs/hardware", path, /*data=*/false).value_or("configs/hardware");
+  return config;
+}
+
+}  // namespace perftune

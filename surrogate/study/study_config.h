@@ -1,0 +1,49 @@
+#pragma once
+// TRAIN.json / EVAL.json: which sources, which split, which model and how to train it.
+//   {"sources": ["kernel_tuner/gemm/RTX_2080_Ti.json.gz", ...],
+//    "split": {"by": "device", "test": ["TITAN RTX"]},
+//    "model": "configs/models/tpugraphs_baseline.json" (or an inline object),
+//    "train": {"epochs": 30, ...},
+//    "models": ["learned", "analytical", "default", "random", "references"],   (eval only;
+//               "references": a column per reference the test kernels' logs hold, e.g. each
+//               Halide autoscheduler's pick, scored by its slowdown against the best measured config)
+//    "analytical_device": "configs/hardware/tpu_v3.json"  (optional; default: the spec
+//                                                          device_spec_path() names for each kernel's device)
+//    "checkpoint": "runs/gemm.json",                  (train: written; eval: loaded instead of training)
+//    "fusion_selection_weight": 1.0}                  (eval; optional, default 0: model selection adds this
+//                                                      weight times the fusion task's mean tau over the
+//                                                      fold's validation programs, else its training
+//                                                      programs; never the held-out ones)
+// Relative paths are tried against the working directory, the config's folder, the project root
+// (two folders above a configs/<kind>/ file) and, for sources, the shared data folder.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "surrogate/gnn/gnn_params.h"
+#include "surrogate/gnn/train_options.h"
+#include "surrogate/training/data_split.h"
+
+namespace perftune {
+
+struct StudyConfig {
+  std::string file;
+  std::vector<std::string> sources;  // resolved
+  SplitSpec split;
+  GnnParams params;
+  TrainOptions train;
+  std::optional<std::string> checkpoint;
+  std::optional<std::string> analytical_device;  // resolved DeviceSpec path for "analytical"
+  std::string hardware_dir;                      // configs/hardware, for the per-device default spec
+  std::vector<std::string> models = {"learned", "default", "random"};
+  double fusion_selection_weight = 0.0;
+
+  // Throws InputError naming the file and JSON path: unknown keys, a source that does not
+  // exist anywhere, an unknown model name, a malformed split or hyper-parameter.
+  static StudyConfig load(const std::string& path);
+};
+
+// The model names `perftune eval` knows.
+const std::vector<std::string>& known_model_names();
+
+}  // namespace perftune
