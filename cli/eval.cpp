@@ -75,8 +75,7 @@ std::string fusion_breakdown(const std::string& model_name, CostModel& model, co
   const auto [configs, measured] = ok_configs(program);
   if (configs.size() < 2) return "";
   const std::vector<std::vector<KernelPrediction>> kernels = predict_program_kernels(model, program, configs, cpu_default_tiling);
-  std::vector<double> predicted;
-  for (const std::vector<KernelPrediction>& terms : kernels) predicted.push_back(program_seconds(terms));
+  const std::vector<double> predicted = program_seconds(kernels);
   const auto pick = static_cast<std::size_t>(std::min_element(predicted.begin(), predicted.end()) - predicted.begin());
   const auto best = static_cast<std::size_t>(std::min_element(measured.begin(), measured.end()) - measured.begin());
   std::ostringstream out;

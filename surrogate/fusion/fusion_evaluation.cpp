@@ -81,13 +81,16 @@ double program_seconds(const std::vector<KernelPrediction>& kernels) {
   return total;
 }
 
+std::vector<double> program_seconds(const std::vector<std::vector<KernelPrediction>>& kernels_per_config) {
+  std::vector<double> out;
+  out.reserve(kernels_per_config.size());
+  for (const std::vector<KernelPrediction>& kernels : kernels_per_config) out.push_back(program_seconds(kernels));
+  return out;
+}
+
 std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKernel& program,
                                             std::span<const Config> configs, const KernelTiling& tiling) {
-  std::vector<double> out;
-  out.reserve(configs.size());
-  for (const std::vector<KernelPrediction>& kernels : predict_program_kernels(model, program, configs, tiling))
-    out.push_back(program_seconds(kernels));
-  return out;
+  return program_seconds(predict_program_kernels(model, program, configs, tiling));
 }
 
 std::optional<ModelScores> score_fusion(CostModel& model, const MeasuredKernel& program, const KernelTiling& tiling) {

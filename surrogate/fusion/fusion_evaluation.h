@@ -37,6 +37,7 @@ std::vector<std::vector<KernelPrediction>> predict_program_kernels(CostModel& mo
 
 // The program runtime under each config predicted as the sum of predict_program_kernels()' terms.
 double program_seconds(const std::vector<KernelPrediction>& kernels);
+std::vector<double> program_seconds(const std::vector<std::vector<KernelPrediction>>& kernels_per_config);
 std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKernel& program,
                                             std::span<const Config> configs, const KernelTiling& tiling);
 
