@@ -19,21 +19,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The record's config in the space's knob order. A loaded log lists a record's knobs in its JSON
-// object's order, which need not be the space's (nlohmann::json sorts keys), so match by name;
-// nullopt when the knob sets differ (a record of another space).
-std::optional<Config> in_space_order(const Record& record, const std::vector<std::string>& knob_names) {
-  if (record.knob_names.size() != knob_names.size() || record.config.values.size() != knob_names.size()) return std::nullopt;
-  if (record.knob_names == knob_names) return record.config;
-  Config config;
-  for (const std::string& name : knob_names) {
-    const auto it = std::find(record.knob_names.begin(), record.knob_names.end(), name);
-    if (it == record.knob_names.end()) return std::nullopt;
-    config.values.push_back(record.config.values[static_cast<std::size_t>(it - record.knob_names.begin())]);
-  }
-  return config;
-}
-
 // An ok result whose time is not a valid runtime becomes a runtime_error saying why.
 MeasureResult validated(MeasureResult outcome) {
   if (outcome.ok() && runtime_problem(outcome.seconds))

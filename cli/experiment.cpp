@@ -95,7 +95,11 @@ const bool registered = register_command({"experiment",
       if (summary.value("stopped_early", false)) {
         if (options->json) return print_json(summary.dump(2));
         std::cout << "stopped after " << options->stop_after_seconds << " s: " << summary["finished_runs"].get<std::size_t>()
-                  << " of " << summary["runs"].get<std::size_t>() << " runs finished; the same command continues\n";
+                  << " of " << summary["runs"].get<std::size_t>() << " runs finished"
+                  << (summary.contains("remeasured_spaces")
+                          ? ", " + std::to_string(summary["remeasured_spaces"].get<std::size_t>()) + " live spaces re-measured"
+                          : std::string())
+                  << "; the same command continues\n";
         return;
       }
       if (options->json) {
@@ -144,6 +148,24 @@ const bool registered = register_command({"experiment",
                  << cell["spaces_keeping_up"].get<std::size_t>() << "/" << cell["spaces"].get<std::size_t>() << ")";
             std::cout << std::setw(14) << text.str();
           }
+          std::cout << "\n";
+        }
+      }
+      // Live spaces re-measured: P again with every pick and the optimum at fresh measurements.
+      if (first.contains("remeasured_score_at")) {
+        std::cout << "\nP on re-measured picks (each run's best and the fastest configs measured again; mean over live spaces)\n"
+                  << std::setw(name_width) << "strategy" << std::setw(9) << "score";
+        for (const auto& [budget, value] : first["remeasured_score_at"].items()) std::cout << std::setw(9) << ("P@" + budget);
+        std::cout << "\n";
+        const auto cell = [](const nlohmann::ordered_json& value) {
+          std::ostringstream text;
+          if (value.is_null()) text << "-";
+          else text << std::fixed << std::setprecision(2) << value.get<double>();
+          return text.str();
+        };
+        for (const auto& [name, row] : summary["strategies"].items()) {
+          std::cout << std::setw(name_width) << name << std::setw(9) << cell(row["remeasured_score"]);
+          for (const auto& [budget, value] : row["remeasured_score_at"].items()) std::cout << std::setw(9) << cell(value);
           std::cout << "\n";
         }
       }

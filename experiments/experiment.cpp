@@ -87,7 +87,7 @@ Experiment load_experiment(const std::string& path) { return parse_experiment(pa
 Experiment parse_experiment(const nlohmann::json& json, const std::string& file) {
   const JsonView root(json, file);
   root.expect_keys({"name", "description", "spaces", "strategies", "backend", "budget", "top_k", "ramp_batches", "epsilon", "seeds",
-                    "first_seed", "report_budgets", "time_windows", "measure_once", "output"});
+                    "first_seed", "report_budgets", "time_windows", "measure_once", "remeasure", "output"});
   Experiment experiment;
   experiment.file = file;
   experiment.name = root.has("name") ? root.at("name").as_string() : std::filesystem::path(file).stem().string();
@@ -167,6 +167,13 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
       experiment.time_windows.push_back({start, end});
     }
     if (experiment.time_windows.empty()) v->fail("at least one window");
+  }
+  if (const auto v = root.find("remeasure")) {
+    v->expect_keys({"repeats", "top"});
+    RemeasurePlan plan;
+    if (const auto repeats = v->find("repeats")) plan.repeats = static_cast<std::size_t>(repeats->as_positive_int());
+    if (const auto top = v->find("top")) plan.top = static_cast<std::size_t>(top->as_count());
+    experiment.remeasure = plan;
   }
   experiment.output = resolve(root.get_string("output", "../../runs/" + experiment.name));
   // Check every pair now: a typo in the last strategy must not wait for the first ones to run.

@@ -9,7 +9,8 @@
 //    "backend": {...}, "budget": {"measurements": 200, "hardware_seconds": S},
 //    "top_k": K, "ramp_batches": false, "epsilon": 0.05, "seeds": 20, "first_seed": 1, "measure_once": true,
 //    "report_budgets": [10, 25, 50, 100, 200],
-//    "time_windows": [{"start": 0.5, "end": 0.96}, {"start": 0.01, "end": 0.95}], "output": DIR}
+//    "time_windows": [{"start": 0.5, "end": 0.96}, {"start": 0.01, "end": 0.95}],
+//    "remeasure": {"repeats": 3, "top": 10}, "output": DIR}
 // The "source", "default", "strategy", "model", "backend" and "budget" sections are exactly those
 // of a campaign, except that a model may be {"type": "learned", "pretrain": {...}}: a GNN trained per
 // space on the experiment's other devices of that kernel (experiments/pretraining.h), or
@@ -28,6 +29,7 @@
 
 #include "autotuner/campaign.h"
 #include "experiments/pretrain_spec.h"
+#include "experiments/remeasurement.h"
 #include "experiments/time_window.h"
 
 namespace perftune {
@@ -84,6 +86,10 @@ struct Experiment {
   // each config of a space measured once, at OUTPUT/measured_once.jsonl); not part of a run's
   // definition.
   bool measure_once = true;
+  // Live spaces' picks and best configs measured again once the runs are done, for a score on
+  // fresh measurements beside the runs' own (experiments/remeasurement.h); not part of a run's
+  // definition. Unset: not re-measured.
+  std::optional<RemeasurePlan> remeasure;
   std::string output;  // resolved against the experiment file's folder
 
   // The largest measurement budget of a run (0 when only hardware seconds bound it).

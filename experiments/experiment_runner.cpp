@@ -6,6 +6,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <map>
 #include <mutex>
@@ -18,12 +19,15 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "autotuner/backend_factory.h"
 #include "autotuner/campaign_runner.h"
+#include "autotuner/program_target.h"
 #include "distributed/ranks.h"
 #include "experiments/experiment_plots.h"
 #include "experiments/gnuplot.h"
 #include "experiments/optimum_noise.h"
 #include "experiments/pretraining.h"
+#include "experiments/remeasurement.h"
 #include "experiments/scheduler_comparison.h"
 #include "experiments/space_peers.h"
 #include "experiments/speedup_curves.h"
@@ -32,6 +36,7 @@
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
+#include "ir/record_log.h"
 #include "ir/source.h"
 #include "surrogate/training/torch_threads.h"
 
@@ -294,6 +299,36 @@ void complete_live_baseline(SpaceBaseline& baseline, std::size_t space, const Ex
   }
 }
 
+// A live space's runs re-measured (experiments/remeasurement.h): their picks at the scored budgets
+// and the space's fastest configs, logged under OUTPUT/remeasured/SPACE. Empty when `stop` ended it
+// before every round was measured (a later call goes on from the logs).
+std::optional<nlohmann::ordered_json> remeasure_live_space(const RemeasurePlan& plan, const Campaign& campaign, std::size_t space,
+                                                           const std::vector<RunTask>& tasks, const std::vector<Campaign>& campaigns,
+                                                           const std::vector<RunCurve>& curves, const std::vector<std::string>& strategies,
+                                                           const std::vector<std::size_t>& budgets, const std::string& folder,
+                                                           const std::function<bool()>& stop, std::ostream* progress) {
+  const ProgramTarget target = program_target(campaign);
+  const std::vector<std::string> knob_names = target.space->knob_names();
+  std::vector<LiveRun> runs;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const fs::path log = fs::path(tasks[i].folder) / "records.jsonl";
+    // A run that measured no config of the space (Adams2019's sampling times its own schedules) is not re-measured.
+    if (curves[i].space != space || !fs::exists(log)) continue;
+    std::vector<std::pair<Config, MeasureResult>> records;
+    for (const Record& record : RecordLog::load(log.string()).records)
+      if (record.kernel_key == target.kernel.key())
+        if (std::optional<Config> config = in_space_order(record, knob_names)) records.emplace_back(std::move(*config), record.result);
+    runs.push_back(live_run(curves[i].strategy, campaigns[i].strategy.type == "random", records, curves[i].best_after, budgets));
+  }
+  const std::vector<Config> configs = remeasure_candidates(runs, plan.top);
+  const Remeasured measured = remeasure(target.kernel, *target.space, configs, plan, folder,
+                                        [&] { return make_backend(campaign.backend, Corpus{}, ""); }, stop, progress);
+  if (!measured.complete) return std::nullopt;
+  std::vector<std::optional<double>> values;
+  for (const auto& rounds : measured.rounds) values.push_back(remeasured_seconds(rounds));
+  return remeasured_scores(runs, configs, values, measured.rounds, strategies, budgets);
+}
+
 }  // namespace
 
 nlohmann::ordered_json run_experiment(const Experiment& configured, const ExperimentOptions& options) {
@@ -503,6 +538,26 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
         if (row.value("name", "") == experiment.spaces[s].name) row["peers"] = peers;
     }
     add_scheduler_comparison(spaces, tables["strategies"], experiment.report_budgets);
+    if (experiment.remeasure) {
+      std::vector<std::size_t> scored_budgets;
+      for (const std::size_t b : experiment.report_budgets)
+        if (b >= 1 && b <= max_budget) scored_budgets.push_back(b);
+      std::vector<nlohmann::ordered_json> remeasured;
+      for (std::size_t s = 0; s < baselines.size(); ++s) {
+        const Campaign& campaign = campaigns[s * experiment.strategies.size()];
+        if (!campaign.source.path.empty()) continue;
+        const std::string folder = (fs::path(output) / "remeasured" / plot_file_stem(baselines[s].name)).string();
+        const auto scores = remeasure_live_space(*experiment.remeasure, campaign, s, tasks, campaigns, curves, strategy_names,
+                                                 scored_budgets, folder, past_stop_time, progress);
+        if (!scores)
+          return {{"experiment", experiment.name}, {"stopped_early", true}, {"finished_runs", tasks.size()}, {"runs", tasks.size()},
+                  {"remeasured_spaces", remeasured.size()}};
+        for (auto& row : spaces)
+          if (row.value("name", "") == baselines[s].name) row["remeasured"] = *scores;
+        remeasured.push_back(*scores);
+      }
+      add_remeasured_scores(tables["strategies"], remeasured, scored_budgets);
+    }
   }
 
   nlohmann::ordered_json summary;
@@ -544,6 +599,11 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
       {"vs_fastest_scheduler", "on a live space, the fastest of the platform's own schedulers (peers of kind \"scheduler\", "
                                "each at its best settings) over f_strategy(b): above 1 the strategy is faster; per strategy "
                                "the geometric mean over spaces, the lowest, and the spaces at or above 0.95"},
+      {"remeasured", "per live space when the experiment asks (\"remeasure\"): each run's best config after each scored "
+                     "budget and the space's fastest configs, measured again in rounds (a fresh backend each, the configs "
+                     "shuffled), valued at the median of their rounds; P(b) again with f_opt the fastest re-measured config and "
+                     "f_random(b) the random runs' picks re-measured (remeasured_score, remeasured_score_at per strategy): the "
+                     "runs' f_opt is the luckiest of thousands of single measurements (experiments/remeasurement.h)"},
       {"optimum_noise", "per recorded space: the relative standard error of the optimum's recorded runtime (from its "
                         "repeats) and how many configs lie within two such standard errors of it (tied_configs, the "
                         "optimum included): the recording does not rank those, so P near 1 there measures noise; the "

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -331,6 +332,18 @@ Corpus corpus_from_log(const LoadedLog& log, const std::string& path) {
     measured.space = std::make_shared<SearchSpace>(SearchSpace::recorded(names, configs));
   }
   return corpus;
+}
+
+std::optional<Config> in_space_order(const Record& record, const std::vector<std::string>& knob_names) {
+  if (record.knob_names.size() != knob_names.size() || record.config.values.size() != knob_names.size()) return std::nullopt;
+  if (record.knob_names == knob_names) return record.config;
+  Config config;
+  for (const std::string& name : knob_names) {
+    const auto it = std::find(record.knob_names.begin(), record.knob_names.end(), name);
+    if (it == record.knob_names.end()) return std::nullopt;
+    config.values.push_back(record.config.values[static_cast<std::size_t>(it - record.knob_names.begin())]);
+  }
+  return config;
 }
 
 }  // namespace perftune

@@ -12,6 +12,7 @@
 // warning, and reopening for append cuts it off first.
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -76,6 +77,11 @@ class RecordLog {
 // references. Kernels without a definition line get an empty body and a space inferred from the
 // records.
 Corpus corpus_from_log(const LoadedLog& log, const std::string& path);
+
+// The record's config in the space's knob order. A loaded log lists a record's knobs in its JSON
+// object's order, which need not be the space's (nlohmann::json sorts keys), so match by name;
+// nullopt when the knob sets differ (a record of another space).
+std::optional<Config> in_space_order(const Record& record, const std::vector<std::string>& knob_names);
 
 // JSON of one record line (exposed for the command backend protocol and tests).
 std::string record_to_line(const Record& record);

@@ -190,6 +190,22 @@ TEST_CASE("a run's identity follows its definition and the content of the checkp
   REQUIRE(run_identity(experiment, 0, 1, 1) != identity);
 }
 
+TEST_CASE("an experiment's re-measuring plan is read and checked, and leaves its runs' identity alone") {
+  const auto [dir, cache] = toy_space_dir("experiment_remeasure_plan");
+  nlohmann::json json = toy_experiment(cache);
+  const std::string identity = run_identity(parse_experiment(json, dir + "/toy.json"), 0, 1, 1);
+  json["remeasure"] = {{"repeats", 5}};
+  const Experiment experiment = parse_experiment(json, dir + "/toy.json");
+  REQUIRE(experiment.remeasure->repeats == 5);
+  REQUIRE(experiment.remeasure->top == 10);
+  // Added to an experiment half measured, it must not run its runs again.
+  REQUIRE(run_identity(experiment, 0, 1, 1) == identity);
+  json["remeasure"] = {{"repeats", 0}};
+  REQUIRE_THROWS_WITH(parse_experiment(json, dir + "/toy.json"), Catch::Contains("$.remeasure.repeats"));
+  json["remeasure"] = {{"rounds", 3}};
+  REQUIRE_THROWS_WITH(parse_experiment(json, dir + "/toy.json"), Catch::Contains("$.remeasure"));
+}
+
 TEST_CASE("a checkpoint trained again to the same weights keeps its runs' identity; another training does not") {
   const auto [dir, cache] = toy_space_dir("experiment_run_identity_retrained");
   const std::string checkpoint = dir + "/model.json";
@@ -338,7 +354,8 @@ TEST_CASE("a live experiment on the Halide backend runs a tuner and Adams2019's 
       {"budget", {{"measurements", 3}}},
       {"top_k", 3},
       {"seeds", 2},
-      {"report_budgets", {1, 3}}};
+      {"report_budgets", {1, 3}},
+      {"remeasure", {{"repeats", 2}, {"top", 2}}}};
   ExperimentOptions options = run_into(dir, 1);
   const auto summary = run_experiment(parse_experiment(json, dir + "/live.json"), options);
   for (const char* name : {"random", "Adams2019 sampling"}) {
@@ -357,4 +374,13 @@ TEST_CASE("a live experiment on the Halide backend runs a tuner and Adams2019's 
   REQUIRE(space["peers"][fastest]["kind"] == "scheduler");
   REQUIRE(summary["strategies"]["random"]["vs_fastest_scheduler"]["3"]["spaces"] == 1);
   REQUIRE(summary["strategies"]["random"]["vs_fastest_scheduler"]["3"]["geomean"].get<double>() > 0.0);
+  // The runs' picks and fastest configs measured twice more, in two logged rounds.
+  const auto& remeasured = space["remeasured"];
+  REQUIRE(remeasured["configs"].get<std::size_t>() >= 1);
+  REQUIRE(remeasured["repeats"] == 2);
+  REQUIRE(remeasured["optimum_seconds"].get<double>() > 0.0);
+  // Adams2019's sampling times its own schedules, not configs of the space: it has no re-measured score.
+  REQUIRE(remeasured["strategies"]["Adams2019 sampling"]["score_at"]["3"].is_null());
+  REQUIRE(summary["strategies"]["random"].contains("remeasured_score"));
+  for (const char* round : {"round_1.jsonl", "round_2.jsonl"}) REQUIRE(std::filesystem::exists(dir + "/out/remeasured/mm_program/" + round));
 }

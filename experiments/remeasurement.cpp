@@ -1,0 +1,231 @@
+#include "experiments/remeasurement.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
+
+#include "experiments/random_baseline.h"
+#include "hardware/runner/sample_timer.h"
+#include "ir/file_io.h"
+#include "ir/record_log.h"
+
+namespace perftune {
+
+namespace {
+
+// Configs measured per backend call: the log is written after each, so a kill loses at most one.
+constexpr std::size_t kBatch = 16;
+
+std::string round_log(const std::string& folder, std::size_t round) {
+  return (std::filesystem::path(folder) / ("round_" + std::to_string(round) + ".jsonl")).string();
+}
+
+double mean_of(const std::vector<double>& xs) { return std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size()); }
+
+}  // namespace
+
+LiveRun live_run(std::size_t strategy, bool random, const std::vector<std::pair<Config, MeasureResult>>& records,
+                 const std::vector<std::optional<double>>& best_after, const std::vector<std::size_t>& budgets) {
+  LiveRun run{strategy, random, {}, {}};
+  for (const auto& [config, result] : records)
+    if (result.ok()) run.measured.emplace_back(config, result.seconds);
+  for (const std::size_t b : budgets) {
+    const std::optional<double> best = best_after.empty() ? std::nullopt : best_after[std::min(b, best_after.size()) - 1];
+    if (!best || run.measured.empty()) {
+      run.best_at.emplace_back();
+      continue;
+    }
+    const auto closest = std::min_element(run.measured.begin(), run.measured.end(), [&](const auto& x, const auto& y) {
+      return std::abs(x.second - *best) < std::abs(y.second - *best);
+    });
+    run.best_at.emplace_back(closest->first);
+  }
+  return run;
+}
+
+std::vector<Config> remeasure_candidates(const std::vector<LiveRun>& runs, std::size_t top) {
+  std::vector<Config> configs;
+  std::set<Config> seen;
+  for (const LiveRun& run : runs)
+    for (const auto& config : run.best_at)
+      if (config && seen.insert(*config).second) configs.push_back(*config);
+  std::map<Config, double> fastest;  // each config's fastest measurement in any run
+  for (const LiveRun& run : runs)
+    for (const auto& [config, seconds] : run.measured) {
+      const auto [it, inserted] = fastest.emplace(config, seconds);
+      if (!inserted) it->second = std::min(it->second, seconds);
+    }
+  std::vector<std::pair<double, Config>> by_time;
+  for (const auto& [config, seconds] : fastest) by_time.emplace_back(seconds, config);
+  std::sort(by_time.begin(), by_time.end());
+  for (std::size_t i = 0; i < by_time.size() && i < top; ++i)
+    if (seen.insert(by_time[i].second).second) configs.push_back(by_time[i].second);
+  return configs;
+}
+
+Remeasured remeasure(const Kernel& kernel, const SearchSpace& space, const std::vector<Config>& configs,
+                     const RemeasurePlan& plan, const std::string& folder, const BackendMaker& make_backend,
+                     const std::function<bool()>& stop, std::ostream* progress) {
+  Remeasured out{std::vector<std::vector<MeasureResult>>(configs.size()), false};
+  std::map<Config, std::size_t> index;
+  for (std::size_t i = 0; i < configs.size(); ++i) index.emplace(configs[i], i);
+  const std::vector<std::string> knob_names = space.knob_names();
+  std::filesystem::create_directories(folder);
+  std::unique_ptr<Backend> backend = make_backend();
+  const std::string device = backend->fingerprint();
+  for (std::size_t round = 1; round <= plan.repeats; ++round) {
+    const std::string path = round_log(folder, round);
+    std::vector<bool> done(configs.size(), false);
+    if (path_exists(path))
+      for (const Record& record : RecordLog::load(path).records) {
+        if (record.device != device || record.kernel_key != kernel.key()) continue;  // another machine's, another kernel's
+        const std::optional<Config> config = in_space_order(record, knob_names);
+        if (!config) continue;
+        const auto it = index.find(*config);
+        if (it == index.end() || done[it->second]) continue;
+        done[it->second] = true;
+        out.rounds[it->second].push_back(record.result);
+      }
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < configs.size(); ++i)
+      if (!done[i]) todo.push_back(i);
+    std::mt19937_64 order(round);
+    std::shuffle(todo.begin(), todo.end(), order);
+    if (todo.empty()) continue;
+    if (!backend) backend = make_backend();  // fresh workers each round
+    RecordLog log(path);
+    log.define_kernel(kernel, space);
+    for (std::size_t start = 0; start < todo.size(); start += kBatch) {
+      if (stop && stop()) return out;
+      const std::size_t end = std::min(todo.size(), start + kBatch);
+      std::vector<Config> batch;
+      for (std::size_t j = start; j < end; ++j) batch.push_back(configs[todo[j]]);
+      const std::vector<MeasureResult> results = backend->measure(kernel, space, batch);
+      for (std::size_t j = start; j < end; ++j) {
+        const MeasureResult& result = results.at(j - start);
+        log.append(Record{device, kernel.key(), kernel.name(), knob_names, configs[todo[j]], result, unix_now()});
+        out.rounds[todo[j]].push_back(result);
+      }
+      if (progress)
+        *progress << "[experiment] re-measured " << kernel.name() << ": round " << round << "/" << plan.repeats << ", " << end << "/"
+                  << todo.size() << " configs" << std::endl;
+    }
+    backend.reset();
+  }
+  out.complete = true;
+  return out;
+}
+
+std::optional<double> remeasured_seconds(const std::vector<MeasureResult>& rounds) {
+  if (rounds.empty()) return std::nullopt;
+  std::vector<double> times;
+  for (const MeasureResult& result : rounds) times.push_back(result.ok() ? result.seconds : std::numeric_limits<double>::infinity());
+  std::sort(times.begin(), times.end());
+  // The lower median: with an even count, one failure in two is not yet a failed config.
+  const double median = times[(times.size() - 1) / 2];
+  return std::isfinite(median) ? std::optional<double>(median) : std::nullopt;
+}
+
+nlohmann::ordered_json remeasured_scores(const std::vector<LiveRun>& runs, const std::vector<Config>& configs,
+                                         const std::vector<std::optional<double>>& values,
+                                         const std::vector<std::vector<MeasureResult>>& rounds,
+                                         const std::vector<std::string>& strategies, const std::vector<std::size_t>& budgets) {
+  std::map<Config, double> value_of;
+  std::vector<double> ok;
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    if (values[i]) {
+      value_of.emplace(configs[i], *values[i]);
+      ok.push_back(*values[i]);
+    }
+  nlohmann::ordered_json out;
+  out["configs"] = configs.size();
+  out["repeats"] = rounds.empty() ? 0 : std::max_element(rounds.begin(), rounds.end(), [](const auto& a, const auto& b) {
+                                          return a.size() < b.size();
+                                        })->size();
+  std::vector<double> spreads;
+  for (const auto& config_rounds : rounds) {
+    std::vector<double> times;
+    for (const MeasureResult& result : config_rounds)
+      if (result.ok()) times.push_back(result.seconds);
+    if (times.size() >= 2) spreads.push_back(robust_cv(times));
+  }
+  out["round_spread"] = spreads.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(median_of(spreads));
+  if (ok.empty()) {
+    out["optimum_seconds"] = nullptr;
+    out["strategies"] = nlohmann::ordered_json::object();
+    return out;
+  }
+  const double optimum = *std::min_element(ok.begin(), ok.end());
+  const double slowest = *std::max_element(ok.begin(), ok.end());
+  out["optimum_seconds"] = optimum;
+  // The runs' own f_opt and what its config re-measures at: how lucky that one draw was.
+  const std::pair<Config, double>* measured_best = nullptr;
+  for (const LiveRun& run : runs)
+    for (const auto& measured : run.measured)
+      if (!measured_best || measured.second < measured_best->second) measured_best = &measured;
+  if (measured_best) {
+    out["measured_optimum_seconds"] = measured_best->second;
+    const auto it = value_of.find(measured_best->first);
+    out["measured_optimum_remeasured_seconds"] = it == value_of.end() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(it->second);
+  }
+  // Each run's pick at each budget, valued at its re-measured runtime.
+  const auto valued = [&](const LiveRun& run, std::size_t i) {
+    if (!run.best_at[i]) return slowest;
+    const auto it = value_of.find(*run.best_at[i]);
+    return it == value_of.end() ? slowest : it->second;
+  };
+  std::vector<std::optional<double>> random_at(budgets.size());
+  for (std::size_t i = 0; i < budgets.size(); ++i) {
+    std::vector<double> picks;
+    for (const LiveRun& run : runs)
+      if (run.random) picks.push_back(valued(run, i));
+    if (!picks.empty()) random_at[i] = mean_of(picks);
+  }
+  nlohmann::ordered_json per_strategy = nlohmann::ordered_json::object();
+  for (std::size_t t = 0; t < strategies.size(); ++t) {
+    nlohmann::ordered_json score_at = nlohmann::ordered_json::object();
+    std::vector<double> scored;
+    for (std::size_t i = 0; i < budgets.size(); ++i) {
+      std::vector<double> picks;
+      for (const LiveRun& run : runs)
+        if (run.strategy == t) picks.push_back(valued(run, i));
+      std::optional<double> p;
+      if (random_at[i] && !picks.empty()) p = standardized_score(*random_at[i], mean_of(picks), optimum);
+      score_at[std::to_string(budgets[i])] = p ? nlohmann::ordered_json(*p) : nlohmann::ordered_json(nullptr);
+      if (p) scored.push_back(*p);
+    }
+    per_strategy[strategies[t]] = {{"score_at", score_at},
+                                   {"mean_score", scored.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean_of(scored))}};
+  }
+  out["strategies"] = std::move(per_strategy);
+  return out;
+}
+
+void add_remeasured_scores(nlohmann::ordered_json& strategy_table, const std::vector<nlohmann::ordered_json>& spaces,
+                           const std::vector<std::size_t>& budgets) {
+  if (spaces.empty()) return;
+  for (auto& [name, row] : strategy_table.items()) {
+    std::vector<double> all;
+    nlohmann::ordered_json score_at = nlohmann::ordered_json::object();
+    for (const std::size_t b : budgets) {
+      const std::string key = std::to_string(b);
+      std::vector<double> at_budget;
+      for (const nlohmann::ordered_json& space : spaces) {
+        if (!space.contains("strategies") || !space["strategies"].contains(name)) continue;
+        const auto& scores = space["strategies"][name]["score_at"];
+        if (scores.contains(key) && !scores[key].is_null()) at_budget.push_back(scores[key].get<double>());
+      }
+      all.insert(all.end(), at_budget.begin(), at_budget.end());
+      score_at[key] = at_budget.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean_of(at_budget));
+    }
+    row["remeasured_score"] = all.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean_of(all));
+    row["remeasured_score_at"] = std::move(score_at);
+  }
+}
+
+}  // namespace perftune

@@ -1,0 +1,101 @@
+#pragma once
+// Scoring a live space on fresh measurements of the configs its scores rest on.
+//
+// A live run's curve holds one measurement per config (the experiment's memo measures each config
+// once), and f_opt is the fastest of thousands of them. On a machine whose timings move from one
+// process and minute to the next (here the same config's runtime varies across runs by a robust CV
+// of 4-15%, up to 2x on kernels whose working set is about the size of the L3), that minimum is
+// the luckiest draw among many near-optimal configs, below what its config runs at, and every
+// strategy's P(b) is measured against it: the winner's curse. So, once the runs are done, the
+// configs the scores depend on are measured again: each run's best after each report budget
+// (chosen as a tuner chooses, by the run's own measurement) and the space's `top` fastest configs,
+// `repeats` times each, in rounds: each round a fresh backend (fresh worker processes), the configs
+// in a shuffled order, so neither a worker's state nor a moment's load favours a config. A config's
+// re-measured runtime is the median of its rounds (a failed round counts as slower than any time);
+// f_opt is the fastest of those, f_random(b) the random strategy's runs' picks re-measured, and
+// each run's P(b) is computed again with its pick valued at its re-measured runtime. Reported beside
+// the score, which stays on the runs' own measurements. A strategy whose runs measure no configs of
+// the space (Adams2019's sampling: the autoscheduler's own schedules) has no re-measured score.
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hardware/backend.h"
+#include "ir/config.h"
+#include "ir/kernel.h"
+#include "ir/measurement.h"
+#include "ir/search_space.h"
+
+namespace perftune {
+
+// An experiment's "remeasure": {"repeats": 3, "top": 10} (absent: live spaces are not re-measured).
+struct RemeasurePlan {
+  std::size_t repeats = 3;  // rounds; each measures every config once
+  std::size_t top = 10;     // the fastest distinct configs the runs measured, re-measured as well
+};
+
+// A run of a live space as re-measuring needs it.
+struct LiveRun {
+  std::size_t strategy = 0;
+  bool random = false;  // a run of the random strategy: its picks make f_random(b)
+  // Per scored budget: the config of the run's best valid measurement after b (none valid yet: empty).
+  std::vector<std::optional<Config>> best_at;
+  std::vector<std::pair<Config, double>> measured;  // every valid measurement of the run
+};
+
+// The run whose record log holds `records` (its measurements, in the space's knob order) and whose
+// best-so-far curve is `best_after`. Its best after b is found by value: the record whose runtime is
+// best_after[b - 1] (the closest, where a re-measured confirmation replaced the first figure).
+LiveRun live_run(std::size_t strategy, bool random, const std::vector<std::pair<Config, MeasureResult>>& records,
+                 const std::vector<std::optional<double>>& best_after, const std::vector<std::size_t>& budgets);
+
+// The configs to re-measure, each once: every run's best at every budget, and the `top` fastest
+// distinct configs any run measured.
+std::vector<Config> remeasure_candidates(const std::vector<LiveRun>& runs, std::size_t top);
+
+using BackendMaker = std::function<std::unique_ptr<Backend>()>;
+
+struct Remeasured {
+  std::vector<std::vector<MeasureResult>> rounds;  // per config (the order given), one result per finished round
+  bool complete = false;                           // every round of every config measured
+};
+
+// Measures `configs` of `kernel` in plan.repeats rounds, logged in FOLDER/round_N.jsonl (one record
+// per config and round; a kill loses at most the batch under way, and a second call measures only
+// what is missing). Each round makes a fresh backend and measures the configs its log lacks, in an
+// order shuffled by the round number, a batch at a time; between batches `stop` may end it early
+// (the result is then not complete).
+Remeasured remeasure(const Kernel& kernel, const SearchSpace& space, const std::vector<Config>& configs,
+                     const RemeasurePlan& plan, const std::string& folder, const BackendMaker& make_backend,
+                     const std::function<bool()>& stop, std::ostream* progress);
+
+// A config's re-measured runtime: the median of its rounds, a failed round counting as slower than
+// any time; empty when the median is a failure or there is no round.
+std::optional<double> remeasured_seconds(const std::vector<MeasureResult>& rounds);
+
+// A live space's re-measured scores:
+//   {"configs": N, "repeats": R, "round_spread": median robust CV of a config over its rounds,
+//    "optimum_seconds": re-measured f_opt, "measured_optimum_seconds": the runs' f_opt,
+//    "measured_optimum_remeasured_seconds": its config re-measured,
+//    "strategies": {NAME: {"score_at": {"b": P}, "mean_score": P}}}
+// `values[i]` is configs[i]'s re-measured runtime. A run's pick that failed every re-measurement,
+// like a run with no valid runtime yet, is charged the slowest re-measured runtime. P at b is null
+// for every strategy when the space has no random run or random search re-measures at the optimum.
+nlohmann::ordered_json remeasured_scores(const std::vector<LiveRun>& runs, const std::vector<Config>& configs,
+                                         const std::vector<std::optional<double>>& values,
+                                         const std::vector<std::vector<MeasureResult>>& rounds,
+                                         const std::vector<std::string>& strategies, const std::vector<std::size_t>& budgets);
+
+// Per strategy, over the spaces' "remeasured" sections: "remeasured_score" (P averaged over
+// budgets and spaces) and "remeasured_score_at" (per budget, averaged over spaces), added to
+// `strategy_table` (summarize_curves' "strategies"). Nothing is added when no space was re-measured.
+void add_remeasured_scores(nlohmann::ordered_json& strategy_table, const std::vector<nlohmann::ordered_json>& spaces,
+                           const std::vector<std::size_t>& budgets);
+
+}  // namespace perftune

@@ -1,0 +1,154 @@
+// A live space re-measured: each run's pick at each budget is found by its value, the candidates
+// are those picks and the fastest configs, rounds are logged and resumed with nothing measured
+// twice, and the scores value every pick at its re-measured runtime against a re-measured optimum.
+#include "experiments/remeasurement.h"
+
+#include <filesystem>
+#include <map>
+
+#include "ir/json_view.h"
+#include "ir/program_json.h"
+#include "test_support.h"
+
+namespace perftune {
+namespace {
+
+Config at(std::int64_t a) { return Config{{a, 1}}; }
+
+MeasureResult ok(double seconds) { return MeasureResult::from_repeats({seconds}, 0.1); }
+
+// Every measurement of config a is 1 + a ms, plus a trace of its count (as a noisy device).
+class CountingBackend : public Backend {
+ public:
+  explicit CountingBackend(std::map<std::int64_t, int>& counts) : counts_(counts) {}
+  std::vector<MeasureResult> measure(const Kernel&, const SearchSpace&, std::span<const Config> configs) override {
+    std::vector<MeasureResult> out;
+    for (const Config& c : configs) {
+      const int n = ++counts_[c.values[0]];
+      out.push_back(ok(1e-3 * static_cast<double>(1 + c.values[0]) + 1e-6 * n));
+    }
+    return out;
+  }
+  std::string fingerprint() const override { return "cpu:test"; }
+
+ private:
+  std::map<std::int64_t, int>& counts_;
+};
+
+const Kernel& add_kernel() {
+  static const nlohmann::json program = parse_json_text(R"({"name": "add", "ops": [
+    {"name": "a", "opcode": "parameter", "shape": [8], "parameter_number": 0},
+    {"name": "y", "opcode": "add", "operands": ["a", "a"], "shape": [8]}]})", "test program");
+  static const Kernel kernel("add", program_from_json(JsonView(program, "test program")));
+  return kernel;
+}
+
+TEST_CASE("a run's pick after each budget is the config whose measurement its curve holds") {
+  const std::vector<std::pair<Config, MeasureResult>> records = {
+      {at(0), ok(5.0)}, {at(1), ok(3.0)}, {at(2), MeasureResult::failure(MeasureStatus::kCompileError, "no")}, {at(3), ok(4.0)}, {at(4), ok(1.0)}};
+  const LiveRun run = live_run(2, false, records, {5.0, 3.0, 3.0, 3.0, 1.0}, {2, 4, 10});
+  REQUIRE(run.strategy == 2);
+  REQUIRE(run.measured.size() == 4);
+  REQUIRE(run.best_at.size() == 3);
+  REQUIRE(*run.best_at[0] == at(1));
+  REQUIRE(*run.best_at[1] == at(1));
+  REQUIRE(*run.best_at[2] == at(4));  // past the run's end: its last best
+  // A confirmation's median (2.9) replaced config 1's first figure (3.0) in the curve: still config 1.
+  REQUIRE(*live_run(0, false, records, {5.0, 3.0, 3.0, 2.9}, {4}).best_at[0] == at(1));
+  const LiveRun none = live_run(0, true, {{at(2), MeasureResult::failure(MeasureStatus::kTimeout, "hung")}}, {std::nullopt}, {1});
+  REQUIRE_FALSE(none.best_at[0].has_value());
+}
+
+TEST_CASE("the configs re-measured are every run's picks and the fastest configs, each once") {
+  LiveRun first{0, true, {at(3), at(1)}, {{at(3), 4.0}, {at(1), 2.0}, {at(7), 0.5}}};
+  LiveRun second{1, false, {at(1), std::nullopt}, {{at(1), 2.1}, {at(8), 0.6}, {at(9), 0.9}}};
+  const std::vector<Config> two = remeasure_candidates({first, second}, 2);
+  REQUIRE(two == std::vector<Config>{at(3), at(1), at(7), at(8)});
+  const std::vector<Config> all = remeasure_candidates({first, second}, 10);
+  REQUIRE(all.size() == 5);  // 3, 1, then 7, 8, 9 by time (1 and 3 already there)
+  REQUIRE(all[4] == at(9));
+}
+
+TEST_CASE("re-measuring rounds are logged, stopped between batches, resumed, and never measure a config twice in a round") {
+  const std::string dir = scratch_dir("remeasure_rounds");
+  const SearchSpace space({{"a", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}}, {"b", {1, 2}}});
+  std::vector<Config> configs;
+  for (std::int64_t a = 0; a < 20; ++a) configs.push_back(at(a));
+  std::map<std::int64_t, int> counts;
+  int backends = 0;
+  const BackendMaker make = [&] {
+    ++backends;
+    return std::make_unique<CountingBackend>(counts);
+  };
+  const RemeasurePlan plan{3, 0};
+  // Stopped once round 2 has measured its first batch (16 configs): round 1 whole, round 2 in part.
+  int batches = 0;
+  const Remeasured cut = remeasure(add_kernel(), space, configs, plan, dir, make, [&] { return ++batches > 3; }, nullptr);
+  REQUIRE_FALSE(cut.complete);
+  std::size_t measured = 0;
+  for (const auto& rounds : cut.rounds) measured += rounds.size();
+  REQUIRE(measured == 20 + 16);
+  REQUIRE(backends == 2);  // a fresh backend per round
+
+  const Remeasured rest = remeasure(add_kernel(), space, configs, plan, dir, make, nullptr, nullptr);
+  REQUIRE(rest.complete);
+  for (std::int64_t a = 0; a < 20; ++a) {
+    CAPTURE(a);
+    REQUIRE(counts[a] == 3);  // nothing measured twice, nothing left out
+    REQUIRE(rest.rounds[static_cast<std::size_t>(a)].size() == 3);
+    REQUIRE(remeasured_seconds(rest.rounds[static_cast<std::size_t>(a)]).value() == Approx(1e-3 * static_cast<double>(1 + a) + 2e-6));
+  }
+  REQUIRE(std::filesystem::exists(dir + "/round_3.jsonl"));
+  // Everything is in the logs now: a third call measures nothing.
+  const Remeasured again = remeasure(add_kernel(), space, configs, plan, dir, make, nullptr, nullptr);
+  REQUIRE(again.complete);
+  REQUIRE(counts[0] == 3);
+}
+
+TEST_CASE("a config's re-measured runtime is the lower median of its rounds, a failure slower than any time") {
+  const MeasureResult failed = MeasureResult::failure(MeasureStatus::kTimeout, "hung");
+  REQUIRE(remeasured_seconds({ok(3.0), ok(1.0), ok(2.0)}).value() == 2.0);
+  REQUIRE(remeasured_seconds({ok(1.0), failed}).value() == 1.0);
+  REQUIRE_FALSE(remeasured_seconds({failed, ok(1.0), failed}).has_value());
+  REQUIRE_FALSE(remeasured_seconds({}).has_value());
+}
+
+TEST_CASE("re-measured scores value each run's pick at its fresh runtime, against the fastest re-measured config") {
+  // The random run measured config 7 once at 0.5, its luckiest draw; re-measured it runs at 1.0,
+  // slower than config 1 (measured 0.95, re-measured 0.9) that strategy 1 picked.
+  const LiveRun random{0, true, {at(3), at(7)}, {{at(3), 2.0}, {at(7), 0.5}}};
+  const LiveRun tuned{1, false, {at(1), at(1)}, {{at(1), 0.95}}};
+  const LiveRun empty{2, false, {std::nullopt, std::nullopt}, {}};
+  const std::vector<Config> configs = {at(3), at(7), at(1)};
+  const std::vector<std::vector<MeasureResult>> rounds = {
+      {ok(2.2), ok(2.0), ok(1.8)}, {ok(1.1), ok(1.0), ok(0.9)}, {ok(0.9), ok(0.9), ok(0.9)}};
+  std::vector<std::optional<double>> values;
+  for (const auto& r : rounds) values.push_back(remeasured_seconds(r));
+  const auto scores = remeasured_scores({random, tuned, empty}, configs, values, rounds, {"random", "tuned", "none yet"}, {1, 2});
+  REQUIRE(scores["configs"] == 3);
+  REQUIRE(scores["repeats"] == 3);
+  REQUIRE(scores["optimum_seconds"].get<double>() == 0.9);
+  REQUIRE(scores["measured_optimum_seconds"].get<double>() == 0.5);
+  REQUIRE(scores["measured_optimum_remeasured_seconds"].get<double>() == 1.0);
+  REQUIRE(scores["round_spread"].get<double>() == Approx(1.4826 * 0.1));
+  const auto& by = scores["strategies"];
+  REQUIRE(by["random"]["score_at"]["1"].get<double>() == Approx(0.0));
+  REQUIRE(by["tuned"]["score_at"]["1"].get<double>() == Approx(1.0));  // (2.0 - 0.9) / (2.0 - 0.9)
+  REQUIRE(by["tuned"]["score_at"]["2"].get<double>() == Approx(1.0));  // (1.0 - 0.9) / (1.0 - 0.9)
+  // No valid runtime yet: charged the slowest re-measured runtime (2.0).
+  REQUIRE(by["none yet"]["score_at"]["1"].get<double>() == Approx(0.0));
+  REQUIRE(by["none yet"]["score_at"]["2"].get<double>() == Approx(-10.0));
+  REQUIRE(by["tuned"]["mean_score"].get<double>() == Approx(1.0));
+
+  nlohmann::ordered_json table = {{"random", nlohmann::ordered_json::object()}, {"tuned", nlohmann::ordered_json::object()}};
+  nlohmann::ordered_json other = scores;
+  other["strategies"]["tuned"]["score_at"]["1"] = 0.5;
+  other["strategies"]["tuned"]["score_at"]["2"] = nullptr;
+  add_remeasured_scores(table, {scores, other}, {1, 2});
+  REQUIRE(table["tuned"]["remeasured_score_at"]["1"].get<double>() == Approx(0.75));
+  REQUIRE(table["tuned"]["remeasured_score_at"]["2"].get<double>() == Approx(1.0));
+  REQUIRE(table["tuned"]["remeasured_score"].get<double>() == Approx((1.0 + 1.0 + 0.5) / 3));
+}
+
+}  // namespace
+}  // namespace perftune
