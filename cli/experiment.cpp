@@ -168,6 +168,14 @@ const bool registered = register_command({"experiment",
           for (const auto& [budget, value] : row["remeasured_score_at"].items()) std::cout << std::setw(9) << cell(value);
           std::cout << "\n";
         }
+        // Where random search re-measures within the noise of the optimum, P is left out.
+        std::cout << std::setw(name_width) << "(spaces scored)" << std::setw(9) << "";
+        for (const auto& [budget, value] : first["remeasured_spaces_at"].items()) {
+          std::size_t most = 0;
+          for (const auto& [name, row] : summary["strategies"].items()) most = std::max(most, row["remeasured_spaces_at"][budget].get<std::size_t>());
+          std::cout << std::setw(9) << most;
+        }
+        std::cout << "\n";
       }
       // Where the recording cannot rank its optimum, P's last percent measures noise: say where.
       std::ostringstream ties;

@@ -20,6 +20,11 @@ namespace {
 
 // Configs measured per backend call: the log is written after each, so a kill loses at most one.
 constexpr std::size_t kBatch = 16;
+// Random search within this many round spreads of f_opt is at the optimum as far as the
+// re-measurement can tell; a spread is taken as at least 1% (a few repeats of a microsecond kernel
+// can agree more closely than its runtime does from one minute to the next).
+constexpr double kTiedSpreads = 2.0;
+constexpr double kMinimumRoundSpread = 0.01;
 
 std::string round_log(const std::string& folder, std::size_t round) {
   return (std::filesystem::path(folder) / ("round_" + std::to_string(round) + ".jsonl")).string();
@@ -179,13 +184,20 @@ nlohmann::ordered_json remeasured_scores(const std::vector<LiveRun>& runs, const
     const auto it = value_of.find(*run.best_at[i]);
     return it == value_of.end() ? slowest : it->second;
   };
+  // f_random(b) within the noise of f_opt leaves nothing to standardize: P there would be the
+  // noise of a difference smaller than it (the re-measured heuristic is often the optimum).
+  const double noise = std::max(kMinimumRoundSpread, spreads.empty() ? 0.0 : median_of(spreads));
   std::vector<std::optional<double>> random_at(budgets.size());
+  nlohmann::ordered_json random_within_noise = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < budgets.size(); ++i) {
     std::vector<double> picks;
     for (const LiveRun& run : runs)
       if (run.random) picks.push_back(valued(run, i));
-    if (!picks.empty()) random_at[i] = mean_of(picks);
+    if (picks.empty()) continue;
+    if (mean_of(picks) < optimum * (1.0 + kTiedSpreads * noise)) random_within_noise.push_back(budgets[i]);
+    else random_at[i] = mean_of(picks);
   }
+  out["random_within_noise_at"] = std::move(random_within_noise);
   nlohmann::ordered_json per_strategy = nlohmann::ordered_json::object();
   for (std::size_t t = 0; t < strategies.size(); ++t) {
     nlohmann::ordered_json score_at = nlohmann::ordered_json::object();
@@ -211,7 +223,7 @@ void add_remeasured_scores(nlohmann::ordered_json& strategy_table, const std::ve
   if (spaces.empty()) return;
   for (auto& [name, row] : strategy_table.items()) {
     std::vector<double> all;
-    nlohmann::ordered_json score_at = nlohmann::ordered_json::object();
+    nlohmann::ordered_json score_at = nlohmann::ordered_json::object(), spaces_at = nlohmann::ordered_json::object();
     for (const std::size_t b : budgets) {
       const std::string key = std::to_string(b);
       std::vector<double> at_budget;
@@ -221,10 +233,12 @@ void add_remeasured_scores(nlohmann::ordered_json& strategy_table, const std::ve
         if (scores.contains(key) && !scores[key].is_null()) at_budget.push_back(scores[key].get<double>());
       }
       all.insert(all.end(), at_budget.begin(), at_budget.end());
+      spaces_at[key] = at_budget.size();
       score_at[key] = at_budget.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean_of(at_budget));
     }
     row["remeasured_score"] = all.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean_of(all));
     row["remeasured_score_at"] = std::move(score_at);
+    row["remeasured_spaces_at"] = std::move(spaces_at);
   }
 }
 

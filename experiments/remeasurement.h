@@ -82,18 +82,21 @@ std::optional<double> remeasured_seconds(const std::vector<MeasureResult>& round
 // A live space's re-measured scores:
 //   {"configs": N, "repeats": R, "round_spread": median robust CV of a config over its rounds,
 //    "optimum_seconds": re-measured f_opt, "measured_optimum_seconds": the runs' f_opt,
-//    "measured_optimum_remeasured_seconds": its config re-measured,
+//    "measured_optimum_remeasured_seconds": its config re-measured, "random_within_noise_at": [b],
 //    "strategies": {NAME: {"score_at": {"b": P}, "mean_score": P}}}
 // `values[i]` is configs[i]'s re-measured runtime. A run's pick that failed every re-measurement,
 // like a run with no valid runtime yet, is charged the slowest re-measured runtime. P at b is null
-// for every strategy when the space has no random run or random search re-measures at the optimum.
+// for every strategy when the space has no random run, or when random search's picks re-measure
+// within two round spreads (at least 1% each) of the optimum (listed in random_within_noise_at):
+// there the difference P divides by is smaller than the noise, and P would measure the noise.
 nlohmann::ordered_json remeasured_scores(const std::vector<LiveRun>& runs, const std::vector<Config>& configs,
                                          const std::vector<std::optional<double>>& values,
                                          const std::vector<std::vector<MeasureResult>>& rounds,
                                          const std::vector<std::string>& strategies, const std::vector<std::size_t>& budgets);
 
 // Per strategy, over the spaces' "remeasured" sections: "remeasured_score" (P averaged over
-// budgets and spaces) and "remeasured_score_at" (per budget, averaged over spaces), added to
+// budgets and spaces), "remeasured_score_at" (per budget, averaged over the spaces where P is
+// defined) and "remeasured_spaces_at" (how many those are), added to
 // `strategy_table` (summarize_curves' "strategies"). Nothing is added when no space was re-measured.
 void add_remeasured_scores(nlohmann::ordered_json& strategy_table, const std::vector<nlohmann::ordered_json>& spaces,
                            const std::vector<std::size_t>& budgets);

@@ -116,21 +116,23 @@ TEST_CASE("a config's re-measured runtime is the lower median of its rounds, a f
 TEST_CASE("re-measured scores value each run's pick at its fresh runtime, against the fastest re-measured config") {
   // The random run measured config 7 once at 0.5, its luckiest draw; re-measured it runs at 1.0,
   // slower than config 1 (measured 0.95, re-measured 0.9) that strategy 1 picked.
-  const LiveRun random{0, true, {at(3), at(7)}, {{at(3), 2.0}, {at(7), 0.5}}};
-  const LiveRun tuned{1, false, {at(1), at(1)}, {{at(1), 0.95}}};
-  const LiveRun empty{2, false, {std::nullopt, std::nullopt}, {}};
+  // After 3 measurements random search holds config 1 too: at the optimum, nothing to standardize.
+  const LiveRun random{0, true, {at(3), at(7), at(1)}, {{at(3), 2.0}, {at(7), 0.5}, {at(1), 0.92}}};
+  const LiveRun tuned{1, false, {at(1), at(1), at(1)}, {{at(1), 0.95}}};
+  const LiveRun empty{2, false, {std::nullopt, std::nullopt, std::nullopt}, {}};
   const std::vector<Config> configs = {at(3), at(7), at(1)};
   const std::vector<std::vector<MeasureResult>> rounds = {
-      {ok(2.2), ok(2.0), ok(1.8)}, {ok(1.1), ok(1.0), ok(0.9)}, {ok(0.9), ok(0.9), ok(0.9)}};
+      {ok(2.02), ok(2.0), ok(1.98)}, {ok(1.01), ok(1.0), ok(0.99)}, {ok(0.9), ok(0.9), ok(0.9)}};
   std::vector<std::optional<double>> values;
   for (const auto& r : rounds) values.push_back(remeasured_seconds(r));
-  const auto scores = remeasured_scores({random, tuned, empty}, configs, values, rounds, {"random", "tuned", "none yet"}, {1, 2});
+  const auto scores = remeasured_scores({random, tuned, empty}, configs, values, rounds, {"random", "tuned", "none yet"}, {1, 2, 3});
   REQUIRE(scores["configs"] == 3);
   REQUIRE(scores["repeats"] == 3);
   REQUIRE(scores["optimum_seconds"].get<double>() == 0.9);
   REQUIRE(scores["measured_optimum_seconds"].get<double>() == 0.5);
   REQUIRE(scores["measured_optimum_remeasured_seconds"].get<double>() == 1.0);
-  REQUIRE(scores["round_spread"].get<double>() == Approx(1.4826 * 0.1));
+  REQUIRE(scores["round_spread"].get<double>() == Approx(1.4826 * 0.01));
+  REQUIRE(scores["random_within_noise_at"] == nlohmann::ordered_json::array({3}));
   const auto& by = scores["strategies"];
   REQUIRE(by["random"]["score_at"]["1"].get<double>() == Approx(0.0));
   REQUIRE(by["tuned"]["score_at"]["1"].get<double>() == Approx(1.0));  // (2.0 - 0.9) / (2.0 - 0.9)
@@ -139,6 +141,14 @@ TEST_CASE("re-measured scores value each run's pick at its fresh runtime, agains
   REQUIRE(by["none yet"]["score_at"]["1"].get<double>() == Approx(0.0));
   REQUIRE(by["none yet"]["score_at"]["2"].get<double>() == Approx(-10.0));
   REQUIRE(by["tuned"]["mean_score"].get<double>() == Approx(1.0));
+  REQUIRE(by["tuned"]["score_at"]["3"].is_null());
+  // With config 7 the optimum, random search's pick (config 1) 5% off it is not within the noise
+  // of rounds that agree to 1.5%, and 2% off it is.
+  const auto at_three = [&](double config_1) {
+    return remeasured_scores({random, tuned}, configs, {2.0, 0.9, config_1}, rounds, {"random", "tuned"}, {1, 2, 3})["strategies"]["tuned"]["score_at"]["3"];
+  };
+  REQUIRE(at_three(0.945).get<double>() == Approx(0.0));
+  REQUIRE(at_three(0.918).is_null());
 
   nlohmann::ordered_json table = {{"random", nlohmann::ordered_json::object()}, {"tuned", nlohmann::ordered_json::object()}};
   nlohmann::ordered_json other = scores;
@@ -148,6 +158,7 @@ TEST_CASE("re-measured scores value each run's pick at its fresh runtime, agains
   REQUIRE(table["tuned"]["remeasured_score_at"]["1"].get<double>() == Approx(0.75));
   REQUIRE(table["tuned"]["remeasured_score_at"]["2"].get<double>() == Approx(1.0));
   REQUIRE(table["tuned"]["remeasured_score"].get<double>() == Approx((1.0 + 1.0 + 0.5) / 3));
+  REQUIRE(table["tuned"]["remeasured_spaces_at"]["2"] == 1);
 }
 
 }  // namespace
