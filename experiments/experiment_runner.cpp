@@ -602,8 +602,9 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
       {"remeasured", "per live space when the experiment asks (\"remeasure\"): each run's best config after each scored "
                      "budget and the space's fastest configs, measured again in rounds (a fresh backend each, the configs "
                      "shuffled), valued at the median of their rounds; P(b) again with f_opt the fastest re-measured config and "
-                     "f_random(b) the random runs' picks re-measured (remeasured_score, remeasured_score_at per strategy): the "
-                     "runs' f_opt is the luckiest of thousands of single measurements (experiments/remeasurement.h)"},
+                     "f_random(b) the random runs' picks re-measured, null where those are within two round spreads of f_opt "
+                     "(remeasured_score, remeasured_score_at per strategy): the runs' f_opt is the luckiest of thousands of "
+                     "single measurements (experiments/remeasurement.h)"},
       {"optimum_noise", "per recorded space: the relative standard error of the optimum's recorded runtime (from its "
                         "repeats) and how many configs lie within two such standard errors of it (tied_configs, the "
                         "optimum included): the recording does not rank those, so P near 1 there measures noise; the "
