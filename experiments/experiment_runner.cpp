@@ -539,16 +539,14 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
     }
     add_scheduler_comparison(spaces, tables["strategies"], experiment.report_budgets);
     if (experiment.remeasure) {
-      std::vector<std::size_t> scored_budgets;
-      for (const std::size_t b : experiment.report_budgets)
-        if (b >= 1 && b <= max_budget) scored_budgets.push_back(b);
+      const std::vector<std::size_t> scored = scored_budgets(experiment.report_budgets, max_budget);
       std::vector<nlohmann::ordered_json> remeasured;
       for (std::size_t s = 0; s < baselines.size(); ++s) {
         const Campaign& campaign = campaigns[s * experiment.strategies.size()];
         if (!campaign.source.path.empty()) continue;
         const std::string folder = (fs::path(output) / "remeasured" / plot_file_stem(baselines[s].name)).string();
         const auto scores = remeasure_live_space(*experiment.remeasure, campaign, s, tasks, campaigns, curves, strategy_names,
-                                                 scored_budgets, folder, past_stop_time, progress);
+                                                 scored, folder, past_stop_time, progress);
         if (!scores)
           return {{"experiment", experiment.name}, {"stopped_early", true}, {"finished_runs", tasks.size()}, {"runs", tasks.size()},
                   {"remeasured_spaces", remeasured.size()}};
@@ -556,7 +554,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
           if (row.value("name", "") == baselines[s].name) row["remeasured"] = *scores;
         remeasured.push_back(*scores);
       }
-      add_remeasured_scores(tables["strategies"], remeasured, scored_budgets);
+      add_remeasured_scores(tables["strategies"], remeasured, scored);
     }
   }
 

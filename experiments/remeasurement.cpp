@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <limits>
 #include <map>
-#include <numeric>
 #include <random>
 #include <set>
 
 #include "experiments/random_baseline.h"
+#include "experiments/speedup_curves.h"
 #include "hardware/runner/sample_timer.h"
 #include "ir/file_io.h"
 #include "ir/record_log.h"
@@ -29,8 +29,6 @@ constexpr double kMinimumRoundSpread = 0.01;
 std::string round_log(const std::string& folder, std::size_t round) {
   return (std::filesystem::path(folder) / ("round_" + std::to_string(round) + ".jsonl")).string();
 }
-
-double mean_of(const std::vector<double>& xs) { return std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size()); }
 
 }  // namespace
 
@@ -159,7 +157,7 @@ nlohmann::ordered_json remeasured_scores(const std::vector<LiveRun>& runs, const
       if (result.ok()) times.push_back(result.seconds);
     if (times.size() >= 2) spreads.push_back(robust_cv(times));
   }
-  out["round_spread"] = spreads.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(median_of(spreads));
+  out["round_spread"] = spreads.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(quantile(spreads, 0.5));
   if (ok.empty()) {
     out["optimum_seconds"] = nullptr;
     out["strategies"] = nlohmann::ordered_json::object();
@@ -186,7 +184,7 @@ nlohmann::ordered_json remeasured_scores(const std::vector<LiveRun>& runs, const
   };
   // f_random(b) within the noise of f_opt leaves nothing to standardize: P there would be the
   // noise of a difference smaller than it (the re-measured heuristic is often the optimum).
-  const double noise = std::max(kMinimumRoundSpread, spreads.empty() ? 0.0 : median_of(spreads));
+  const double noise = std::max(kMinimumRoundSpread, spreads.empty() ? 0.0 : quantile(spreads, 0.5));
   std::vector<std::optional<double>> random_at(budgets.size());
   nlohmann::ordered_json random_within_noise = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < budgets.size(); ++i) {
@@ -194,8 +192,8 @@ nlohmann::ordered_json remeasured_scores(const std::vector<LiveRun>& runs, const
     for (const LiveRun& run : runs)
       if (run.random) picks.push_back(valued(run, i));
     if (picks.empty()) continue;
-    if (mean_of(picks) < optimum * (1.0 + kTiedSpreads * noise)) random_within_noise.push_back(budgets[i]);
-    else random_at[i] = mean_of(picks);
+    if (mean(picks) < optimum * (1.0 + kTiedSpreads * noise)) random_within_noise.push_back(budgets[i]);
+    else random_at[i] = mean(picks);
   }
   out["random_within_noise_at"] = std::move(random_within_noise);
   nlohmann::ordered_json per_strategy = nlohmann::ordered_json::object();
@@ -207,12 +205,12 @@ nlohmann::ordered_json remeasured_scores(const std::vector<LiveRun>& runs, const
       for (const LiveRun& run : runs)
         if (run.strategy == t) picks.push_back(valued(run, i));
       std::optional<double> p;
-      if (random_at[i] && !picks.empty()) p = standardized_score(*random_at[i], mean_of(picks), optimum);
+      if (random_at[i] && !picks.empty()) p = standardized_score(*random_at[i], mean(picks), optimum);
       score_at[std::to_string(budgets[i])] = p ? nlohmann::ordered_json(*p) : nlohmann::ordered_json(nullptr);
       if (p) scored.push_back(*p);
     }
     per_strategy[strategies[t]] = {{"score_at", score_at},
-                                   {"mean_score", scored.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean_of(scored))}};
+                                   {"mean_score", scored.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(scored))}};
   }
   out["strategies"] = std::move(per_strategy);
   return out;
@@ -234,9 +232,9 @@ void add_remeasured_scores(nlohmann::ordered_json& strategy_table, const std::ve
       }
       all.insert(all.end(), at_budget.begin(), at_budget.end());
       spaces_at[key] = at_budget.size();
-      score_at[key] = at_budget.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean_of(at_budget));
+      score_at[key] = at_budget.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(at_budget));
     }
-    row["remeasured_score"] = all.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean_of(all));
+    row["remeasured_score"] = all.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(all));
     row["remeasured_score_at"] = std::move(score_at);
     row["remeasured_spaces_at"] = std::move(spaces_at);
   }

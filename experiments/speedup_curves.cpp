@@ -12,12 +12,6 @@ nlohmann::ordered_json number_or_null(const std::optional<double>& value) {
   return value && std::isfinite(*value) ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
 }
 
-double mean(const std::vector<double>& sample) {
-  double sum = 0.0;
-  for (double v : sample) sum += v;
-  return sum / static_cast<double>(sample.size());
-}
-
 // Sample variance (n - 1 in the denominator) of at least two values.
 double sample_variance(const std::vector<double>& sample) {
   const double centre = mean(sample);
@@ -44,6 +38,19 @@ double best_at(const RunCurve& run, const RecordedValues& values, std::size_t b)
   return best ? *best : values.no_runtime_value();
 }
 
+double mean(const std::vector<double>& sample) {
+  double sum = 0.0;
+  for (double v : sample) sum += v;
+  return sum / static_cast<double>(sample.size());
+}
+
+std::vector<std::size_t> scored_budgets(const std::vector<std::size_t>& report_budgets, std::size_t max_budget) {
+  std::vector<std::size_t> scored;
+  for (std::size_t b : report_budgets)
+    if (b >= 1 && b <= max_budget) scored.push_back(b);
+  return scored;
+}
+
 double quantile(std::vector<double> sample, double q) {
   if (sample.empty()) throw std::invalid_argument("quantile of an empty sample");
   std::sort(sample.begin(), sample.end());
@@ -56,16 +63,14 @@ double quantile(std::vector<double> sample, double q) {
 nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces, const std::vector<std::string>& strategies,
                                         const std::vector<RunCurve>& runs, std::size_t max_budget,
                                         const std::vector<std::size_t>& report_budgets) {
-  std::vector<std::size_t> scored_budgets;
-  for (std::size_t b : report_budgets)
-    if (b >= 1 && b <= max_budget) scored_budgets.push_back(b);
+  const std::vector<std::size_t> scored = scored_budgets(report_budgets, max_budget);
 
   // Per strategy: P at each scored budget for each space; log median speedups per report budget.
   std::vector<std::vector<std::vector<double>>> scores(strategies.size(), std::vector<std::vector<double>>(spaces.size()));
   // Per strategy and space: each run's mean P over the scored budgets (for the standard errors).
   std::vector<std::vector<std::vector<double>>> run_scores(strategies.size(), std::vector<std::vector<double>>(spaces.size()));
   std::vector<std::vector<std::vector<double>>> log_speedups(strategies.size(),
-                                                             std::vector<std::vector<double>>(scored_budgets.size()));
+                                                             std::vector<std::vector<double>>(scored.size()));
 
   nlohmann::ordered_json space_list = nlohmann::ordered_json::array();
   for (std::size_t s = 0; s < spaces.size(); ++s) {
@@ -130,8 +135,8 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
         std::optional<double> p;
         if (random_curve[b - 1]) p = standardized_score(*random_curve[b - 1], best_mean.back(), values.optimum());
         score_curve.push_back(number_or_null(p));
-        for (std::size_t i = 0; i < scored_budgets.size(); ++i) {
-          if (scored_budgets[i] != b) continue;
+        for (std::size_t i = 0; i < scored.size(); ++i) {
+          if (scored[i] != b) continue;
           if (p) {
             scores[t][s].push_back(*p);
             // Defined wherever p is: the same f_random and f_opt standardize each run's best.
@@ -171,12 +176,12 @@ nlohmann::ordered_json summarize_curves(const std::vector<SpaceBaseline>& spaces
       per_space[spaces[s].name] = scores[t][s].empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(scores[t][s]));
     }
     nlohmann::ordered_json speedup_at, score_at;
-    for (std::size_t i = 0; i < scored_budgets.size(); ++i) {
-      const std::string key = std::to_string(scored_budgets[i]);
+    for (std::size_t i = 0; i < scored.size(); ++i) {
+      const std::string key = std::to_string(scored[i]);
       speedup_at[key] = std::exp(mean(log_speedups[t][i]));
       std::vector<double> at_budget;
       for (const nlohmann::ordered_json& space : space_list)
-        if (const auto& p = space["strategies"][strategies[t]]["score"][scored_budgets[i] - 1]; !p.is_null())
+        if (const auto& p = space["strategies"][strategies[t]]["score"][scored[i] - 1]; !p.is_null())
           at_budget.push_back(p.get<double>());
       score_at[key] = at_budget.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(at_budget));
     }

@@ -72,6 +72,12 @@ double best_at(const RunCurve& run, const RecordedValues& values, std::size_t b)
 // two runs (no spread to estimate).
 nlohmann::ordered_json standard_error(const std::vector<std::pair<double, const std::vector<double>*>>& weighted);
 
+// The arithmetic mean of a non-empty sample.
+double mean(const std::vector<double>& sample);
+
+// The report budgets a score averages over: those within 1..max_budget.
+std::vector<std::size_t> scored_budgets(const std::vector<std::size_t>& report_budgets, std::size_t max_budget);
+
 // Linear-interpolation quantile (q in [0, 1]) of a non-empty sample.
 double quantile(std::vector<double> sample, double q);
 
