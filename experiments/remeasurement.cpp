@@ -157,7 +157,8 @@ nlohmann::ordered_json remeasured_scores(const std::vector<LiveRun>& runs, const
       if (result.ok()) times.push_back(result.seconds);
     if (times.size() >= 2) spreads.push_back(robust_cv(times));
   }
-  out["round_spread"] = spreads.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(quantile(spreads, 0.5));
+  const std::optional<double> round_spread = spreads.empty() ? std::nullopt : std::optional(quantile(spreads, 0.5));
+  out["round_spread"] = round_spread ? nlohmann::ordered_json(*round_spread) : nlohmann::ordered_json(nullptr);
   if (ok.empty()) {
     out["optimum_seconds"] = nullptr;
     out["strategies"] = nlohmann::ordered_json::object();
@@ -184,7 +185,7 @@ nlohmann::ordered_json remeasured_scores(const std::vector<LiveRun>& runs, const
   };
   // f_random(b) within the noise of f_opt leaves nothing to standardize: P there would be the
   // noise of a difference smaller than it (the re-measured heuristic is often the optimum).
-  const double noise = std::max(kMinimumRoundSpread, spreads.empty() ? 0.0 : quantile(spreads, 0.5));
+  const double noise = std::max(kMinimumRoundSpread, round_spread.value_or(0.0));
   std::vector<std::optional<double>> random_at(budgets.size());
   nlohmann::ordered_json random_within_noise = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < budgets.size(); ++i) {
