@@ -14,10 +14,10 @@ struct InspectOptions {
   bool json = false;
 };
 
-const bool registered = register_command({"inspect", "Summarize a source: TPU protobuf, Kernel Tuner cache, npz, record log or program",
+const bool registered = register_command({"inspect", "Summarize a source: TPU protobuf, Kernel Tuner cache, npz, record log (or a folder of them) or program",
   [](CLI::App& app) {
     auto options = std::make_shared<InspectOptions>();
-    app.add_option("source", options->source, "File to summarize")->required();
+    app.add_option("source", options->source, "File (or folder of record logs) to summarize")->required();
     app.add_flag("--json", options->json, "Print the summary as JSON");
     app.callback([options] {
       const Corpus corpus = load_source(options->source);

@@ -295,9 +295,13 @@ Corpus corpus_from_log(const LoadedLog& log, const std::string& path) {
   Corpus corpus;
   corpus.format = "record-log";
   corpus.path = path;
-  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  // One kernel per space: a log without definitions (an experiment's memo) can hold a program's
+  // fusion space and its whole-program space, which share a kernel key but not their knobs.
+  using SpaceKey = std::tuple<std::string, std::string, std::vector<std::string>>;  // device, kernel key, knobs
+  std::map<SpaceKey, std::size_t> index;
+  std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> kernels_of;  // (device, key) -> spaces
   for (const Record& record : log.records) {
-    const auto key = std::make_pair(record.device, record.kernel_key);
+    const SpaceKey key{record.device, record.kernel_key, record.knob_names};
     auto it = index.find(key);
     if (it == index.end()) {
       MeasuredKernel measured;
@@ -310,26 +314,26 @@ Corpus corpus_from_log(const LoadedLog& log, const std::string& path) {
         measured.kernel = Kernel::opaque(record.kernel_name, record.kernel_key);
       }
       it = index.emplace(key, corpus.kernels.size()).first;
+      kernels_of[{record.device, record.kernel_key}].push_back(corpus.kernels.size());
       corpus.kernels.push_back(std::move(measured));
     }
     corpus.kernels[it->second].measurements.push_back(Measurement{record.config, record.result});
   }
   for (const ReferenceRecord& reference : log.references)
-    if (const auto it = index.find({reference.measured.device, reference.measured.kernel_key}); it != index.end())
-      if (reference.measured.result.ok()) corpus.kernels[it->second].references[reference.name] = reference.measured.result.seconds;
+    if (const auto it = kernels_of.find({reference.measured.device, reference.measured.kernel_key}); it != kernels_of.end())
+      if (reference.measured.result.ok())
+        for (std::size_t i : it->second) corpus.kernels[i].references[reference.name] = reference.measured.result.seconds;
   // Kernels without a definition: a recorded space over what was measured.
-  for (std::size_t i = 0; i < corpus.kernels.size(); ++i) {
+  for (const auto& [key, i] : index) {
     MeasuredKernel& measured = corpus.kernels[i];
     if (measured.space) continue;
     std::vector<Config> configs;
     for (const auto& m : measured.measurements) configs.push_back(m.config);
-    std::vector<std::string> names;
-    for (const Record& record : log.records)
-      if (record.kernel_key == measured.kernel.key()) {
-        names = record.knob_names;
-        break;
-      }
-    measured.space = std::make_shared<SearchSpace>(SearchSpace::recorded(names, configs));
+    try {
+      measured.space = std::make_shared<SearchSpace>(SearchSpace::recorded(std::get<2>(key), configs));
+    } catch (const std::invalid_argument& error) {
+      throw InputError(path, "kernel " + measured.kernel.name(), std::string("records that form a search space: ") + error.what());
+    }
   }
   return corpus;
 }

@@ -1,10 +1,13 @@
 #include "ir/source.h"
 
+#include <filesystem>
+
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "ir/kernel_tuner_cache.h"
 #include "ir/program_json.h"
+#include "ir/record_folder.h"
 #include "ir/record_log.h"
 #include "ir/tpu_tuning_data.h"
 #include "ir/tpugraphs_npz.h"
@@ -18,6 +21,7 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 
 Corpus load_any_format(const std::string& path) {
   if (!path_exists(path)) throw InputError(path, "", "an existing file");
+  if (std::filesystem::is_directory(path)) return load_record_folder(path);
   if (ends_with(path, ".pb")) return load_tpu_tuning_data(path);
   if (ends_with(path, ".npz")) return load_tpugraphs_npz(path);
   if (ends_with(path, ".json.gz")) return load_kernel_tuner_cache(path);
@@ -37,7 +41,7 @@ Corpus load_any_format(const std::string& path) {
     return corpus;
   }
   throw InputError(path, "", "a supported source: .pb (XLA TPU tuning data), .json.gz (Kernel Tuner cache), "
-                             ".npz (TpuGraphs), .jsonl or .jsonl.gz (record log) or .json (perftune program)");
+                             ".npz (TpuGraphs), .jsonl or .jsonl.gz (record log), .json (perftune program) or a folder of record logs");
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 //   *.npz                TpuGraphs tile files
 //   *.jsonl, *.jsonl.gz  perftune record logs (gzip: a committed corpus)
 //   *.json               perftune programs
+//   a folder             every record log below it, a space measured by several logs merged
+//                        (an experiment's output: ir/record_folder.h)
 #include <string>
 
 #include "ir/corpus.h"

@@ -43,7 +43,7 @@ StudyConfig StudyConfig::load(const std::string& path) {
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const std::string relative = sources.at(i).as_string();
     const auto found = resolve(relative, path, /*data=*/true);
-    if (!found) sources.at(i).fail("an existing file (looked in the working directory, beside the config, the project "
+    if (!found) sources.at(i).fail("an existing file or folder (looked in the working directory, beside the config, the project "
                                    "root and the data folder " + data_dir() + ")");
     config.sources.push_back(*found);
   }

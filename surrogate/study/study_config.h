@@ -14,6 +14,10 @@
 //                                                      weight times the fusion task's mean tau over the
 //                                                      fold's validation programs, else its training
 //                                                      programs; never the held-out ones)
+// A source may be a folder of record logs, e.g. an experiment's output ("runs/halide_live"): each
+// space it measured, every run's configs merged (ir/record_folder.h); "split": {"by": "device",
+// "test": ["halide_live"]} holds it out by the folder's name, so a checkpoint is ranked on what a
+// live campaign measured.
 // Relative paths are tried against the working directory, the config's folder, the project root
 // (two folders above a configs/<kind>/ file) and, for sources, the shared data folder.
 #include <optional>

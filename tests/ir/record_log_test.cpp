@@ -4,9 +4,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "ir/input_error.h"
@@ -66,6 +69,55 @@ std::string three_records(const std::string& name) {
   failed.result = MeasureResult::failure(MeasureStatus::kCompileError, "too many registers", 0.2);
   log.append(failed);
   return path;
+}
+
+
+// An experiment's output (runs/<space>/<strategy>/seed_<n>/records.jsonl): two runs of the toy
+// tile space and one of a fusion space over the same kernel key, as a program's fusion and
+// whole-program spaces share one, the experiment's memo (records without definitions) and
+// Adams2019's samples.jsonl beside them.
+std::string experiment_folder() {
+  const std::string root = scratch_dir("record_folder");
+  const Kernel k = toy_kernel();
+  const auto log_at = [&](const std::string& run) {
+    std::filesystem::create_directories(root + "/runs/" + run);
+    return root + "/runs/" + run + "/records.jsonl";
+  };
+  {
+    RecordLog log(log_at("toy/tile/random/seed_1"));
+    log.define_kernel(k, toy_space());
+    log.append(toy_record(k, 1, 1, 4e-3));
+    Record failed = toy_record(k, 2, 1, 1e-3);
+    failed.result = MeasureResult::failure(MeasureStatus::kTimeout, "took too long", 1.0);
+    log.append(failed);
+    Record measured = toy_record(k, 1, 1, 5e-3);
+    measured.knob_names.clear();
+    measured.config = Config{};
+    log.append(ReferenceRecord{measured, "Adams2019", ""});
+  }
+  {
+    RecordLog log(log_at("toy/tile/random/seed_2"));
+    log.define_kernel(k, toy_space());
+    log.append(toy_record(k, 1, 1, 9e-3));  // measured before: the first figure stays
+    log.append(toy_record(k, 2, 1, 3e-3));  // failed before: the success replaces it
+    log.append(toy_record(k, 4, 2, 2e-3));
+  }
+  {
+    RecordLog log(log_at("toy/fusion/random/seed_1"));
+    log.define_kernel(k, SearchSpace({{"fuse.1", {0, 1}}}));
+    for (std::int64_t fuse : {0, 1}) {
+      Record r = toy_record(k, 1, 1, 6e-3);
+      r.knob_names = {"fuse.1"};
+      r.config = Config{{fuse}};
+      log.append(r);
+    }
+  }
+  {
+    RecordLog memo(root + "/measured_once.jsonl");  // records alone, read first
+    memo.append(toy_record(k, 8, 1, 7e-3));
+  }
+  std::ofstream(root + "/runs/toy/tile/random/seed_1/samples.jsonl") << "{\"sample\":0,\"seconds\":1e-3}\n";
+  return root;
 }
 
 }  // namespace
@@ -294,4 +346,60 @@ TEST_CASE("inspect's source loader passes the log's warnings on: a torn last lin
   REQUIRE(corpus.notes.size() == 2);
   CHECK(corpus.notes[0].find("torn last line") != std::string::npos);
   CHECK(corpus.notes[1].find("merged 1 duplicate") != std::string::npos);
+}
+
+TEST_CASE("a folder of record logs: one kernel per space, every run's configs merged once") {
+  const Corpus corpus = load_source(experiment_folder());
+  REQUIRE(corpus.kernels.size() == 2);  // the tile and the fusion space of one kernel key stay apart
+  const auto tile = std::find_if(corpus.kernels.begin(), corpus.kernels.end(),
+                                 [](const MeasuredKernel& k) { return k.space->dimension() == 2; });
+  REQUIRE(tile != corpus.kernels.end());
+  std::map<Config, double> seconds;
+  for (const Measurement& m : tile->measurements) {
+    REQUIRE(m.result.ok());
+    seconds[m.config] = m.result.seconds;
+  }
+  REQUIRE(seconds.size() == 4);
+  CHECK(seconds.at(Config{{8, 1}}) == Approx(7e-3));
+  CHECK_FALSE(tile->kernel.body().empty());  // the body and space of the logs that define it
+  CHECK_FALSE(tile->space->is_recorded());
+  CHECK(seconds.at(Config{{1, 1}}) == Approx(4e-3));
+  CHECK(seconds.at(Config{{2, 1}}) == Approx(3e-3));
+  CHECK(seconds.at(Config{{4, 2}}) == Approx(2e-3));
+  CHECK(tile->references.at("Adams2019") == Approx(5e-3));
+  const auto fusion = tile == corpus.kernels.begin() ? corpus.kernels.begin() + 1 : corpus.kernels.begin();
+  CHECK(fusion->measurements.size() == 2);
+  // Adams2019's samples.jsonl is not a record log: skipped and named.
+  CHECK(std::count_if(corpus.notes.begin(), corpus.notes.end(),
+                      [](const std::string& note) { return note.find("samples.jsonl") != std::string::npos; }) == 1);
+}
+
+TEST_CASE("a folder without record logs, or with a corrupt one, is an error naming it") {
+  const std::string empty = scratch_dir("record_folder_empty");
+  REQUIRE_THROWS_WITH(load_source(empty), Catch::Contains(empty) && Catch::Contains("record logs"));
+
+  const std::string root = experiment_folder();
+  const std::string corrupt = root + "/runs/toy/fusion/random/seed_1/records.jsonl";
+  std::ofstream(corrupt, std::ios::app) << "{\"v\":1,\"type\":\"record\",\n{}\n";
+  REQUIRE_THROWS_WITH(load_source(root), Catch::Contains(corrupt) && Catch::Contains("line 4"));
+}
+
+TEST_CASE("a log without definitions keeps two spaces of one kernel key apart (an experiment's memo)") {
+  const std::string path = scratch_dir("log_two_spaces") + "/memo.jsonl";
+  const Kernel k = toy_kernel();
+  {
+    RecordLog log(path);
+    log.append(toy_record(k, 1, 1, 3e-3));
+    Record fusion = toy_record(k, 1, 1, 2e-3);
+    fusion.knob_names = {"fuse.1"};
+    fusion.config = Config{{1}};
+    log.append(fusion);
+    log.append(toy_record(k, 2, 1, 4e-3));
+  }
+  const Corpus corpus = load_source(path);
+  REQUIRE(corpus.kernels.size() == 2);
+  CHECK(corpus.kernels[0].space->knob_names() == std::vector<std::string>{"tile.out.0", "unroll"});
+  CHECK(corpus.kernels[0].measurements.size() == 2);
+  CHECK(corpus.kernels[1].space->knob_names() == std::vector<std::string>{"fuse.1"});
+  CHECK(corpus.kernels[1].measurements.size() == 1);
 }

@@ -1,5 +1,8 @@
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -111,6 +114,40 @@ TEST_CASE("evaluation scores the learned model and the baselines on held-out ker
   const auto json = to_json(result.table);
   REQUIRE(json["models"]["learned"].contains("top10_slowdown"));
   REQUIRE(json["kernels"].size() == 4);
+}
+
+TEST_CASE("an experiment's output folder is a source: held out by the folder's name, every run's configs ranked") {
+  const std::string dir = scratch_dir("study_folder");
+  write_log(dir);
+  // Two runs of each live space, each measuring every other config.
+  const auto live = testing::synthetic_corpus(3, 5);
+  std::map<std::string, std::size_t> measured;
+  for (const MeasuredKernel& k : live)
+    for (const std::string run : {"random", "evolution"}) {
+      const std::string folder = dir + "/live_output/runs/" + k.kernel.name() + "/" + run + "/seed_1";
+      std::filesystem::create_directories(folder);
+      RecordLog log(folder + "/records.jsonl");
+      log.define_kernel(k.kernel, *k.space);
+      for (std::size_t i = run == "random" ? 0 : 1; i < k.measurements.size(); i += 2) {
+        const Measurement& m = k.measurements[i];
+        log.append(Record{"cpu-live", k.kernel.key(), k.kernel.name(), k.space->knob_names(), m.config, m.result, 0.0});
+      }
+      measured[k.kernel.name()] = std::count_if(k.measurements.begin(), k.measurements.end(),
+                                                [](const Measurement& m) { return m.result.ok(); });
+    }
+  const std::string path = dir + "/eval.json";
+  std::ofstream(path) << R"({"sources": ["corpus.jsonl", "live_output"], "split": {"by": "device", "test": ["live output"]},
+                             "model": {"hidden": 16, "opcode_embedding": 8, "layers": 2, "min_opcode_count": 1},
+                             "train": {"epochs": 2, "steps_per_epoch": 5, "configs_per_kernel": 12},
+                             "models": ["learned", "random"]})";
+  const StudyConfig config = StudyConfig::load(path);
+  const StudyResult result = run_evaluation(config, load_sources(config), nullptr);
+  REQUIRE(result.table.rows.size() == live.size());
+  for (const KernelRow& row : result.table.rows) {
+    CAPTURE(row.kernel);
+    CHECK(row.configs == measured.at(row.kernel));  // both runs' halves, merged into one space
+    CHECK(std::isfinite(row.models.at("learned").kendall_tau));
+  }
 }
 
 TEST_CASE("a bad study config names the file and the place") {
