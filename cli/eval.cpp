@@ -1,4 +1,4 @@
-// perftune eval EVAL.json [--json] [--per-kernel] [--fusion-breakdown]: train (or load) the learned
+// perftune eval EVAL.json [--json] [--per-kernel] [--fusion-breakdown] [--checkpoint MODEL]: train (or load) the learned
 // model and score it with the baselines on held-out kernels: Kendall's tau, top-1/5/10 slowdown,
 // MAPE; with several folds (leave-one-out splits) also per fold and the mean over folds.
 #include <algorithm>
@@ -96,6 +96,7 @@ struct EvalCommandOptions {
   int threads = 1;
   bool per_kernel = false;
   bool fusion_breakdown = false;
+  std::string checkpoint;
 };
 
 const bool registered = register_command({"eval", "Evaluate the learned model against baselines on a held-out split (EVAL.json)",
@@ -110,9 +111,14 @@ const bool registered = register_command({"eval", "Evaluate the learned model ag
     // OpenMP's spinning barriers made a second thread 12x slower (bench/gnn_bench: 435 vs 5,424
     // early-join configs/s on a 100-node kernel, load average 5).
     app.add_option("--threads", options->threads, "libtorch intra-op threads (0: one per core)")->capture_default_str();
+    app.add_option("--checkpoint", options->checkpoint,
+                   "Score this trained model (perftune train's output, an experiment's runs/*/models/*.json) instead of "
+                   "training one (overrides the config's \"checkpoint\")")
+        ->check(CLI::ExistingFile);
     app.callback([options] {
       configure_torch_threads(options->threads);
-      const StudyConfig config = StudyConfig::load(options->config);
+      StudyConfig config = StudyConfig::load(options->config);
+      if (!options->checkpoint.empty()) config.checkpoint = options->checkpoint;
       const LoadedSources sources = load_sources(config);
       // Progress (per-epoch training logs) on stderr, always: stdout holds only the results table,
       // so `perftune eval ... > table.txt` gets the table alone.

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_test_support.h"
 #include "experiments/experiment_fixtures.h"
 #include "hardware/subprocess.h"
 #include "test_support.h"
@@ -11,8 +12,8 @@
 namespace perftune {
 namespace {
 
-TEST_CASE("eval prints its training progress on stderr and only its results on stdout", "[cli][eval]") {
-  const std::string dir = scratch_dir("cli_eval_streams");
+// Two toy GPU caches, GPU B held out, a tiny training run; returns the EVAL.json's path.
+std::string write_toy_eval(const std::string& dir) {
   testing::write_toy_cache(dir + "/a.json", "GPU A", 1.0, 3);
   testing::write_toy_cache(dir + "/b.json", "GPU B", 1.3, 4);
   const nlohmann::json config = {{"sources", {dir + "/a.json", dir + "/b.json"}},
@@ -21,14 +22,37 @@ TEST_CASE("eval prints its training progress on stderr and only its results on s
                                  {"train", {{"epochs", 2}, {"steps_per_epoch", 3}, {"kernels_per_step", 1}, {"configs_per_kernel", 16}, {"seed", 1}}},
                                  {"models", {"learned", "random"}}};
   std::ofstream(dir + "/eval.json") << config.dump();
-  const char* bin = std::getenv("PERFTUNE_BIN");
-  const SubprocessResult r =
-      run_subprocess({bin ? bin : std::string(PERFTUNE_BINARY_DIR) + "/perftune", "eval", dir + "/eval.json"}, "", 300);
+  return dir + "/eval.json";
+}
+
+TEST_CASE("eval prints its training progress on stderr and only its results on stdout", "[cli][eval]") {
+  const std::string dir = scratch_dir("cli_eval_streams");
+  const SubprocessResult r = perftune_cli({"eval", write_toy_eval(dir)});
   CAPTURE(r.out, r.err);
   REQUIRE(r.ok());
   CHECK(r.out.find("epoch") == std::string::npos);  // the per-epoch training log is progress
   CHECK(r.err.find("epoch") != std::string::npos);
   CHECK(r.out.find("learned") != std::string::npos);  // the table
+}
+
+TEST_CASE("eval --checkpoint scores a trained model instead of training one", "[cli][eval]") {
+  const std::string dir = scratch_dir("cli_eval_checkpoint");
+  const std::string eval = write_toy_eval(dir);
+  const SubprocessResult trained = perftune_cli({"train", eval, "-o", dir + "/model.json"});
+  CAPTURE(trained.out, trained.err);
+  REQUIRE(trained.ok());
+
+  const SubprocessResult r = perftune_cli({"eval", eval, "--checkpoint", dir + "/model.json", "--json"});
+  CAPTURE(r.out, r.err);
+  REQUIRE(r.ok());
+  CHECK(r.err.find("epoch") == std::string::npos);  // nothing trained
+  const nlohmann::json result = nlohmann::json::parse(r.out);
+  CHECK(result["folds"][0]["from_checkpoint"] == true);
+  CHECK(result["models"]["learned"]["kendall_tau"].is_number());
+
+  const SubprocessResult missing = perftune_cli({"eval", eval, "--checkpoint", dir + "/none.json"});
+  CHECK_FALSE(missing.ok());
+  CHECK(missing.err.find("none.json") != std::string::npos);
 }
 
 TEST_CASE("the held-out real programs study runs end to end on the shipped corpus samples", "[cli][eval]") {
