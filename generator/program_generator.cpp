@@ -116,20 +116,25 @@ class Builder {
   double flops_ = 0;
 };
 
-// The running value: a matrix [rows, features], an NHWC image or an NDHWC volume; image blocks
-// act on the spatial dimensions between batch and channels, however many there are.
+// The running value: a matrix [rows, features], an image or a volume, channels last (NHWC,
+// NDHWC: XLA's layout) or first (NCHW: PyTorch's, which puts a spatial extent innermost, where
+// the schedules' vector lanes go); image blocks act on the spatial dimensions, however many.
 struct Value {
   std::string name;
   Shape shape;
+  bool channels_first = false;
   bool image() const { return shape.size() >= 4; }
   std::size_t spatial_dims() const { return shape.size() - 2; }
-  std::size_t channel_dim() const { return shape.size() - 1; }
+  std::size_t channel_dim() const { return channels_first ? 1 : shape.size() - 1; }
+  std::size_t spatial_dim(std::size_t i) const { return (channels_first ? 2 : 1) + i; }
+  // The same layout over another shape.
+  Value with(std::string other_name, Shape other_shape) const { return {std::move(other_name), std::move(other_shape), channels_first}; }
 };
 
-// `inner` repeated once per spatial dimension, between `outer` for batch and channels.
+// `inner` on each spatial dimension, `outer` on batch and channels.
 std::vector<std::int64_t> per_spatial(const Value& x, std::int64_t inner, std::int64_t outer) {
-  std::vector<std::int64_t> v(x.shape.size(), inner);
-  v.front() = v.back() = outer;
+  std::vector<std::int64_t> v(x.shape.size(), outer);
+  for (std::size_t i = 0; i < x.spatial_dims(); ++i) v[x.spatial_dim(i)] = inner;
   return v;
 }
 
@@ -150,7 +155,8 @@ std::string activation(Builder& b, const std::string& x, const Shape& shape) {
   }
 }
 
-std::string elementwise_chain(Builder& b, std::string x, const Shape& shape) {
+// A bias adds a vector along `bias_dim` (the features of a matrix, the channels of an image).
+std::string elementwise_chain(Builder& b, std::string x, const Shape& shape, std::size_t bias_dim) {
   static const char* unary[] = {"tanh", "logistic", "abs", "negate", "exponential"};
   static const char* with_scalar[] = {"multiply", "add", "subtract", "maximum", "minimum"};
   const std::uint64_t length = 1 + uniform_index(b.rng(), 3);
@@ -158,7 +164,7 @@ std::string elementwise_chain(Builder& b, std::string x, const Shape& shape) {
     switch (uniform_index(b.rng(), 3)) {
       case 0: x = b.op(unary[uniform_index(b.rng(), 5)], {x}, shape); break;
       case 1: x = b.op(with_scalar[uniform_index(b.rng(), 5)], {x, b.scalar(shape)}, shape); break;
-      default: x = b.op("add", {x, b.along(shape, shape.size() - 1)}, shape); break;  // a bias
+      default: x = b.op("add", {x, b.along(shape, bias_dim)}, shape); break;
     }
   }
   return x;
@@ -193,7 +199,7 @@ Value normalize(Builder& b, const Value& x, const std::vector<std::size_t>& dims
   const std::string inv_std = b.op("rsqrt", {b.op("add", {variance, b.scalar(reduced)}, reduced)}, reduced);
   std::string y = b.op("multiply", {centered, b.broadcast(inv_std, x.shape, kept)}, x.shape);
   y = b.op("multiply", {y, b.along(x.shape, channel)}, x.shape);
-  return {b.op("add", {y, b.along(x.shape, channel)}, x.shape), x.shape};
+  return x.with(b.op("add", {y, b.along(x.shape, channel)}, x.shape), x.shape);
 }
 
 Value softmax(Builder& b, const Value& x) {
@@ -225,27 +231,33 @@ std::optional<Value> attention(Builder& b, const Value& x) {
 // A same-padded k x k (x k) convolution (stride 1 or 2) to `c_out` channels, bias and activation.
 std::optional<Value> conv(Builder& b, const Value& x, std::int64_t k, std::int64_t stride, std::int64_t c_out) {
   const std::int64_t pad = (k - 1) / 2;
-  const std::size_t n = x.spatial_dims();
-  Shape out = {x.shape[0]};
-  for (std::size_t d = 1; d <= n; ++d) out.push_back((x.shape[d] + 2 * pad - k) / stride + 1);
-  out.push_back(c_out);
+  const std::size_t n = x.spatial_dims(), channel = x.channel_dim();
+  Shape out = x.shape;
+  out[channel] = c_out;
+  std::vector<std::int64_t> spatial;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t d = x.spatial_dim(i);
+    out[d] = (x.shape[d] + 2 * pad - k) / stride + 1;
+    spatial.push_back(static_cast<std::int64_t>(d));
+  }
   double window = 1;
   for (std::size_t d = 0; d < n; ++d) window *= static_cast<double>(k);
-  const double flops = 2.0 * static_cast<double>(elements(out)) * window * static_cast<double>(x.shape[n + 1]);
-  Shape weights(n, k);
-  weights.push_back(x.shape[n + 1]);
+  const double flops = 2.0 * static_cast<double>(elements(out)) * window * static_cast<double>(x.shape[channel]);
+  Shape weights(n, k);  // spatial window, input channels, output channels in either layout
+  weights.push_back(x.shape[channel]);
   weights.push_back(c_out);
   if (*std::min_element(out.begin(), out.end()) < 1 || !b.fits(out, flops) || !b.fits(weights)) return std::nullopt;
   b.count_flops(flops);
-  const std::int64_t channels = static_cast<std::int64_t>(n) + 1;
+  const auto feature = static_cast<std::int64_t>(channel);
   const json attributes = {
       {"window", {{"size", Shape(n, k)}, {"stride", Shape(n, stride)}, {"pad_low", Shape(n, pad)}, {"pad_high", Shape(n, pad)}}},
-      {"convolution", {{"input_batch", 0}, {"input_feature", channels}, {"input_spatial", counting<std::int64_t>(1, n)},
-                       {"kernel_input_feature", channels - 1}, {"kernel_output_feature", channels}, {"kernel_spatial", counting<std::int64_t>(0, n)},
-                       {"output_batch", 0}, {"output_feature", channels}, {"output_spatial", counting<std::int64_t>(1, n)}}}};
+      {"convolution", {{"input_batch", 0}, {"input_feature", feature}, {"input_spatial", spatial},
+                       {"kernel_input_feature", static_cast<std::int64_t>(n)}, {"kernel_output_feature", static_cast<std::int64_t>(n) + 1},
+                       {"kernel_spatial", counting<std::int64_t>(0, n)},
+                       {"output_batch", 0}, {"output_feature", feature}, {"output_spatial", spatial}}}};
   std::string y = b.op("convolution", {x.name, b.param(weights)}, out, attributes);
-  y = b.op("add", {y, b.along(out, n + 1)}, out);
-  return Value{activation(b, y, out), out};
+  y = b.op("add", {y, b.along(out, channel)}, out);
+  return x.with(activation(b, y, out), out);
 }
 
 // A 2 x 2 (x 2) max pool (stride 2) or a 3 x 3 (x 3) average pool (stride 1, padded).
@@ -253,16 +265,17 @@ std::optional<Value> pool(Builder& b, const Value& x) {
   const std::size_t n = x.spatial_dims();
   if (uniform_index(b.rng(), 2) == 0) {
     Shape out = x.shape;
-    for (std::size_t d = 1; d <= n; ++d) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t d = x.spatial_dim(i);
       if (x.shape[d] < 2) return std::nullopt;
       out[d] = x.shape[d] / 2;
     }
     const json window = {{"size", per_spatial(x, 2, 1)}, {"stride", per_spatial(x, 2, 1)}};
-    return Value{b.op("reduce-window", {x.name}, out, {{"window", window}, {"called", {b.max_body()}}}), out};
+    return x.with(b.op("reduce-window", {x.name}, out, {{"window", window}, {"called", {b.max_body()}}}), out);
   }
   const json window = {{"size", per_spatial(x, 3, 1)}, {"stride", per_spatial(x, 1, 1)}, {"pad_low", per_spatial(x, 1, 0)}, {"pad_high", per_spatial(x, 1, 0)}};
   const std::string sum = b.op("reduce-window", {x.name}, x.shape, {{"window", window}});
-  return Value{b.op("multiply", {sum, b.scalar(x.shape)}, x.shape), x.shape};
+  return x.with(b.op("multiply", {sum, b.scalar(x.shape)}, x.shape), x.shape);
 }
 
 // One block applied to `x`, or nullopt when it does not apply or would break a limit.
@@ -277,15 +290,21 @@ std::optional<Value> block(Builder& b, const std::string& kind, const Value& x) 
     if (kind == "residual") {
       auto inner = conv(b, x, 3, 1, x.shape[x.channel_dim()]);
       if (!inner) return std::nullopt;
-      return Value{b.op("add", {x.name, inner->name}, x.shape), x.shape};
+      return x.with(b.op("add", {x.name, inner->name}, x.shape), x.shape);
     }
     if (kind == "pool") return pool(b, x);
-    if (kind == "batch_norm") return normalize(b, x, counting<std::size_t>(0, x.spatial_dims() + 1), x.channel_dim());
-    if (kind == "elementwise") return Value{elementwise_chain(b, x.name, x.shape), x.shape};
+    std::vector<std::size_t> spatial;
+    for (std::size_t i = 0; i < x.spatial_dims(); ++i) spatial.push_back(x.spatial_dim(i));
+    if (kind == "batch_norm") {
+      std::vector<std::size_t> batch_and_space{0};
+      batch_and_space.insert(batch_and_space.end(), spatial.begin(), spatial.end());
+      return normalize(b, x, batch_and_space, x.channel_dim());
+    }
+    if (kind == "elementwise") return x.with(elementwise_chain(b, x.name, x.shape, x.channel_dim()), x.shape);
     if (kind == "global_pool") {
       const Shape out = {x.shape[0], x.shape[x.channel_dim()]};
-      const std::string sum = b.reduce(x.name, x.shape, counting<std::size_t>(1, x.spatial_dims()), false);
-      return Value{b.op("multiply", {sum, b.scalar(out)}, out), out};
+      const std::string sum = b.reduce(x.name, x.shape, spatial, false);
+      return Value{b.op("multiply", {sum, b.scalar(out)}, out), out};  // a matrix: no layout
     }
     return std::nullopt;
   }
@@ -302,7 +321,7 @@ std::optional<Value> block(Builder& b, const std::string& kind, const Value& x) 
     const Shape out = {x.shape[1], x.shape[0]};
     return Value{b.op("transpose", {x.name}, out, {{"dimensions", {1, 0}}}), out};
   }
-  if (kind == "elementwise") return Value{elementwise_chain(b, x.name, x.shape), x.shape};
+  if (kind == "elementwise") return Value{elementwise_chain(b, x.name, x.shape, 1), x.shape};
   return std::nullopt;
 }
 
@@ -348,7 +367,7 @@ GeneratorSpec load_generator_spec(const std::string& path) {
   const json parsed = parse_json_file(path);
   const JsonView view(parsed, path);
   view.expect_keys({"name", "description", "output", "seed", "count", "blocks", "max_elements", "max_flops", "block_weights",
-                    "image_share", "volume_share", "rows", "features", "image_batch", "spatial", "channels"});
+                    "image_share", "volume_share", "channels_first_share", "rows", "features", "image_batch", "spatial", "channels"});
   GeneratorSpec spec = default_generator_spec();
   spec.file = path;
   if (auto v = view.find("name")) spec.name = v->as_string();
@@ -375,6 +394,10 @@ GeneratorSpec load_generator_spec(const std::string& path) {
   if (auto v = view.find("volume_share")) {
     spec.volume_share = v->as_non_negative_number();
     if (spec.volume_share > 1) v->fail("a share between 0 and 1");
+  }
+  if (auto v = view.find("channels_first_share")) {
+    spec.channels_first_share = v->as_non_negative_number();
+    if (spec.channels_first_share > 1) v->fail("a share between 0 and 1");
   }
   if (auto v = view.find("block_weights")) {
     for (const auto& [kind, weight] : v->value().items()) {
@@ -404,6 +427,9 @@ GeneratedProgram generate_program(const GeneratorSpec& spec, std::uint64_t index
       x.shape = {draw(rng, spec.image_batch), side, side};
       if (volume) x.shape.push_back(side);
       x.shape.push_back(draw(rng, spec.channels));
+      // As for volumes: no draw when the share is 0, so a channels-last spec's programs stay the same.
+      x.channels_first = spec.channels_first_share > 0 && uniform_unit(rng) < spec.channels_first_share;
+      if (x.channels_first) std::rotate(x.shape.begin() + 1, x.shape.end() - 1, x.shape.end());
       generated.blocks.push_back(volume ? "volume" : "image");
     } else {
       x.shape = {draw(rng, spec.rows), draw(rng, spec.features)};

@@ -38,6 +38,7 @@ struct GeneratorSpec {
   std::map<std::string, double> block_weights;
   double image_share = 0.5;  // programs that start from an image (the rest from a matrix)
   double volume_share = 0;   // of those, the ones whose image is a volume (three spatial dimensions)
+  double channels_first_share = 0;  // of those, the ones laid out channels first (NCHW, NCDHW)
   // The size distributions: rows of a matrix (batch x sequence), its features, an image's batch,
   // spatial extent and channels.
   std::vector<Weighted> rows, features, image_batch, spatial, channels;

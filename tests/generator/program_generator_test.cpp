@@ -80,6 +80,46 @@ TEST_CASE("a volume spec draws NDHWC programs whose image blocks act on all thre
   for (const char* kind : {"conv", "residual", "pool", "batch_norm", "global_pool", "elementwise"}) CHECK(kinds.count(kind) == 1);
 }
 
+// Channels first only: every program starts from an NCHW image.
+GeneratorSpec channels_first_spec(GeneratorSpec spec) {
+  spec.image_share = 1;
+  spec.channels_first_share = 1;
+  return spec;
+}
+
+TEST_CASE("a channels-first spec draws NCHW programs: spatial dimensions innermost, channels second", "[generator]") {
+  const GeneratorSpec spec = channels_first_spec(default_generator_spec());
+  std::set<std::string> kinds;
+  std::size_t convolutions = 0, pools = 0;
+  for (std::uint64_t i = 0; i < 100; ++i) {
+    const GeneratedProgram g = generate_program(spec, i);
+    REQUIRE(g.blocks.front() == "image");
+    kinds.insert(g.blocks.begin(), g.blocks.end());
+    for (OpId id = 0; id < g.program.size(); ++id) {
+      const Op& op = g.program.op(id);
+      CAPTURE(i, op.name, op.opcode);
+      if (op.opcode == "convolution") {
+        ++convolutions;
+        REQUIRE(op.convolution);
+        CHECK(op.convolution->input_feature == 1);
+        CHECK(op.convolution->output_feature == 1);
+        CHECK(op.convolution->input_spatial == std::vector<std::int64_t>{2, 3});
+        CHECK(op.convolution->output_spatial == std::vector<std::int64_t>{2, 3});
+      }
+      if (op.opcode == "reduce-window") {
+        ++pools;
+        REQUIRE(op.window);
+        CHECK(op.window->size[0] == 1);
+        CHECK(op.window->size[1] == 1);  // never across channels
+        CHECK(op.window->size[3] > 1);
+      }
+    }
+  }
+  CHECK(convolutions > 0);
+  CHECK(pools > 0);
+  for (const char* kind : {"conv", "residual", "pool", "batch_norm", "global_pool", "elementwise"}) CHECK(kinds.count(kind) == 1);
+}
+
 TEST_CASE("a spec without volumes draws exactly the programs it drew before volumes existed", "[generator]") {
   // The content keys of programs 0 and 1 of configs/generate/default.json, which the committed
   // corpus was measured on: a change to the draws would orphan its records.
@@ -124,6 +164,10 @@ TEST_CASE("generated volume programs compile and agree with the reference on the
   require_first_programs_check_on_halide(volume_spec(small_spec()));
 }
 
+TEST_CASE("generated channels-first programs compile and agree with the reference on the Halide backend", "[generator][halide]") {
+  require_first_programs_check_on_halide(channels_first_spec(small_spec()));
+}
+
 TEST_CASE("a generator spec with a wrong member names the file and the place", "[generator]") {
   const std::string dir = scratch_dir("generator_spec");
   const std::string path = dir + "/spec.json";
@@ -133,6 +177,8 @@ TEST_CASE("a generator spec with a wrong member names the file and the place", "
   REQUIRE_THROWS_WITH(load_generator_spec(path), Catch::Contains("blocks.max"));
   std::ofstream(path) << R"({"output": "out", "volume_share": 1.5})";
   REQUIRE_THROWS_WITH(load_generator_spec(path), Catch::Contains("volume_share"));
+  std::ofstream(path) << R"({"output": "out", "channels_first_share": 2})";
+  REQUIRE_THROWS_WITH(load_generator_spec(path), Catch::Contains("channels_first_share"));
   std::ofstream(path) << R"({"output": "out", "count": 5, "seed": 9})";
   const GeneratorSpec spec = load_generator_spec(path);
   CHECK(spec.count == 5);
