@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <tuple>
 
 #include <nlohmann/json.hpp>

@@ -8,6 +8,8 @@
 //   - a config measured by several logs keeps its first successful figure (the first failure if
 //     it never succeeded), as one log merges its own duplicates;
 //   - a reference (an autoscheduler's schedule) keeps the first log's figure;
+//   - a kernel's body and space come from the first log that defines it (an experiment's memo,
+//     measured_once.jsonl, holds records alone and is read first);
 //   - *.jsonl files that are not record logs (e.g. Adams2019's samples.jsonl) are skipped, named
 //     in the corpus notes.
 #include <string>
