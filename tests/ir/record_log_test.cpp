@@ -76,8 +76,8 @@ std::string three_records(const std::string& name) {
 // tile space and one of a fusion space over the same kernel key, as a program's fusion and
 // whole-program spaces share one, the experiment's memo (records without definitions) and
 // Adams2019's samples.jsonl beside them.
-std::string experiment_folder() {
-  const std::string root = scratch_dir("record_folder");
+std::string experiment_folder(const std::string& name) {
+  const std::string root = scratch_dir(name);
   const Kernel k = toy_kernel();
   const auto log_at = [&](const std::string& run) {
     std::filesystem::create_directories(root + "/runs/" + run);
@@ -349,7 +349,7 @@ TEST_CASE("inspect's source loader passes the log's warnings on: a torn last lin
 }
 
 TEST_CASE("a folder of record logs: one kernel per space, every run's configs merged once") {
-  const Corpus corpus = load_source(experiment_folder());
+  const Corpus corpus = load_source(experiment_folder("record_folder"));
   REQUIRE(corpus.kernels.size() == 2);  // the tile and the fusion space of one kernel key stay apart
   const auto tile = std::find_if(corpus.kernels.begin(), corpus.kernels.end(),
                                  [](const MeasuredKernel& k) { return k.space->dimension() == 2; });
@@ -378,7 +378,7 @@ TEST_CASE("a folder without record logs, or with a corrupt one, is an error nami
   const std::string empty = scratch_dir("record_folder_empty");
   REQUIRE_THROWS_WITH(load_source(empty), Catch::Contains(empty) && Catch::Contains("record logs"));
 
-  const std::string root = experiment_folder();
+  const std::string root = experiment_folder("record_folder_corrupt");
   const std::string corrupt = root + "/runs/toy/fusion/random/seed_1/records.jsonl";
   std::ofstream(corrupt, std::ios::app) << "{\"v\":1,\"type\":\"record\",\n{}\n";
   REQUIRE_THROWS_WITH(load_source(root), Catch::Contains(corrupt) && Catch::Contains("line 4"));
