@@ -234,11 +234,10 @@ std::optional<Value> conv(Builder& b, const Value& x, std::int64_t k, std::int64
   const std::size_t n = x.spatial_dims(), channel = x.channel_dim();
   Shape out = x.shape;
   out[channel] = c_out;
-  std::vector<std::int64_t> spatial;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t d = x.spatial_dim(i);
+  const std::vector<std::int64_t> spatial = counting<std::int64_t>(static_cast<std::int64_t>(x.spatial_dim(0)), n);
+  for (const std::int64_t dim : spatial) {
+    const auto d = static_cast<std::size_t>(dim);
     out[d] = (x.shape[d] + 2 * pad - k) / stride + 1;
-    spatial.push_back(static_cast<std::int64_t>(d));
   }
   double window = 1;
   for (std::size_t d = 0; d < n; ++d) window *= static_cast<double>(k);
@@ -293,8 +292,7 @@ std::optional<Value> block(Builder& b, const std::string& kind, const Value& x) 
       return x.with(b.op("add", {x.name, inner->name}, x.shape), x.shape);
     }
     if (kind == "pool") return pool(b, x);
-    std::vector<std::size_t> spatial;
-    for (std::size_t i = 0; i < x.spatial_dims(); ++i) spatial.push_back(x.spatial_dim(i));
+    const std::vector<std::size_t> spatial = counting<std::size_t>(x.spatial_dim(0), x.spatial_dims());
     if (kind == "batch_norm") {
       std::vector<std::size_t> batch_and_space{0};
       batch_and_space.insert(batch_and_space.end(), spatial.begin(), spatial.end());

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -37,8 +36,6 @@ bool looks_like_record_log(const fs::path& path) {
     }
   return false;  // empty: nothing measured
 }
-
-using SpaceKey = std::tuple<std::string, std::string, std::vector<std::string>>;  // device, kernel key, knobs
 
 // Adds `from`'s configs that `into` lacks; a success replaces a recorded failure of the same config.
 void merge_measurements(MeasuredKernel& into, const MeasuredKernel& from, std::map<Config, std::size_t>& index) {

@@ -295,9 +295,7 @@ Corpus corpus_from_log(const LoadedLog& log, const std::string& path) {
   Corpus corpus;
   corpus.format = "record-log";
   corpus.path = path;
-  // One kernel per space: a log without definitions (an experiment's memo) can hold a program's
-  // fusion space and its whole-program space, which share a kernel key but not their knobs.
-  using SpaceKey = std::tuple<std::string, std::string, std::vector<std::string>>;  // device, kernel key, knobs
+  // One kernel per space: a log without definitions (an experiment's memo) can hold two spaces of one key.
   std::map<SpaceKey, std::size_t> index;
   std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> kernels_of;  // (device, key) -> spaces
   for (const Record& record : log.records) {

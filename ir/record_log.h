@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ir/corpus.h"
@@ -73,7 +74,11 @@ class RecordLog {
   std::set<std::string> defined_kernels_;
 };
 
-// Records as a corpus: one MeasuredKernel per (device, kernel key), with its successful
+// A kernel measured in one space: device, kernel key and knob names. A program's fusion space and
+// its whole-program space share a kernel key but not their knobs.
+using SpaceKey = std::tuple<std::string, std::string, std::vector<std::string>>;
+
+// Records as a corpus: one MeasuredKernel per SpaceKey, with its successful
 // references. Kernels without a definition line get an empty body and a space inferred from the
 // records.
 Corpus corpus_from_log(const LoadedLog& log, const std::string& path);

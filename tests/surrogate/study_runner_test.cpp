@@ -122,7 +122,9 @@ TEST_CASE("an experiment's output folder is a source: held out by the folder's n
   // Two runs of each live space, each measuring every other config.
   const auto live = testing::synthetic_corpus(3, 5);
   std::map<std::string, std::size_t> measured;
-  for (const MeasuredKernel& k : live)
+  for (const MeasuredKernel& k : live) {
+    measured[k.kernel.name()] = std::count_if(k.measurements.begin(), k.measurements.end(),
+                                              [](const Measurement& m) { return m.result.ok(); });
     for (const std::string run : {"random", "evolution"}) {
       const std::string folder = dir + "/live_output/runs/" + k.kernel.name() + "/" + run + "/seed_1";
       std::filesystem::create_directories(folder);
@@ -132,9 +134,8 @@ TEST_CASE("an experiment's output folder is a source: held out by the folder's n
         const Measurement& m = k.measurements[i];
         log.append(Record{"cpu-live", k.kernel.key(), k.kernel.name(), k.space->knob_names(), m.config, m.result, 0.0});
       }
-      measured[k.kernel.name()] = std::count_if(k.measurements.begin(), k.measurements.end(),
-                                                [](const Measurement& m) { return m.result.ok(); });
     }
+  }
   const std::string path = dir + "/eval.json";
   std::ofstream(path) << R"({"sources": ["corpus.jsonl", "live_output"], "split": {"by": "device", "test": ["live output"]},
                              "model": {"hidden": 16, "opcode_embedding": 8, "layers": 2, "min_opcode_count": 1},
