@@ -5,11 +5,7 @@
 //                  for TPU data, output_bounds[d] as recorded
 //   tile.red       tile extent along the reduction dimension (dot contraction, reduce, conv window)
 //   fuse.<e>       1 if edge e of the program (index into Program::edges()) is fused, else 0
-//   vector        vector width of the innermost output dimension (1 = scalar)
-//   unroll        unroll factor of the second-innermost output dimension inside a tile
 // Any other name is a generic knob (e.g. a Kernel Tuner parameter) that only learned models read.
-// Vector and unroll are generic knobs too (their values are learned like any other); featurizers
-// may also read them by name, with the tiles, as the register block they make.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -22,8 +18,6 @@
 namespace perftune {
 
 inline constexpr const char* kTileReductionKnob = "tile.red";
-inline constexpr const char* kVectorKnob = "vector";
-inline constexpr const char* kUnrollKnob = "unroll";
 std::string tile_out_knob(std::size_t dimension);
 std::string fuse_knob(std::size_t edge);
 

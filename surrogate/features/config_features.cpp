@@ -14,7 +14,6 @@ float log_feature(double value) { return static_cast<float>(std::log2(1.0 + std:
 ConfigFeaturizer::ConfigFeaturizer(const KernelGraphFeatures& kernel, const SearchSpace& space,
                                    const FeatureVocabulary& vocabulary)
     : roles_(knob_roles(space)),
-      register_block_(kernel.register_block),
       output_dims_(kernel.output_dims),
       element_bytes_(kernel.output_element_bytes),
       dimension_(space.dimension()),
@@ -22,8 +21,6 @@ ConfigFeaturizer::ConfigFeaturizer(const KernelGraphFeatures& kernel, const Sear
       edge_producer_(&kernel.edge_producer),
       edge_consumer_(&kernel.edge_consumer) {
   for (std::size_t k = 0; k < roles_.size(); ++k) {
-    if (space.knobs()[k].name == kVectorKnob) vector_knob_ = k;
-    if (space.knobs()[k].name == kUnrollKnob) unroll_knob_ = k;
     if (roles_[k].role == KnobRole::kFuse) ++fuse_knob_count_;
     if (roles_[k].role != KnobRole::kGeneric) continue;
     const Knob& knob = space.knobs()[k];
@@ -45,7 +42,6 @@ void ConfigFeaturizer::featurize(std::span<const Config> configs, std::span<floa
     float* row = out.data() + c * kConfigFeatureWidth;
     double tile_sum = 0.0, tile_product = 1.0, tile_count = 1.0;
     bool any_tile = false;
-    std::int64_t inner_tile = 0, second_tile = 0;  // 0: no knob, the whole extent
     std::size_t fused = 0, inlined = 0, per_tile = 0;
     for (std::size_t k = 0; k < roles_.size(); ++k) {
       const double value = static_cast<double>(config.values[k]);
@@ -55,8 +51,6 @@ void ConfigFeaturizer::featurize(std::span<const Config> configs, std::span<floa
           any_tile = true;
           tile_sum += value;
           tile_product *= std::max(1.0, value);
-          if (d + 1 == rank) inner_tile = config.values[k];
-          if (d + 2 == rank) second_tile = config.values[k];
           const double extent = d < rank ? static_cast<double>(output_dims_[d]) : 0.0;
           if (extent > 0 && value > 0) tile_count *= std::ceil(extent / value);
           if (d < kMaxFeatureRank) {
@@ -102,34 +96,7 @@ void ConfigFeaturizer::featurize(std::span<const Config> configs, std::span<floa
       fuse[2] = share(inlined);
       fuse[3] = share(per_tile);
     }
-    featurize_register_block(config, inner_tile, second_tile, row + kScheduleFeatureOffset);
   }
-}
-
-void ConfigFeaturizer::featurize_register_block(const Config& config, std::int64_t inner_tile, std::int64_t second_tile,
-                                                float* out) const {
-  if (vector_knob_ == kAbsent && unroll_knob_ == kAbsent) return;
-  const std::size_t rank = output_dims_.size();
-  // A loop's extent inside a tile: the tile, or the whole dimension where the space does not tile it.
-  const auto within = [](std::int64_t tile, std::int64_t extent) { return std::max<std::int64_t>(1, tile > 0 ? tile : extent); };
-  const std::int64_t inner_extent = rank >= 1 ? output_dims_[rank - 1] : 1;
-  const std::int64_t inner = within(inner_tile, inner_extent);
-  const std::int64_t second = within(second_tile, rank >= 2 ? output_dims_[rank - 2] : 1);
-  const std::int64_t vector = vector_knob_ == kAbsent ? 1 : std::max<std::int64_t>(1, config.values[vector_knob_]);
-  const std::int64_t unroll = unroll_knob_ == kAbsent ? 1 : std::max<std::int64_t>(1, config.values[unroll_knob_]);
-  const double lanes = static_cast<double>(std::min(vector, inner));
-  const double rows = static_cast<double>(std::min(unroll, second));
-  const double vector_bytes = lanes * static_cast<double>(element_bytes_);
-  out[0] = 1.0f;
-  out[1] = log_feature(lanes);
-  out[2] = log_feature(rows);
-  out[3] = log_feature(rows * vector_bytes);
-  out[4] = log_feature(rows * vector_bytes * register_block_.per_row_vector);
-  out[5] = log_feature(rows * register_block_.per_row_scalar);
-  out[6] = log_feature(vector_bytes * register_block_.shared_vector);
-  // The last vector of each row of the tile runs partly empty (or recomputes lanes).
-  const double row_length = static_cast<double>(inner_extent > 0 ? std::min(inner, inner_extent) : inner);
-  out[7] = static_cast<float>(1.0 - row_length / (std::ceil(row_length / lanes) * lanes));
 }
 
 void ConfigFeaturizer::node_fused_flags(std::span<const Config> configs, std::span<float> out) const {

@@ -6,7 +6,6 @@
 //   generic block per vocabulary slot: present, signed_log2(value) scaled to the knob's trained
 //                 range, the value's index in this space's domain / (domain size - 1)
 //   fuse block    fraction of the space's fuse.<e> knobs set, log2 of how many are set
-//   schedule block the register block that vector and unroll make with the tiles (see below)
 //   hybrid block  the analytical model's estimate (surrogate/analytical/analytical_features.h), written by
 //                 the learned model when GnnParams::analytical_feature is on; zeros here
 // plus, for early join, a per-node "fused with a neighbour" flag.
@@ -29,15 +28,7 @@ inline constexpr std::size_t kGenericFeatureWidth = 3 * kMaxGenericKnobs;
 // tile of the consumer (value 2; hardware/halide_schedule.h): a producer inlined into a dot's
 // epilogue and one computed per tile run at different speeds with the same ops fused.
 inline constexpr std::size_t kFuseFeatureWidth = 4;
-// Register block, for spaces with a vector or unroll knob: present; log2 of its lanes (vector, at
-// most the innermost tile and extent) and rows (unroll, at most the second-innermost tile and
-// extent); log2 bytes of its accumulators (rows x lanes), of the per-row input vectors beside them,
-// of the per-row broadcast scalars and of the shared input vectors (operand_access.h); the share of
-// vector lanes the innermost tile leaves idle. What a generic vector or unroll value means depends
-// on these: 32 lanes x 8 rows fit in registers on a matmul and spill on an NCHW convolution.
-inline constexpr std::size_t kScheduleFeatureWidth = 8;
-inline constexpr std::size_t kScheduleFeatureOffset = kTileFeatureWidth + kGenericFeatureWidth + kFuseFeatureWidth;
-inline constexpr std::size_t kAnalyticalFeatureOffset = kScheduleFeatureOffset + kScheduleFeatureWidth;
+inline constexpr std::size_t kAnalyticalFeatureOffset = kTileFeatureWidth + kGenericFeatureWidth + kFuseFeatureWidth;
 inline constexpr std::size_t kConfigFeatureWidth = kAnalyticalFeatureOffset + kAnalyticalFeatureWidth;
 
 // Prepared once per (kernel, space), then used for any number of configs; cheap per config
@@ -60,12 +51,7 @@ class ConfigFeaturizer {
     double lo, hi;
     const std::vector<std::int64_t>* domain;
   };
-  void featurize_register_block(const Config& config, std::int64_t inner_tile, std::int64_t second_tile, float* out) const;
-
-  static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
   std::vector<KnobInfo> roles_;
-  std::size_t vector_knob_ = kAbsent, unroll_knob_ = kAbsent;
-  RegisterBlockInputs register_block_;
   std::vector<GenericKnob> generic_;
   std::vector<std::int64_t> output_dims_;
   std::int64_t element_bytes_;

@@ -185,7 +185,6 @@ KernelGraphFeatures featurize_kernel(const Kernel& kernel, const FeatureVocabula
   const Shape& out = array_shape(body.op(root).shape);
   features.output_dims = out.dims;
   features.output_element_bytes = std::max(1, element_type_bytes(out.element_type));
-  features.register_block = register_block_inputs(body);
   return features;
 }
 

@@ -8,7 +8,6 @@
 
 #include "ir/kernel.h"
 #include "surrogate/features/feature_vocabulary.h"
-#include "surrogate/features/operand_access.h"
 
 namespace perftune {
 
@@ -27,7 +26,6 @@ struct KernelGraphFeatures {
   std::vector<std::int64_t> edge_producer, edge_consumer;
   std::vector<std::int64_t> output_dims;  // the root's shape (first tuple element for a tuple)
   std::int64_t output_element_bytes = 4;
-  RegisterBlockInputs register_block;  // how the inputs meet the root's vector and unrolled loops
 
   bool operator==(const KernelGraphFeatures&) const = default;
 };
