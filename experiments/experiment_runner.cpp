@@ -324,9 +324,14 @@ std::optional<nlohmann::ordered_json> remeasure_live_space(const RemeasurePlan& 
   const Remeasured measured = remeasure(target.kernel, *target.space, configs, plan, folder,
                                         [&] { return make_backend(campaign.backend, Corpus{}, ""); }, stop, progress);
   if (!measured.complete) return std::nullopt;
+  if (progress) *progress << "[experiment] peers of " << target.kernel.name() << " re-measured" << std::endl;
+  const std::optional<nlohmann::ordered_json> peers = remeasured_peers(campaign, folder, plan.repeats, stop);
+  if (!peers) return std::nullopt;
   std::vector<std::optional<double>> values;
   for (const auto& rounds : measured.rounds) values.push_back(remeasured_seconds(rounds));
-  return remeasured_scores(runs, configs, values, measured.rounds, strategies, budgets);
+  nlohmann::ordered_json scores = remeasured_scores(runs, configs, values, measured.rounds, strategies, budgets);
+  scores["peers"] = *peers;
+  return scores;
 }
 
 }  // namespace
@@ -555,6 +560,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
         remeasured.push_back(*scores);
       }
       add_remeasured_scores(tables["strategies"], remeasured, scored);
+      add_scheduler_comparison(spaces, tables["strategies"], scored, ComparisonBasis::kRemeasured);
     }
   }
 
@@ -602,7 +608,9 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                      "shuffled), valued at the median of their rounds; P(b) again with f_opt the fastest re-measured config and "
                      "f_random(b) the random runs' picks re-measured, null where those are within two round spreads of f_opt "
                      "(remeasured_score, remeasured_score_at per strategy): the runs' f_opt is the luckiest of thousands of "
-                     "single measurements (experiments/remeasurement.h)"},
+                     "single measurements (experiments/remeasurement.h). The peers are measured again in the same rounds, and "
+                     "vs_fastest_scheduler_remeasured divides the fastest scheduler's median by the mean re-measured pick "
+                     "(pick_seconds_at): both from one machine and day, where the runs' own figures come from many sittings"},
       {"optimum_noise", "per recorded space: the relative standard error of the optimum's recorded runtime (from its "
                         "repeats) and how many configs lie within two such standard errors of it (tied_configs, the "
                         "optimum included): the recording does not rank those, so P near 1 there measures noise; the "

@@ -199,18 +199,20 @@ nlohmann::ordered_json remeasured_scores(const std::vector<LiveRun>& runs, const
   out["random_within_noise_at"] = std::move(random_within_noise);
   nlohmann::ordered_json per_strategy = nlohmann::ordered_json::object();
   for (std::size_t t = 0; t < strategies.size(); ++t) {
-    nlohmann::ordered_json score_at = nlohmann::ordered_json::object();
+    nlohmann::ordered_json score_at = nlohmann::ordered_json::object(), pick_seconds_at = nlohmann::ordered_json::object();
     std::vector<double> scored;
     for (std::size_t i = 0; i < budgets.size(); ++i) {
       std::vector<double> picks;
       for (const LiveRun& run : runs)
         if (run.strategy == t) picks.push_back(valued(run, i));
+      pick_seconds_at[std::to_string(budgets[i])] = picks.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(picks));
       std::optional<double> p;
       if (random_at[i] && !picks.empty()) p = standardized_score(*random_at[i], mean(picks), optimum);
       score_at[std::to_string(budgets[i])] = p ? nlohmann::ordered_json(*p) : nlohmann::ordered_json(nullptr);
       if (p) scored.push_back(*p);
     }
     per_strategy[strategies[t]] = {{"score_at", score_at},
+                                   {"pick_seconds_at", pick_seconds_at},
                                    {"mean_score", scored.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(scored))}};
   }
   out["strategies"] = std::move(per_strategy);

@@ -83,7 +83,8 @@ std::optional<double> remeasured_seconds(const std::vector<MeasureResult>& round
 //   {"configs": N, "repeats": R, "round_spread": median robust CV of a config over its rounds,
 //    "optimum_seconds": re-measured f_opt, "measured_optimum_seconds": the runs' f_opt,
 //    "measured_optimum_remeasured_seconds": its config re-measured, "random_within_noise_at": [b],
-//    "strategies": {NAME: {"score_at": {"b": P}, "mean_score": P}}}
+//    "strategies": {NAME: {"score_at": {"b": P}, "pick_seconds_at": {"b": mean re-measured pick},
+//    "mean_score": P}}}
 // `values[i]` is configs[i]'s re-measured runtime. A run's pick that failed every re-measurement,
 // like a run with no valid runtime yet, is charged the slowest re-measured runtime. P at b is null
 // for every strategy when the space has no random run, or when random search's picks re-measure

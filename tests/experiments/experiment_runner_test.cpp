@@ -383,4 +383,16 @@ TEST_CASE("a live experiment on the Halide backend runs a tuner and Adams2019's 
   REQUIRE(remeasured["strategies"]["Adams2019 sampling"]["score_at"]["3"].is_null());
   REQUIRE(summary["strategies"]["random"].contains("remeasured_score"));
   for (const char* round : {"round_1.jsonl", "round_2.jsonl"}) REQUIRE(std::filesystem::exists(dir + "/out/remeasured/mm_program/" + round));
+  // The peers measured again in the same rounds, and the picks against them side by side.
+  for (const char* round : {"peers_round_1.json", "peers_round_2.json"})
+    REQUIRE(std::filesystem::exists(dir + "/out/remeasured/mm_program/" + round));
+  const std::string fastest_again = remeasured["fastest_scheduler"]["name"];
+  REQUIRE(remeasured["peers"][fastest_again]["round_seconds"].size() == 2);
+  const double peer_seconds = remeasured["peers"][fastest_again]["seconds"].get<double>();
+  REQUIRE(peer_seconds <= std::max(remeasured["peers"][fastest_again]["round_seconds"][0].get<double>(),
+                                   remeasured["peers"][fastest_again]["round_seconds"][1].get<double>()));
+  const double pick = remeasured["strategies"]["random"]["pick_seconds_at"]["3"].get<double>();
+  REQUIRE(remeasured["strategies"]["random"]["vs_fastest_scheduler"]["3"].get<double>() == Approx(peer_seconds / pick));
+  REQUIRE(summary["strategies"]["random"]["vs_fastest_scheduler_remeasured"]["3"]["spaces"] == 1);
+  REQUIRE_FALSE(summary["strategies"]["Adams2019 sampling"].contains("vs_fastest_scheduler_remeasured"));
 }

@@ -142,6 +142,10 @@ TEST_CASE("re-measured scores value each run's pick at its fresh runtime, agains
   REQUIRE(by["none yet"]["score_at"]["2"].get<double>() == Approx(-10.0));
   REQUIRE(by["tuned"]["mean_score"].get<double>() == Approx(1.0));
   REQUIRE(by["tuned"]["score_at"]["3"].is_null());
+  // The mean re-measured pick, which the comparison with the re-measured peers divides by.
+  REQUIRE(by["random"]["pick_seconds_at"]["2"].get<double>() == Approx(1.0));
+  REQUIRE(by["tuned"]["pick_seconds_at"]["3"].get<double>() == Approx(0.9));
+  REQUIRE(by["none yet"]["pick_seconds_at"]["1"].get<double>() == Approx(2.0));
   // With config 7 the optimum, random search's pick (config 1) 5% off it is not within the noise
   // of rounds that agree to 1.5%, and 2% off it is.
   const auto at_three = [&](double config_1) {

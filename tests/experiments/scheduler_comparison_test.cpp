@@ -47,3 +47,29 @@ TEST_CASE("scheduler comparison: each strategy against the fastest scheduler tha
   REQUIRE(random["min_space"] == "b");
   REQUIRE(random["spaces_keeping_up"] == 1);  // a: 2.0 / 2.1 = 0.952, within 5%
 }
+
+TEST_CASE("scheduler comparison on re-measured picks and peers reads and writes the re-measured block only") {
+  json spaces = json::array();
+  // The runs' figures say evolution is 4x faster than Adams2019; re-measured side by side, 1.25x.
+  spaces.push_back({{"name", "a"},
+                    {"peers", {{"Adams2019", peer("scheduler", 4.0)}}},
+                    {"strategies", {{"evolution", {{"best_mean", {1.0, 1.0}}}}}},
+                    {"remeasured",
+                     {{"peers", {{"Adams2019", peer("scheduler", 2.5)}, {"OpenBLAS", peer("library", 1.0)}}},
+                      {"strategies", {{"evolution", {{"pick_seconds_at", {{"2", 2.0}}}}}, {"sampling", {{"pick_seconds_at", {{"2", nullptr}}}}}}}}}});
+  // Not re-measured: left out.
+  spaces.push_back({{"name", "b"},
+                    {"peers", {{"Adams2019", peer("scheduler", 1.0)}}},
+                    {"strategies", {{"evolution", {{"best_mean", {1.0, 1.0}}}}}}});
+  json strategies = {{"evolution", json::object()}, {"sampling", json::object()}};
+  add_scheduler_comparison(spaces, strategies, {2}, ComparisonBasis::kRemeasured);
+
+  REQUIRE(spaces[0]["remeasured"]["fastest_scheduler"]["seconds"].get<double>() == Approx(2.5));
+  REQUIRE(spaces[0]["remeasured"]["strategies"]["evolution"]["vs_fastest_scheduler"]["2"].get<double>() == Approx(1.25));
+  REQUIRE_FALSE(spaces[0].contains("fastest_scheduler"));  // the runs' basis is untouched
+  const json& evolution = strategies["evolution"]["vs_fastest_scheduler_remeasured"]["2"];
+  REQUIRE(evolution["geomean"].get<double>() == Approx(1.25));
+  REQUIRE(evolution["spaces"] == 1);
+  REQUIRE_FALSE(strategies["evolution"].contains("vs_fastest_scheduler"));
+  REQUIRE_FALSE(strategies["sampling"].contains("vs_fastest_scheduler_remeasured"));  // no measured picks
+}
