@@ -182,6 +182,9 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
       break;
     }
     std::size_t k = options_.ramp_batches && round < 32 ? std::min(k_max, std::size_t{1} << round) : k_max;
+    // Every config to measure first fits in round 0, ramped or not: a ramp that starts at one config
+    // would measure the default alone and never the compiler's heuristic.
+    if (round == 0) k = std::max(k, std::min(k_max, options_.measure_first.size()));
     if (options_.max_measurements) k = std::min(k, options_.max_measurements - measured);
 
     // 1. The batch: configs to measure first, the model's picks among the strategy's proposals,

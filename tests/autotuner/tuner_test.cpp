@@ -213,6 +213,15 @@ TEST_CASE("a ramped campaign measures 1, 2, 4, ... configs per round up to top_k
   CHECK(s.backend.batches == std::vector<std::size_t>{1, 2, 4, 6, 6, 6, 5});  // the last round: what the budget leaves
   CHECK(result.history.size() == 30);
   CHECK(result.rounds == 7);
+
+  // The configs to measure first (default, heuristic) all go in round 0, then the ramp goes on.
+  Setup first;
+  options.max_measurements = 10;
+  options.measure_first = {Config{{1, 1, 1}}, Config{{2, 2, 2}}, Config{{4, 4, 4}}};
+  Tuner first_tuner(first.backend, *strategy, &first.model, nullptr, options);
+  const TuneResult started = first_tuner.run(first.kernel, first.space);
+  CHECK(first.backend.batches == std::vector<std::size_t>{3, 2, 4, 1});
+  for (std::size_t i = 0; i < options.measure_first.size(); ++i) CHECK(started.history.entries()[i].config == options.measure_first[i]);
 }
 
 // A model that asks for a pool of 3k proposals and sends the worst-ranked first.
