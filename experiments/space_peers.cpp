@@ -44,6 +44,7 @@ std::optional<nlohmann::ordered_json> remeasured_peers(const Campaign& campaign,
     rounds.push_back(space_peers(campaign, file));  // a fresh backend each round
   }
   nlohmann::ordered_json peers = nlohmann::ordered_json::object();
+  if (rounds.empty()) return peers;
   for (const auto& [name, first] : rounds.front().items()) {
     std::vector<MeasureResult> results;
     nlohmann::ordered_json seconds = nlohmann::ordered_json::array();
