@@ -324,7 +324,7 @@ std::optional<nlohmann::ordered_json> remeasure_live_space(const RemeasurePlan& 
   const Remeasured measured = remeasure(target.kernel, *target.space, configs, plan, folder,
                                         [&] { return make_backend(campaign.backend, Corpus{}, ""); }, stop, progress);
   if (!measured.complete) return std::nullopt;
-  if (progress) *progress << "[experiment] peers of " << target.kernel.name() << " re-measured" << std::endl;
+  if (progress) *progress << "[experiment] re-measuring the peers of " << target.kernel.name() << std::endl;
   const std::optional<nlohmann::ordered_json> peers = remeasured_peers(campaign, folder, plan.repeats, stop);
   if (!peers) return std::nullopt;
   std::vector<std::optional<double>> values;
