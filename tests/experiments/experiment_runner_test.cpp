@@ -9,6 +9,7 @@
 #include "experiments/experiment_plots.h"
 #include "experiments/experiment_runner.h"
 #include "experiments/model_study.h"
+#include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "test_support.h"
@@ -395,4 +396,10 @@ TEST_CASE("a live experiment on the Halide backend runs a tuner and Adams2019's 
   REQUIRE(remeasured["strategies"]["random"]["vs_fastest_scheduler"]["3"].get<double>() == Approx(peer_seconds / pick));
   REQUIRE(summary["strategies"]["random"]["vs_fastest_scheduler_remeasured"]["3"]["spaces"] == 1);
   REQUIRE_FALSE(summary["strategies"]["Adams2019 sampling"].contains("vs_fastest_scheduler_remeasured"));
+  // A second run reuses every run, re-measured config and peer round: nothing is measured again.
+  const std::string round_one = read_file(dir + "/out/remeasured/mm_program/peers_round_1.json");
+  const auto again = run_experiment(parse_experiment(json, dir + "/live.json"), options);
+  REQUIRE(read_file(dir + "/out/remeasured/mm_program/peers_round_1.json") == round_one);
+  REQUIRE(again["spaces"][0]["remeasured"]["peers"] == remeasured["peers"]);
+  REQUIRE(again["reused_runs"] == summary["runs"]);
 }
