@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <iterator>
+#include <numeric>
 #include <stdexcept>
 
 #include "hardware/op_semantics.h"
@@ -126,7 +127,12 @@ struct Value {
   bool image() const { return shape.size() >= 4; }
   std::size_t spatial_dims() const { return shape.size() - 2; }
   std::size_t channel_dim() const { return channels_first ? 1 : shape.size() - 1; }
-  std::size_t spatial_dim(std::size_t i) const { return (channels_first ? 2 : 1) + i; }
+  // The spatial dimensions, in order: after the batch, and after the channels when they come first.
+  std::vector<std::size_t> spatial() const {
+    std::vector<std::size_t> dims(spatial_dims());
+    std::iota(dims.begin(), dims.end(), channels_first ? 2 : 1);
+    return dims;
+  }
   // The same layout over another shape.
   Value with(std::string other_name, Shape other_shape) const { return {std::move(other_name), std::move(other_shape), channels_first}; }
 };
@@ -134,7 +140,7 @@ struct Value {
 // `inner` on each spatial dimension, `outer` on batch and channels.
 std::vector<std::int64_t> per_spatial(const Value& x, std::int64_t inner, std::int64_t outer) {
   std::vector<std::int64_t> v(x.shape.size(), outer);
-  for (std::size_t i = 0; i < x.spatial_dims(); ++i) v[x.spatial_dim(i)] = inner;
+  for (const std::size_t d : x.spatial()) v[d] = inner;
   return v;
 }
 
@@ -234,11 +240,8 @@ std::optional<Value> conv(Builder& b, const Value& x, std::int64_t k, std::int64
   const std::size_t n = x.spatial_dims(), channel = x.channel_dim();
   Shape out = x.shape;
   out[channel] = c_out;
-  const std::vector<std::int64_t> spatial = counting<std::int64_t>(static_cast<std::int64_t>(x.spatial_dim(0)), n);
-  for (const std::int64_t dim : spatial) {
-    const auto d = static_cast<std::size_t>(dim);
-    out[d] = (x.shape[d] + 2 * pad - k) / stride + 1;
-  }
+  const std::vector<std::size_t> spatial = x.spatial();
+  for (const std::size_t d : spatial) out[d] = (x.shape[d] + 2 * pad - k) / stride + 1;
   double window = 1;
   for (std::size_t d = 0; d < n; ++d) window *= static_cast<double>(k);
   const double flops = 2.0 * static_cast<double>(elements(out)) * window * static_cast<double>(x.shape[channel]);
@@ -261,11 +264,9 @@ std::optional<Value> conv(Builder& b, const Value& x, std::int64_t k, std::int64
 
 // A 2 x 2 (x 2) max pool (stride 2) or a 3 x 3 (x 3) average pool (stride 1, padded).
 std::optional<Value> pool(Builder& b, const Value& x) {
-  const std::size_t n = x.spatial_dims();
   if (uniform_index(b.rng(), 2) == 0) {
     Shape out = x.shape;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t d = x.spatial_dim(i);
+    for (const std::size_t d : x.spatial()) {
       if (x.shape[d] < 2) return std::nullopt;
       out[d] = x.shape[d] / 2;
     }
@@ -292,7 +293,7 @@ std::optional<Value> block(Builder& b, const std::string& kind, const Value& x) 
       return x.with(b.op("add", {x.name, inner->name}, x.shape), x.shape);
     }
     if (kind == "pool") return pool(b, x);
-    const std::vector<std::size_t> spatial = counting<std::size_t>(x.spatial_dim(0), x.spatial_dims());
+    const std::vector<std::size_t> spatial = x.spatial();
     if (kind == "batch_norm") {
       std::vector<std::size_t> batch_and_space{0};
       batch_and_space.insert(batch_and_space.end(), spatial.begin(), spatial.end());
