@@ -47,13 +47,14 @@ MutationWeights parse_mutation(const JsonView& parent) {
 std::optional<AnchoredOptions> parse_anchored(const JsonView& parent) {
   const auto view = parent.find("anchored");
   if (!view) return std::nullopt;
-  view->expect_keys({"share", "depth", "beam", "measured_anchors"});
+  view->expect_keys({"share", "depth", "beam", "measured_anchors", "diversity_pool"});
   AnchoredOptions options;
   options.share = get_probability(*view, "share", options.share);
   options.depth = get_count(*view, "depth", options.depth);
   options.beam = get_count(*view, "beam", options.beam);
   if (const auto member = view->find("measured_anchors"))
     options.measured_anchors = static_cast<std::size_t>(member->as_count("a count of configs >= 0"));
+  options.diversity_pool = get_count(*view, "diversity_pool", options.diversity_pool);
   return options;
 }
 

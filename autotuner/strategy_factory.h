@@ -7,9 +7,10 @@
 //    "restart_after", "mutation": {"random_value", "neighbour_step", "several_knobs"}, "warmup"}
 //   {"type": "evolution", "population", "generations", "mutation_probability", "measured_share", "mutation",
 //    "warmup"}                       warmup: random proposals for the first N measurements (search/warmup.h)
-//   either of those two with "anchored": {"share", "depth", "beam", "measured_anchors"}: a share of
-//                                      each round's proposals from the model's best configs near the
-//                                      campaign's first configs and the best measured (search/anchored_search.h)
+//   either of those two with "anchored": {"share", "depth", "beam", "measured_anchors", "diversity_pool"}:
+//                                      a share of each round's proposals from the model's best configs near
+//                                      the campaign's first configs and the best measured, each part picked
+//                                      for knob coverage from diversity_pool x as many (search/anchored_search.h)
 //   {"type": "measured_annealing", "chains", "start_temperature", "min_temperature", "cooling", "mutation"}
 //   {"type": "measured_evolution", "parents", "mutation_probability", "mutation"}
 //   {"type": "autoscheduler_sampling", ...}   a peer, not a strategy over the space: Halide's

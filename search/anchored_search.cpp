@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "search/diverse_pick.h"
 #include "search/top_candidates.h"
 
 namespace perftune {
@@ -52,13 +53,21 @@ AnchoredSearch::AnchoredSearch(std::unique_ptr<Strategy> inner, AnchoredOptions 
 std::vector<Config> AnchoredSearch::propose(const SearchContext& context, std::size_t n) {
   if (!context.model) throw std::invalid_argument("anchored search needs a cost model");
   const auto local_count = static_cast<std::size_t>(std::lround(options_.share * static_cast<double>(n)));
-  std::vector<Config> proposed = near_anchors(context, local_count, options_);
+  const std::size_t pool = options_.diversity_pool;
+  std::vector<Config> proposed = near_anchors(context, local_count * pool, options_);
+  if (pool > 1) proposed = diverse_pick(proposed, local_count);
   // The wrapped strategy searches every round, so its state (chains, population) carries on
-  // as it would alone; it is asked for n so that overlaps with the local picks still leave enough.
+  // as it would alone; it is asked for n (times the pool) so that overlaps with the local picks
+  // still leave enough.
   std::unordered_set<Config, ConfigHash> taken(proposed.begin(), proposed.end());
-  for (Config& config : inner_->propose(context, n)) {
+  std::vector<Config> global;
+  for (Config& config : inner_->propose(context, n * pool))
+    if (taken.insert(config).second) global.push_back(std::move(config));
+  const std::size_t global_count = n - std::min(n, proposed.size());
+  if (pool > 1) global = diverse_pick(global, global_count);
+  for (Config& config : global) {
     if (proposed.size() >= n) break;
-    if (taken.insert(config).second) proposed.push_back(std::move(config));
+    proposed.push_back(std::move(config));
   }
   return proposed;
 }

@@ -25,6 +25,9 @@ struct AnchoredOptions {
                                      // dense kernels are 2-4 knobs from the heuristic)
   std::size_t beam = 16;             // configs expanded per step
   std::size_t measured_anchors = 2;  // best measured configs that join the anchors
+  // Each part of the proposals (near the anchors, the wrapped strategy's) is picked from this many
+  // times as many of its best-scored configs by knob-value coverage (diverse_pick.h); 1: the best.
+  std::size_t diversity_pool = 1;
 };
 
 class AnchoredSearch : public Strategy {
@@ -33,7 +36,8 @@ class AnchoredSearch : public Strategy {
   std::string name() const override { return inner_->name() + " anchored"; }
   bool needs_model() const override { return true; }
   // Up to round(share * n) configs from the neighbourhood, best-scored first, then the wrapped
-  // strategy's proposals that are not among them, up to n in all.
+  // strategy's proposals that are not among them, up to n in all; with a diversity pool, each part
+  // is the diverse pick of a wider pool of its own, so each starts at its best-scored config.
   std::vector<Config> propose(const SearchContext& context, std::size_t n) override;
 
  private:

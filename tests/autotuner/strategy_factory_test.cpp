@@ -31,11 +31,13 @@ TEST_CASE("a bad warm-up names its place") {
 }
 
 TEST_CASE("an anchored annealing or evolution wraps its strategy; absent, the strategy is plain") {
-  const StrategySpec anchored = parse(R"({"type": "evolution", "population": 64, "anchored": {"share": 0.25, "depth": 2}})");
+  const StrategySpec anchored = parse(R"({"type": "evolution", "population": 64, "anchored": {"share": 0.25, "depth": 2, "diversity_pool": 4}})");
   REQUIRE(anchored.anchored);
+  CHECK(anchored.anchored->diversity_pool == 4);
   CHECK(anchored.anchored->share == 0.25);
   CHECK(anchored.anchored->depth == 2);
   CHECK(anchored.anchored->beam == AnchoredOptions{}.beam);
+  CHECK(AnchoredOptions{}.diversity_pool == 1);  // the model's best, as before the option
   CHECK(make_strategy(anchored)->name() == "evolution anchored");
   const StrategySpec plain = parse(R"({"type": "annealing"})");
   CHECK_FALSE(plain.anchored);
@@ -47,6 +49,7 @@ TEST_CASE("a bad anchored block names its place") {
       {R"({"type": "annealing", "anchored": {"share": 1.5}})", "$.strategy.anchored.share", "[0, 1]"},
       {R"({"type": "evolution", "anchored": {"depth": 0}})", "$.strategy.anchored.depth", "positive"},
       {R"({"type": "evolution", "anchored": {"width": 3}})", "$.strategy.anchored.width", "no such key"},
+      {R"({"type": "evolution", "anchored": {"diversity_pool": 0}})", "$.strategy.anchored.diversity_pool", "positive"},
       {R"({"type": "measured_evolution", "anchored": {}})", "$.strategy.anchored", "no such key"},
   }));
   CAPTURE(text);

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
+#include <span>
+#include <utility>
 
 #include <catch2/catch.hpp>
 
@@ -41,6 +44,36 @@ TEST_CASE("an anchored strategy proposes its share near the anchors and the wrap
   CHECK(std::count(proposed.begin(), proposed.end(), target) == 1);  // the wrapped search's best
   CHECK(proposed[4] == target);
   CHECK(std::find(proposed.begin(), proposed.end(), anchors.front()) == proposed.end());
+}
+
+TEST_CASE("with a diversity pool both parts of the proposals cover more knob values, each from its best config") {
+  const std::string inner = GENERATE(as<std::string>{}, "annealing", "evolution");
+  CAPTURE(inner);
+  const SearchSpace space = testing::tile_space(10);
+  const Config target{{512, 512, 512}};
+  testing::ToyCostModel model(target);
+  const Kernel kernel = testing::toy_kernel();
+  History history;
+  const std::vector<Config> anchors{Config{{1, 1, 1}}};
+  const SearchContext context{kernel, space, &model, history, 1, 0, {}, anchors};
+  const auto plain = anchored(inner, 0.5, 2).propose(context, 8);
+  AnchoredOptions options;
+  options.depth = 2;
+  options.diversity_pool = 3;
+  const auto diverse = AnchoredSearch(testing::small_strategy(inner), options).propose(context, 8);
+  REQUIRE(plain.size() == 8);
+  REQUIRE(diverse.size() == 8);
+  auto values_covered = [](std::span<const Config> configs) {
+    std::set<std::pair<std::size_t, std::int64_t>> covered;
+    for (const Config& config : configs)
+      for (std::size_t knob = 0; knob < config.values.size(); ++knob) covered.emplace(knob, config.values[knob]);
+    return covered.size();
+  };
+  CHECK(diverse[0] == plain[0]);
+  CHECK(diverse[4] == target);
+  for (std::size_t i = 0; i < 4; ++i) CHECK(knobs_apart(diverse[i], anchors.front()) <= 2);
+  CHECK(values_covered(std::span(diverse).first(4)) > values_covered(std::span(plain).first(4)));
+  CHECK(values_covered(diverse) > values_covered(plain));
 }
 
 TEST_CASE("the beam walks several knobs from an anchor, through measured configs, proposing none of them") {
