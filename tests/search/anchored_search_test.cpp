@@ -26,36 +26,37 @@ AnchoredSearch anchored(const std::string& inner, double share, std::size_t dept
   return AnchoredSearch(testing::small_strategy(inner), options);
 }
 
+// A toy space whose model prefers {512, 512, 512}, anchored at {1, 1, 1}: three knobs apart.
+struct ToyAnchored {
+  SearchSpace space = testing::tile_space(10);
+  Config target{{512, 512, 512}};
+  testing::ToyCostModel model{target};
+  Kernel kernel = testing::toy_kernel();
+  History history;
+  std::vector<Config> anchors{Config{{1, 1, 1}}};
+  SearchContext context() { return SearchContext{kernel, space, &model, history, 1, 0, {}, anchors}; }
+};
+
 TEST_CASE("an anchored strategy proposes its share near the anchors and the wrapped strategy's picks after them") {
   const std::string inner = GENERATE(as<std::string>{}, "annealing", "evolution");
   CAPTURE(inner);
-  const SearchSpace space = testing::tile_space(10);
-  const Config target{{512, 512, 512}};
-  testing::ToyCostModel model(target);
-  const Kernel kernel = testing::toy_kernel();
-  History history;
-  const std::vector<Config> anchors{Config{{1, 1, 1}}};
+  ToyAnchored toy;
   AnchoredSearch strategy = anchored(inner, 0.5, 1);
-  const auto proposed = strategy.propose(SearchContext{kernel, space, &model, history, 1, 0, {}, anchors}, 8);
+  const auto proposed = strategy.propose(toy.context(), 8);
   REQUIRE(proposed.size() == 8);
   // The model's best one-knob changes of the anchor: each knob moved to 512, then the first to 256.
-  for (std::size_t i = 0; i < 4; ++i) CHECK(knobs_apart(proposed[i], anchors.front()) == 1);
+  for (std::size_t i = 0; i < 4; ++i) CHECK(knobs_apart(proposed[i], toy.anchors.front()) == 1);
   CHECK(proposed[0] != proposed[1]);
-  CHECK(std::count(proposed.begin(), proposed.end(), target) == 1);  // the wrapped search's best
-  CHECK(proposed[4] == target);
-  CHECK(std::find(proposed.begin(), proposed.end(), anchors.front()) == proposed.end());
+  CHECK(std::count(proposed.begin(), proposed.end(), toy.target) == 1);  // the wrapped search's best
+  CHECK(proposed[4] == toy.target);
+  CHECK(std::find(proposed.begin(), proposed.end(), toy.anchors.front()) == proposed.end());
 }
 
 TEST_CASE("with a diversity pool both parts of the proposals cover more knob values, each from its best config") {
   const std::string inner = GENERATE(as<std::string>{}, "annealing", "evolution");
   CAPTURE(inner);
-  const SearchSpace space = testing::tile_space(10);
-  const Config target{{512, 512, 512}};
-  testing::ToyCostModel model(target);
-  const Kernel kernel = testing::toy_kernel();
-  History history;
-  const std::vector<Config> anchors{Config{{1, 1, 1}}};
-  const SearchContext context{kernel, space, &model, history, 1, 0, {}, anchors};
+  ToyAnchored toy;
+  const SearchContext context = toy.context();
   const auto plain = anchored(inner, 0.5, 2).propose(context, 8);
   AnchoredOptions options;
   options.depth = 2;
@@ -70,8 +71,8 @@ TEST_CASE("with a diversity pool both parts of the proposals cover more knob val
     return covered.size();
   };
   CHECK(diverse[0] == plain[0]);
-  CHECK(diverse[4] == target);
-  for (std::size_t i = 0; i < 4; ++i) CHECK(knobs_apart(diverse[i], anchors.front()) <= 2);
+  CHECK(diverse[4] == toy.target);
+  for (std::size_t i = 0; i < 4; ++i) CHECK(knobs_apart(diverse[i], toy.anchors.front()) <= 2);
   CHECK(values_covered(std::span(diverse).first(4)) > values_covered(std::span(plain).first(4)));
   CHECK(values_covered(diverse) > values_covered(plain));
 }
