@@ -63,8 +63,7 @@ std::vector<Config> AnchoredSearch::propose(const SearchContext& context, std::s
   std::vector<Config> global;
   for (Config& config : inner_->propose(context, n * pool))
     if (taken.insert(config).second) global.push_back(std::move(config));
-  const std::size_t global_count = n - std::min(n, proposed.size());
-  if (pool > 1) global = diverse_pick(global, global_count);
+  if (pool > 1) global = diverse_pick(global, n - std::min(n, proposed.size()));
   for (Config& config : global) {
     if (proposed.size() >= n) break;
     proposed.push_back(std::move(config));
