@@ -148,7 +148,11 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
   experiment.budget = root.at("budget").value();
   if (const auto v = root.find("top_k")) experiment.top_k = static_cast<std::size_t>(v->as_positive_int());
   if (const auto v = root.find("ramp_batches")) experiment.ramp_batches = v->as_bool();
-  if (const auto v = root.find("measure_once")) experiment.measure_once = v->as_bool();
+  if (const auto v = root.find("measure_once")) {
+    if (v->value().is_boolean()) experiment.measure_once = v->as_bool();
+    else if (v->as_string() == "experiment") experiment.memo_scope = MemoScope::kExperiment;
+    else if (v->as_string() != "sitting") v->fail("true, false, \"sitting\" or \"experiment\"");
+  }
   experiment.epsilon = root.get_number("epsilon", experiment.epsilon);
   experiment.seeds = static_cast<std::size_t>(root.at("seeds").as_positive_int());
   if (const auto v = root.find("first_seed")) experiment.first_seed = v->as_count();

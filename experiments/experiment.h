@@ -7,7 +7,7 @@
 //                "role": "target" | "source"}],
 //    "strategies": [{"name": "SA (measured)", "strategy": {...}, "model": {...}}],
 //    "backend": {...}, "budget": {"measurements": 200, "hardware_seconds": S},
-//    "top_k": K, "ramp_batches": false, "epsilon": 0.05, "seeds": 20, "first_seed": 1, "measure_once": true,
+//    "top_k": K, "ramp_batches": false, "epsilon": 0.05, "seeds": 20, "first_seed": 1, "measure_once": "sitting",
 //    "report_budgets": [10, 25, 50, 100, 200],
 //    "time_windows": [{"start": 0.5, "end": 0.96}, {"start": 0.01, "end": 0.95}],
 //    "remeasure": {"repeats": 3, "top": 10}, "output": DIR}
@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autotuner/campaign.h"
+#include "hardware/measure_once_backend.h"
 #include "experiments/pretrain_spec.h"
 #include "experiments/remeasurement.h"
 #include "experiments/time_window.h"
@@ -84,8 +85,10 @@ struct Experiment {
   std::vector<TimeWindow> time_windows = default_time_windows();
   // A live experiment's runs share one memo of measurements (hardware/measure_once_backend.h:
   // each config of a space measured once, at OUTPUT/measured_once.jsonl); not part of a run's
-  // definition.
+  // definition. "measure_once": "sitting" (or true) serves the figures of this sitting,
+  // "experiment" those of every sitting, false turns the memo off.
   bool measure_once = true;
+  MemoScope memo_scope = MemoScope::kSitting;
   // Live spaces' picks and best configs measured again once the runs are done, for a score on
   // fresh measurements beside the runs' own (experiments/remeasurement.h); not part of a run's
   // definition. Unset: not re-measured.

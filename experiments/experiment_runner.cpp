@@ -448,7 +448,8 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   std::optional<MeasurementMemo> memo;
   if (live && experiment.measure_once)
     memo.emplace((fs::path(output) / (ranks.size() > 1 ? "measured_once.rank" + std::to_string(ranks.rank()) + ".jsonl"
-                                                       : std::string("measured_once.jsonl"))).string());
+                                                       : std::string("measured_once.jsonl"))).string(),
+                 experiment.memo_scope);
   tbb::task_arena arena(live ? 1 : static_cast<int>(jobs));
   arena.execute([&] {
     tbb::parallel_for(std::size_t{0}, tasks.size(), std::size_t{1}, [&](std::size_t i) {
@@ -578,7 +579,10 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   summary["runs"] = tasks.size();
   summary["reused_runs"] = all_reused;
   summary["changed_runs"] = all_changed;
-  if (memo) summary["measured_once"] = {{"file", memo->path()}, {"configs", memo->size()}};
+  if (memo)
+    summary["measured_once"] = {{"file", memo->path()},
+                                {"configs", memo->size()},
+                                {"scope", memo->scope() == MemoScope::kSitting ? "sitting" : "experiment"}};
   summary["conventions"] = {
       {"f_strategy", "mean over seeds of the best valid runtime after b measurements; a run that stopped early keeps its "
                      "last best"},

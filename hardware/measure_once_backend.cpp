@@ -25,30 +25,39 @@ std::string MeasurementMemo::key(const std::string& device, const std::string& k
   return text;
 }
 
-MeasurementMemo::MeasurementMemo(const std::string& path)
-    : log_([&] {
+MeasurementMemo::MeasurementMemo(const std::string& path, MemoScope scope)
+    : scope_(scope), log_([&] {
         // Read before the log is opened for appending, which cuts off a torn last line.
         if (std::filesystem::exists(path))
           for (const Record& r : RecordLog::load(path).records)
-            if (repeatable(r.result.status)) results_.emplace(key(r.device, r.kernel_key, r.knob_names, r.config), r.result);
+            if (repeatable(r.result.status)) earlier_.emplace(key(r.device, r.kernel_key, r.knob_names, r.config), r.result);
         return path;
       }()) {}
+
+const MeasureResult* MeasurementMemo::served(const std::string& k) const {
+  if (const auto it = results_.find(k); it != results_.end()) return &it->second;
+  if (scope_ == MemoScope::kExperiment)
+    if (const auto it = earlier_.find(k); it != earlier_.end()) return &it->second;
+  return nullptr;
+}
 
 std::optional<MeasureResult> MeasurementMemo::find(const std::string& device, const Kernel& kernel, const SearchSpace& space,
                                                    const Config& config) const {
   const std::string k = key(device, kernel.key(), space.knob_names(), config);
   const std::lock_guard lock(mutex_);
-  const auto it = results_.find(k);
-  if (it == results_.end()) return std::nullopt;
-  return it->second;
+  const MeasureResult* result = served(k);
+  if (!result) return std::nullopt;
+  return *result;
 }
 
 void MeasurementMemo::add(const std::string& device, const Kernel& kernel, const SearchSpace& space, const Config& config,
                           const MeasureResult& result) {
   if (!repeatable(result.status)) return;
   const std::vector<std::string> names = space.knob_names();
+  const std::string k = key(device, kernel.key(), names, config);
   const std::lock_guard lock(mutex_);
-  if (!results_.emplace(key(device, kernel.key(), names, config), result).second) return;  // the first measurement stays
+  if (served(k)) return;  // the first figure it serves stays
+  results_.emplace(k, result);
   // Records only, no kernel definitions: two spaces of one kernel (a program's fusion placements
   // and its whole-program schedule) share its key but not their knobs, and a definition would
   // make the records of the other space invalid on load.
@@ -57,7 +66,9 @@ void MeasurementMemo::add(const std::string& device, const Kernel& kernel, const
 
 std::size_t MeasurementMemo::size() const {
   const std::lock_guard lock(mutex_);
-  return results_.size();
+  std::size_t only_earlier = 0;
+  for (const auto& entry : earlier_) only_earlier += !results_.contains(entry.first);
+  return results_.size() + only_earlier;
 }
 
 std::vector<MeasureResult> MeasureOnceBackend::measure(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs) {

@@ -207,6 +207,22 @@ TEST_CASE("an experiment's re-measuring plan is read and checked, and leaves its
   REQUIRE_THROWS_WITH(parse_experiment(json, dir + "/toy.json"), Catch::Contains("$.remeasure"));
 }
 
+TEST_CASE("an experiment's measurement memo serves one sitting's figures unless told otherwise, and leaves its runs' identity alone") {
+  const auto [dir, cache] = toy_space_dir("experiment_memo_scope");
+  nlohmann::json json = toy_experiment(cache);
+  const Experiment by_default = parse_experiment(json, dir + "/toy.json");
+  REQUIRE(by_default.measure_once);
+  REQUIRE(by_default.memo_scope == MemoScope::kSitting);
+  json["measure_once"] = "experiment";
+  const Experiment every_sitting = parse_experiment(json, dir + "/toy.json");
+  REQUIRE(every_sitting.memo_scope == MemoScope::kExperiment);
+  REQUIRE(run_identity(every_sitting, 0, 1, 1) == run_identity(by_default, 0, 1, 1));
+  json["measure_once"] = false;
+  REQUIRE_FALSE(parse_experiment(json, dir + "/toy.json").measure_once);
+  json["measure_once"] = "weekly";
+  REQUIRE_THROWS_WITH(parse_experiment(json, dir + "/toy.json"), Catch::Contains("$.measure_once"));
+}
+
 TEST_CASE("a checkpoint trained again to the same weights keeps its runs' identity; another training does not") {
   const auto [dir, cache] = toy_space_dir("experiment_run_identity_retrained");
   const std::string checkpoint = dir + "/model.json";
@@ -367,6 +383,7 @@ TEST_CASE("a live experiment on the Halide backend runs a tuner and Adams2019's 
   // the experiment's memo.
   REQUIRE(summary["measured_once"]["configs"].get<std::size_t>() >= 3);
   REQUIRE(summary["measured_once"]["configs"].get<std::size_t>() <= 5);
+  REQUIRE(summary["measured_once"]["scope"] == "sitting");
   REQUIRE(std::filesystem::exists(dir + "/out/measured_once.jsonl"));
   // The peers, measured once for the space, and each strategy against the fastest autoscheduler.
   const auto& space = summary["spaces"][0];

@@ -1,6 +1,7 @@
 // A live experiment's runs share one memo: a config measured by one run is read by the next
 // (same figures, cost charged, nothing measured), a run asking for a config again measures it,
-// transient failures are measured again, and a memo survives the process (read back from disk).
+// transient failures are measured again, and a memo survives the process (read back from disk),
+// its figures served again only when the experiment asks for every sitting's.
 #include "hardware/measure_once_backend.h"
 
 #include <filesystem>
@@ -83,7 +84,7 @@ TEST_CASE("a measurement memo is read back by the next sitting, a torn last line
     measured_seconds = run.measure(tiny_add_kernel(), space, configs({3}))[0].seconds;
   }
   std::ofstream(path, std::ios::app) << R"({"v":1,"type":"record","device":"cpu:te)";  // killed mid-line
-  MeasurementMemo reread(path);
+  MeasurementMemo reread(path, MemoScope::kExperiment);
   REQUIRE(reread.size() == 1);
   REQUIRE(reread.find("cpu:test", tiny_add_kernel(), space, Config{{3, 1}})->seconds == measured_seconds);
   // The torn line was cut off: what is appended now is read back whole.
@@ -91,9 +92,47 @@ TEST_CASE("a measurement memo is read back by the next sitting, a torn last line
   // Another space of the same kernel (its fusion placements beside its schedule) shares the file.
   const SearchSpace placements({{"fuse.a", {0, 1}}});
   reread.add("cpu:test", tiny_add_kernel(), placements, Config{{1}}, MeasureResult::from_repeats({5e-3}, 0.1));
-  const MeasurementMemo third(path);
+  const MeasurementMemo third(path, MemoScope::kExperiment);
   REQUIRE(third.size() == 3);
   REQUIRE(third.find("cpu:test", tiny_add_kernel(), placements, Config{{1}})->seconds == 5e-3);
+}
+
+TEST_CASE("a measurement memo serves another sitting's figures only when asked to", "[hardware]") {
+  const std::string path = scratch_dir("measure_once_sittings") + "/memo.jsonl";
+  const SearchSpace space = knob_space();
+  double first_sitting = 0;
+  {
+    MeasurementMemo memo(path);
+    MeasureOnceBackend run(std::make_unique<CountingBackend>(), memo);
+    first_sitting = run.measure(tiny_add_kernel(), space, configs({3}))[0].seconds;
+  }
+  double second_sitting = 0;
+  {
+    // The machine may have drifted since: config 3 is measured again, and its new figure is the
+    // one the rest of this sitting reads.
+    MeasurementMemo memo(path);
+    REQUIRE(memo.scope() == MemoScope::kSitting);
+    REQUIRE(memo.size() == 1);
+    REQUIRE_FALSE(memo.find("cpu:test", tiny_add_kernel(), space, Config{{3, 1}}));
+    auto device = std::make_unique<CountingBackend>();
+    CountingBackend& counts = *device;
+    counts.measured = 10;  // a figure unlike the first sitting's
+    MeasureOnceBackend first_run(std::move(device), memo);
+    second_sitting = first_run.measure(tiny_add_kernel(), space, configs({3}))[0].seconds;
+    REQUIRE(counts.measured == 11);
+    MeasureOnceBackend second_run(std::make_unique<CountingBackend>(), memo);
+    REQUIRE(second_run.measure(tiny_add_kernel(), space, configs({3}))[0].seconds == second_sitting);
+    REQUIRE(second_run.reused() == 1);
+    REQUIRE(memo.size() == 1);
+  }
+  std::ifstream log(path);
+  std::size_t lines = 0;
+  for (std::string line; std::getline(log, line);) lines += !line.empty();
+  REQUIRE(lines == 2);  // both sittings' figures kept
+  // Across sittings: each config's first figure.
+  const MeasurementMemo every_sitting(path, MemoScope::kExperiment);
+  REQUIRE(every_sitting.find("cpu:test", tiny_add_kernel(), space, Config{{3, 1}})->seconds == first_sitting);
+  REQUIRE(first_sitting != second_sitting);
 }
 
 }  // namespace
