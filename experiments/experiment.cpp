@@ -173,10 +173,14 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
     if (experiment.time_windows.empty()) v->fail("at least one window");
   }
   if (const auto v = root.find("remeasure")) {
-    v->expect_keys({"repeats", "top"});
+    v->expect_keys({"repeats", "top", "references"});
     RemeasurePlan plan;
     if (const auto repeats = v->find("repeats")) plan.repeats = static_cast<std::size_t>(repeats->as_positive_int());
     if (const auto top = v->find("top")) plan.top = static_cast<std::size_t>(top->as_count());
+    // Checked when the experiment runs, before its first run: a config naming a campaign's output
+    // folder parses on a machine that has not unpacked it.
+    if (const auto references = v->find("references"))
+      for (const JsonView& reference : references->elements()) plan.references.push_back(resolve(reference.as_string()));
     experiment.remeasure = plan;
   }
   experiment.output = resolve(root.get_string("output", "../../runs/" + experiment.name));

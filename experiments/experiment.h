@@ -10,7 +10,7 @@
 //    "top_k": K, "ramp_batches": false, "epsilon": 0.05, "seeds": 20, "first_seed": 1, "measure_once": "sitting",
 //    "report_budgets": [10, 25, 50, 100, 200],
 //    "time_windows": [{"start": 0.5, "end": 0.96}, {"start": 0.01, "end": 0.95}],
-//    "remeasure": {"repeats": 3, "top": 10}, "output": DIR}
+//    "remeasure": {"repeats": 3, "top": 10, "references": [DIR]}, "output": DIR}
 // The "source", "default", "strategy", "model", "backend" and "budget" sections are exactly those
 // of a campaign, except that a model may be {"type": "learned", "pretrain": {...}}: a GNN trained per
 // space on the experiment's other devices of that kernel (experiments/pretraining.h), or

@@ -300,9 +300,11 @@ void complete_live_baseline(SpaceBaseline& baseline, std::size_t space, const Ex
 }
 
 // A live space's runs re-measured (experiments/remeasurement.h): their picks at the scored budgets
-// and the space's fastest configs, logged under OUTPUT/remeasured/SPACE. Empty when `stop` ended it
+// and the space's fastest configs (the experiment's and each reference's), logged under
+// OUTPUT/remeasured/SPACE. Empty when `stop` ended it
 // before every round was measured (a later call goes on from the logs).
 std::optional<nlohmann::ordered_json> remeasure_live_space(const RemeasurePlan& plan, const Campaign& campaign, std::size_t space,
+                                                           const std::string& space_name,
                                                            const std::vector<RunTask>& tasks, const std::vector<Campaign>& campaigns,
                                                            const std::vector<RunCurve>& curves, const std::vector<std::string>& strategies,
                                                            const std::vector<std::size_t>& budgets, const std::string& folder,
@@ -320,7 +322,14 @@ std::optional<nlohmann::ordered_json> remeasure_live_space(const RemeasurePlan& 
         if (std::optional<Config> config = in_space_order(record, knob_names)) records.emplace_back(std::move(*config), record.result);
     runs.push_back(live_run(curves[i].strategy, campaigns[i].strategy.type == "random", records, curves[i].best_after, budgets));
   }
-  const std::vector<Config> configs = remeasure_candidates(runs, plan.top);
+  std::vector<Config> configs = remeasure_candidates(runs, plan.top);
+  std::size_t reference_configs = 0;
+  for (const std::string& reference : plan.references)
+    for (Config& config : remeasure_candidates({reference_run(reference, space_name, target.kernel.key(), knob_names)}, plan.top))
+      if (std::find(configs.begin(), configs.end(), config) == configs.end()) {
+        configs.push_back(std::move(config));
+        ++reference_configs;
+      }
   const Remeasured measured = remeasure(target.kernel, *target.space, configs, plan, folder,
                                         [&] { return make_backend(campaign.backend, Corpus{}, ""); }, stop, progress);
   if (!measured.complete) return std::nullopt;
@@ -330,6 +339,7 @@ std::optional<nlohmann::ordered_json> remeasure_live_space(const RemeasurePlan& 
   std::vector<std::optional<double>> values;
   for (const auto& rounds : measured.rounds) values.push_back(remeasured_seconds(rounds));
   nlohmann::ordered_json scores = remeasured_scores(runs, configs, values, measured.rounds, strategies, budgets);
+  if (!plan.references.empty()) scores["reference_configs"] = reference_configs;
   scores["peers"] = *peers;
   return scores;
 }
@@ -350,6 +360,12 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   const std::size_t seeds = options.seeds.value_or(experiment.seeds);
   const std::size_t jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   if (seeds == 0) throw InputError(experiment.file, "$.seeds", "at least one seed");
+  if (experiment.remeasure)
+    for (std::size_t i = 0; i < experiment.remeasure->references.size(); ++i)
+      if (!fs::is_directory(experiment.remeasure->references[i]))
+        throw InputError(experiment.file, "$.remeasure.references[" + std::to_string(i) + "]",
+                         "the output folder of an experiment on the same spaces (" + experiment.remeasure->references[i] +
+                             " does not exist; a live experiment kept in git is unpacked by scripts/live_sitting)");
   fs::create_directories(output);
   // Under mpirun each rank runs its share of the runs; rank 0 reports.
   SingleProcess single_process;
@@ -551,7 +567,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
         const Campaign& campaign = campaigns[s * experiment.strategies.size()];
         if (!campaign.source.path.empty()) continue;
         const std::string folder = (fs::path(output) / "remeasured" / plot_file_stem(baselines[s].name)).string();
-        const auto scores = remeasure_live_space(*experiment.remeasure, campaign, s, tasks, campaigns, curves, strategy_names,
+        const auto scores = remeasure_live_space(*experiment.remeasure, campaign, s, baselines[s].name, tasks, campaigns, curves, strategy_names,
                                                  scored, folder, past_stop_time, progress);
         if (!scores)
           return {{"experiment", experiment.name}, {"stopped_early", true}, {"finished_runs", tasks.size()}, {"runs", tasks.size()},

@@ -71,6 +71,23 @@ std::vector<Config> remeasure_candidates(const std::vector<LiveRun>& runs, std::
   return configs;
 }
 
+LiveRun reference_run(const std::string& reference, const std::string& space, const std::string& kernel_key,
+                      const std::vector<std::string>& knob_names) {
+  LiveRun run;
+  const std::filesystem::path folder = std::filesystem::path(reference) / "runs" / space;
+  if (!std::filesystem::is_directory(folder)) return run;
+  std::vector<std::string> logs;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(folder))
+    if (entry.path().filename() == "records.jsonl" && entry.path().string().find(".stale-") == std::string::npos)
+      logs.push_back(entry.path().string());
+  std::sort(logs.begin(), logs.end());  // the same candidates whatever order the directory lists
+  for (const std::string& log : logs)
+    for (const Record& record : RecordLog::load(log).records)
+      if (record.kernel_key == kernel_key && record.result.ok())
+        if (std::optional<Config> config = in_space_order(record, knob_names)) run.measured.emplace_back(std::move(*config), record.result.seconds);
+  return run;
+}
+
 Remeasured remeasure(const Kernel& kernel, const SearchSpace& space, const std::vector<Config>& configs,
                      const RemeasurePlan& plan, const std::string& folder, const BackendMaker& make_backend,
                      const std::function<bool()>& stop, std::ostream* progress) {

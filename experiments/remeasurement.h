@@ -34,10 +34,15 @@
 
 namespace perftune {
 
-// An experiment's "remeasure": {"repeats": 3, "top": 10} (absent: live spaces are not re-measured).
+// An experiment's "remeasure": {"repeats": 3, "top": 10, "references": [DIR]} (absent: live spaces
+// are not re-measured).
 struct RemeasurePlan {
   std::size_t repeats = 3;  // rounds; each measures every config once
   std::size_t top = 10;     // the fastest distinct configs the runs measured, re-measured as well
+  // Other experiments' output folders on the same spaces (e.g. a long campaign beside a short check
+  // of its first budgets): each space's `top` fastest configs their runs measured are re-measured
+  // in the same rounds, so f_opt is the best either experiment found, measured side by side.
+  std::vector<std::string> references;
 };
 
 // A run of a live space as re-measuring needs it.
@@ -58,6 +63,13 @@ LiveRun live_run(std::size_t strategy, bool random, const std::vector<std::pair<
 // The configs to re-measure, each once: every run's best at every budget, and the `top` fastest
 // distinct configs any run measured.
 std::vector<Config> remeasure_candidates(const std::vector<LiveRun>& runs, std::size_t top);
+
+// Every valid measurement of the space named `space` (its folder under OUTPUT/runs/) in another
+// experiment's output folder, as one run without picks: the records of `kernel_key` in the knob
+// order `knob_names` from each records.jsonl below REFERENCE/runs/SPACE (runs set aside as
+// *.stale-* skipped). Empty when the reference holds no such space.
+LiveRun reference_run(const std::string& reference, const std::string& space, const std::string& kernel_key,
+                      const std::vector<std::string>& knob_names);
 
 using BackendMaker = std::function<std::unique_ptr<Backend>()>;
 

@@ -205,6 +205,16 @@ TEST_CASE("an experiment's re-measuring plan is read and checked, and leaves its
   REQUIRE_THROWS_WITH(parse_experiment(json, dir + "/toy.json"), Catch::Contains("$.remeasure.repeats"));
   json["remeasure"] = {{"rounds", 3}};
   REQUIRE_THROWS_WITH(parse_experiment(json, dir + "/toy.json"), Catch::Contains("$.remeasure"));
+  // Another experiment's output whose best configs are re-measured beside these runs' picks.
+  std::filesystem::create_directories(dir + "/runs/long");
+  json["remeasure"] = {{"references", {"runs/long"}}};
+  REQUIRE(parse_experiment(json, dir + "/toy.json").remeasure->references ==
+          std::vector<std::string>{(std::filesystem::path(dir) / "runs/long").string()});
+  // A folder not there yet (a campaign not unpacked on this machine) parses, and stops the run before it starts.
+  json["remeasure"] = {{"references", {"runs/never_run"}}};
+  const Experiment unpacked_elsewhere = parse_experiment(json, dir + "/toy.json");
+  REQUIRE_THROWS_WITH(run_experiment(unpacked_elsewhere, run_into(dir, 1)), Catch::Contains("$.remeasure.references[0]"));
+  REQUIRE_FALSE(std::filesystem::exists(dir + "/out/runs"));
 }
 
 TEST_CASE("an experiment's measurement memo serves one sitting's figures unless told otherwise, and leaves its runs' identity alone") {

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "ir/json_view.h"
+#include "ir/record_log.h"
 #include "ir/program_json.h"
 #include "test_support.h"
 
@@ -67,6 +68,24 @@ TEST_CASE("the configs re-measured are every run's picks and the fastest configs
   const std::vector<Config> all = remeasure_candidates({first, second}, 10);
   REQUIRE(all.size() == 5);  // 3, 1, then 7, 8, 9 by time (1 and 3 already there)
   REQUIRE(all[4] == at(9));
+}
+
+TEST_CASE("a reference experiment's runs on a space are read as one run without picks") {
+  const std::string reference = scratch_dir("remeasure_reference");
+  const std::vector<std::string> knobs = {"a", "b"};
+  const auto write = [&](const std::string& run, const std::vector<std::pair<Config, MeasureResult>>& records, const std::string& key) {
+    RecordLog log(reference + "/runs/mm/program/" + run + "/records.jsonl");
+    for (const auto& [config, result] : records) log.append(Record{"cpu:test", key, "add", knobs, config, result, 0.0});
+  };
+  write("random/seed_1", {{at(1), ok(2.0)}, {at(3), MeasureResult::failure(MeasureStatus::kCompileError, "no")}}, add_kernel().key());
+  write("evolution/seed_1", {{at(2), ok(1.0)}, {at(4), ok(0.5)}}, add_kernel().key());
+  write("evolution/seed_1", {{at(5), ok(0.1)}}, "another kernel");
+  write("evolution/seed_2.stale-1", {{at(9), ok(0.1)}}, add_kernel().key());  // set aside: not read
+  const LiveRun run = reference_run(reference, "mm/program", add_kernel().key(), knobs);
+  REQUIRE(run.best_at.empty());
+  REQUIRE(run.measured.size() == 3);
+  REQUIRE(remeasure_candidates({run}, 2) == std::vector<Config>{at(4), at(2)});
+  REQUIRE(reference_run(reference, "conv/program", add_kernel().key(), knobs).measured.empty());
 }
 
 TEST_CASE("re-measuring rounds are logged, stopped between batches, resumed, and never measure a config twice in a round") {
