@@ -301,8 +301,8 @@ void complete_live_baseline(SpaceBaseline& baseline, std::size_t space, const Ex
 
 // A live space's runs re-measured (experiments/remeasurement.h): their picks at the scored budgets
 // and the space's fastest configs (the experiment's and each reference's), logged under
-// OUTPUT/remeasured/SPACE. Empty when `stop` ended it
-// before every round was measured (a later call goes on from the logs).
+// OUTPUT/remeasured/SPACE. Empty when `stop` ended it before every round was measured (a later
+// call goes on from the logs).
 std::optional<nlohmann::ordered_json> remeasure_live_space(const RemeasurePlan& plan, const Campaign& campaign, std::size_t space,
                                                            const std::string& space_name,
                                                            const std::vector<RunTask>& tasks, const std::vector<Campaign>& campaigns,
@@ -567,8 +567,8 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
         const Campaign& campaign = campaigns[s * experiment.strategies.size()];
         if (!campaign.source.path.empty()) continue;
         const std::string folder = (fs::path(output) / "remeasured" / plot_file_stem(baselines[s].name)).string();
-        const auto scores = remeasure_live_space(*experiment.remeasure, campaign, s, baselines[s].name, tasks, campaigns, curves, strategy_names,
-                                                 scored, folder, past_stop_time, progress);
+        const auto scores = remeasure_live_space(*experiment.remeasure, campaign, s, baselines[s].name, tasks, campaigns, curves,
+                                                 strategy_names, scored, folder, past_stop_time, progress);
         if (!scores)
           return {{"experiment", experiment.name}, {"stopped_early", true}, {"finished_runs", tasks.size()}, {"runs", tasks.size()},
                   {"remeasured_spaces", remeasured.size()}};
