@@ -316,11 +316,8 @@ std::optional<nlohmann::ordered_json> remeasure_live_space(const RemeasurePlan& 
     const fs::path log = fs::path(tasks[i].folder) / "records.jsonl";
     // A run that measured no config of the space (Adams2019's sampling times its own schedules) is not re-measured.
     if (curves[i].space != space || !fs::exists(log)) continue;
-    std::vector<std::pair<Config, MeasureResult>> records;
-    for (const Record& record : RecordLog::load(log.string()).records)
-      if (record.kernel_key == target.kernel.key())
-        if (std::optional<Config> config = in_space_order(record, knob_names)) records.emplace_back(std::move(*config), record.result);
-    runs.push_back(live_run(curves[i].strategy, campaigns[i].strategy.type == "random", records, curves[i].best_after, budgets));
+    runs.push_back(live_run(curves[i].strategy, campaigns[i].strategy.type == "random",
+                            space_records(log.string(), target.kernel.key(), knob_names), curves[i].best_after, budgets));
   }
   std::vector<Config> configs = remeasure_candidates(runs, plan.top);
   std::size_t reference_configs = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <random>
@@ -71,21 +72,30 @@ std::vector<Config> remeasure_candidates(const std::vector<LiveRun>& runs, std::
   return configs;
 }
 
+std::vector<std::pair<Config, MeasureResult>> space_records(const std::string& path, const std::string& kernel_key,
+                                                            const std::vector<std::string>& knob_names) {
+  std::vector<std::pair<Config, MeasureResult>> records;
+  for (const Record& record : RecordLog::load(path).records)
+    if (record.kernel_key == kernel_key)
+      if (std::optional<Config> config = in_space_order(record, knob_names)) records.emplace_back(std::move(*config), record.result);
+  return records;
+}
+
 LiveRun reference_run(const std::string& reference, const std::string& space, const std::string& kernel_key,
                       const std::vector<std::string>& knob_names) {
-  LiveRun run;
   const std::filesystem::path folder = std::filesystem::path(reference) / "runs" / space;
-  if (!std::filesystem::is_directory(folder)) return run;
+  if (!std::filesystem::is_directory(folder)) return {};
   std::vector<std::string> logs;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(folder))
     if (entry.path().filename() == "records.jsonl" && entry.path().string().find(".stale-") == std::string::npos)
       logs.push_back(entry.path().string());
   std::sort(logs.begin(), logs.end());  // the same candidates whatever order the directory lists
-  for (const std::string& log : logs)
-    for (const Record& record : RecordLog::load(log).records)
-      if (record.kernel_key == kernel_key && record.result.ok())
-        if (std::optional<Config> config = in_space_order(record, knob_names)) run.measured.emplace_back(std::move(*config), record.result.seconds);
-  return run;
+  std::vector<std::pair<Config, MeasureResult>> records;
+  for (const std::string& log : logs) {
+    std::vector<std::pair<Config, MeasureResult>> more = space_records(log, kernel_key, knob_names);
+    records.insert(records.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  }
+  return live_run(0, false, records, {}, {});  // no curve: its measurements alone
 }
 
 Remeasured remeasure(const Kernel& kernel, const SearchSpace& space, const std::vector<Config>& configs,

@@ -64,6 +64,11 @@ LiveRun live_run(std::size_t strategy, bool random, const std::vector<std::pair<
 // distinct configs any run measured.
 std::vector<Config> remeasure_candidates(const std::vector<LiveRun>& runs, std::size_t top);
 
+// The records of `kernel_key` in the record log at `path`, in the knob order `knob_names` (records
+// of other kernels, or of another space of the kernel, skipped).
+std::vector<std::pair<Config, MeasureResult>> space_records(const std::string& path, const std::string& kernel_key,
+                                                            const std::vector<std::string>& knob_names);
+
 // Every valid measurement of the space named `space` (its folder under OUTPUT/runs/) in another
 // experiment's output folder, as one run without picks: the records of `kernel_key` in the knob
 // order `knob_names` from each records.jsonl below REFERENCE/runs/SPACE (runs set aside as
