@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 namespace perftune {
 
@@ -21,14 +20,12 @@ double time_or_infinity(const MeasureResult& result) {
 }
 
 std::string describe(const MeasureResult& result) {
-  if (!result.ok()) return std::string(status_name(result.status));
-  std::ostringstream text;
-  text << result.seconds << " s";
-  return text.str();
+  return result.ok() ? seconds_text(result.seconds) : std::string(status_name(result.status));
 }
 
-// The median of the re-measurements, failures ranked slowest; its failure when it is one.
-MeasureResult median_of(std::vector<MeasureResult> again, const MeasureResult& first) {
+// The median of the re-measurements, failures ranked slowest; its failure when it is one. `why`
+// says why the first figure was set aside.
+MeasureResult median_of(std::vector<MeasureResult> again, const MeasureResult& first, const std::string& why_set_aside) {
   std::vector<std::size_t> order(again.size());
   for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
   std::stable_sort(order.begin(), order.end(),
@@ -36,7 +33,7 @@ MeasureResult median_of(std::vector<MeasureResult> again, const MeasureResult& f
   std::string all;
   for (const MeasureResult& result : again) all += (all.empty() ? "" : ", ") + describe(result);
   MeasureResult median = std::move(again[order[order.size() / 2]]);
-  const std::string why = "first measurement " + describe(first) + " set aside as suspicious; median of " +
+  const std::string why = "first measurement " + describe(first) + " set aside " + why_set_aside + "; median of " +
                           std::to_string(order.size()) + " re-measurements (" + all + ")";
   if (median.ok()) {
     median.message = median.message.empty() ? why : why + ": " + median.message;
@@ -75,7 +72,8 @@ bool is_suspicious(const ConfirmationEvidence& evidence, const std::vector<Confi
 }
 
 std::size_t confirm_new_bests(const ConfirmationEvidence& evidence, const std::vector<Config>& configs,
-                              std::vector<MeasureResult>& outcomes, double best_seconds, const Remeasure& remeasure) {
+                              std::vector<MeasureResult>& outcomes, double best_seconds, const Remeasure& remeasure,
+                              const ConfirmationPolicy& policy) {
   std::size_t extra = 0;
   std::vector<bool> settled(configs.size(), false);
   for (;;) {
@@ -83,22 +81,32 @@ std::size_t confirm_new_bests(const ConfirmationEvidence& evidence, const std::v
     double running = best_seconds;
     for (std::size_t i = 0; i < configs.size(); ++i)
       if (settled[i] && outcomes[i].ok()) running = std::min(running, outcomes[i].seconds);
-    std::vector<std::size_t> suspicious;
+    std::vector<std::size_t> unsure;
+    std::vector<std::string> why;
     for (std::size_t i = 0; i < configs.size(); ++i) {
       if (settled[i] || !outcomes[i].ok() || !(outcomes[i].seconds < running)) continue;
+      const double best_so_far = running;
       running = outcomes[i].seconds;
       settled[i] = true;
-      if (is_suspicious(evidence, configs, outcomes, i)) suspicious.push_back(i);
+      if (policy.suspicious && is_suspicious(evidence, configs, outcomes, i)) {
+        unsure.push_back(i);
+        why.push_back("as suspicious");
+      } else if (policy.close_margin > 0 && std::isfinite(best_so_far) &&
+                 outcomes[i].seconds >= best_so_far * (1 - policy.close_margin)) {
+        unsure.push_back(i);
+        why.push_back("as within " + std::to_string(std::lround(policy.close_margin * 100)) + "% of the best so far (" +
+                      seconds_text(best_so_far) + ")");
+      }
     }
-    if (suspicious.empty()) return extra;
-    std::vector<std::vector<MeasureResult>> again(suspicious.size());
+    if (unsure.empty()) return extra;
+    std::vector<std::vector<MeasureResult>> again(unsure.size());
     for (std::size_t repeat = 0; repeat < kConfirmationRepeats; ++repeat) {
-      std::vector<MeasureResult> measured = remeasure(suspicious);
-      extra += suspicious.size();
-      for (std::size_t j = 0; j < suspicious.size(); ++j) again[j].push_back(std::move(measured[j]));
+      std::vector<MeasureResult> measured = remeasure(unsure);
+      extra += unsure.size();
+      for (std::size_t j = 0; j < unsure.size(); ++j) again[j].push_back(std::move(measured[j]));
     }
-    for (std::size_t j = 0; j < suspicious.size(); ++j)
-      outcomes[suspicious[j]] = median_of(std::move(again[j]), outcomes[suspicious[j]]);
+    for (std::size_t j = 0; j < unsure.size(); ++j)
+      outcomes[unsure[j]] = median_of(std::move(again[j]), outcomes[unsure[j]], why[j]);
   }
 }
 

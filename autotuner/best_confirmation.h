@@ -9,6 +9,13 @@
 // aside, not voted: it was picked for being extreme, so only fresh measurements may settle it. A
 // false best then survives only when two of three re-measurements fail the same way (about 3p^2
 // for a fault rate p: 3% at p = 0.1), where one confirming re-measurement let 1 in ~p through.
+//
+// Close means within a margin of the best so far (ConfirmationPolicy::close_margin): on a shared
+// CPU one figure of a config is 6% below its own median 1 time in 20 (halide_live's re-measure,
+// three fresh figures of 1,300 configs), and a tuner that keeps whichever figure is lowest ends on
+// the luckiest of its near-ties rather than the fastest config. A close challenger is settled the
+// same way, by the median of three fresh figures, so the best it is compared with was settled so
+// too (or won by more than the margin).
 #include <cstddef>
 #include <functional>
 #include <vector>
@@ -40,6 +47,12 @@ struct ConfirmationEvidence {
   const History& history;  // measurements before this batch
 };
 
+// Which would-be bests are settled by re-measurement.
+struct ConfirmationPolicy {
+  bool suspicious = true;     // those nothing vouches for (is_suspicious)
+  double close_margin = 0.0;  // those less than this fraction faster than the best so far; 0: none
+};
+
 // Measures configs[which[j]] once more each, one result per index, in order.
 using Remeasure = std::function<std::vector<MeasureResult>(const std::vector<std::size_t>& which)>;
 
@@ -50,11 +63,13 @@ bool is_suspicious(const ConfirmationEvidence& evidence, const std::vector<Confi
                    const std::vector<MeasureResult>& outcomes, std::size_t i);
 
 // Settles every ok result of the batch that would become the best (beats `best_seconds` and the
-// batch's settled results): a suspicious one is replaced by the median of kConfirmationRepeats
-// re-measurements, a failed re-measurement counting as slower than any time; when the median is a
-// failure, the config's result is that failure ("unstable runtime ..."). Repeats until no
-// unsettled result would be the best. Returns the number of extra measurements.
+// batch's settled results): one the policy names (suspicious, or close to the best so far) is
+// replaced by the median of kConfirmationRepeats re-measurements, a failed re-measurement counting
+// as slower than any time; when the median is a failure, the config's result is that failure
+// ("unstable runtime ..."). Repeats until no unsettled result would be the best. Returns the
+// number of extra measurements.
 std::size_t confirm_new_bests(const ConfirmationEvidence& evidence, const std::vector<Config>& configs,
-                              std::vector<MeasureResult>& outcomes, double best_seconds, const Remeasure& remeasure);
+                              std::vector<MeasureResult>& outcomes, double best_seconds, const Remeasure& remeasure,
+                              const ConfirmationPolicy& policy = {});
 
 }  // namespace perftune

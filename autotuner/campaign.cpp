@@ -11,8 +11,8 @@ Campaign load_campaign(const std::string& path) { return parse_campaign(parse_js
 Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
   const JsonView root(json, file);
   root.expect_keys({"name", "description", "source", "backend", "model", "strategy", "budget", "top_k", "ramp_batches",
-                    "epsilon", "early_stopping", "seed", "timeout_retries", "confirm_best", "search_time_share", "output",
-                    "default"});
+                    "epsilon", "early_stopping", "seed", "timeout_retries", "confirm_best", "confirm_close_best", "search_time_share",
+                    "output", "default"});
   const std::string base_dir = std::filesystem::path(file).parent_path().string();
   auto resolve = [&](const std::string& value) { return resolve_config_path(value, base_dir.empty() ? "." : base_dir); };
 
@@ -53,6 +53,11 @@ Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
   if (const auto v = root.find("seed")) campaign.seed = v->as_count();
   if (const auto v = root.find("timeout_retries")) campaign.timeout_retries = static_cast<std::size_t>(v->as_count());
   if (root.has("confirm_best")) campaign.confirm_best = root.get_bool("confirm_best", true);
+  if (const auto v = root.find("confirm_close_best")) {
+    campaign.confirm_close_best = v->as_number();
+    if (!(campaign.confirm_close_best >= 0 && campaign.confirm_close_best < 1))
+      v->fail("a margin in [0, 1) (0.1: a new best less than 10% faster than the best so far is re-measured)");
+  }
   if (const auto v = root.find("search_time_share")) {
     const double share = v->as_number();
     if (!(share > 0 && share <= 1)) v->fail("a share of the wall time in (0, 1] (1: no limit)");

@@ -9,7 +9,7 @@
 //    "backend": {...}, "model": {...}, "strategy": {...}   (see the *_factory.h headers),
 //    "budget": {"measurements": N, "hardware_seconds": S},   (either or both)
 //    "top_k": K, "ramp_batches": false, "epsilon": 0.05, "early_stopping": N, "seed": 1,
-//    "timeout_retries": 2, "confirm_best": true, "search_time_share": 0.1,
+//    "timeout_retries": 2, "confirm_best": true, "confirm_close_best": 0.1, "search_time_share": 0.1,
 //    "output": DIR, "default": {knob: value, ...}}
 // Relative paths resolve against the campaign file's folder; a "${PERFTUNE_DATA}" prefix
 // resolves to data_dir().
@@ -58,6 +58,7 @@ struct Campaign {
   // or fault-injected backend, whose one fast time may be a glitch; off for a plain replay, which
   // answers the same every time.
   std::optional<bool> confirm_best;
+  double confirm_close_best = 0.0;  // TunerOptions::confirm_close_best, in [0, 1); 0: off
   // TunerOptions::search_time_share, in (0, 1]; 1: no limit. Unset: kDefaultSearchTimeShare on a
   // live backend, no limit on a replay (its hardware time is not wall time, and a replay must
   // propose the same configs on any machine).

@@ -170,6 +170,7 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   const bool plain_replay = campaign.backend.type == "replay" && !campaign.backend.faults;
   tuner_options.timeout_retries = campaign.timeout_retries.value_or(plain_replay ? 0 : TunerOptions{}.timeout_retries);
   tuner_options.confirm_best = campaign.confirm_best.value_or(!plain_replay);
+  tuner_options.confirm_close_best = campaign.confirm_close_best;
   tuner_options.search_time_share = campaign.search_time_share.value_or(
       campaign.backend.type == "replay" ? 0.0 : kDefaultSearchTimeShare);
 
@@ -259,6 +260,7 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   summary["quarantined"] = result.quarantined.size();
   summary["retries"] = result.retries;
   summary["confirm_best"] = tuner_options.confirm_best;
+  summary["confirm_close_best"] = tuner_options.confirm_close_best;
   summary["confirmations"] = result.confirmations;
   if (const auto* faulty = dynamic_cast<const FaultInjectingBackend*>(backend.get())) {
     nlohmann::ordered_json injected = nlohmann::ordered_json::object();

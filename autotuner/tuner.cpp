@@ -98,8 +98,9 @@ std::vector<MeasureResult> Tuner::measure_robustly(const Kernel& kernel, const S
                                       (outcomes[i].message.empty() ? "" : ": " + outcomes[i].message);
     }
 
-  if (options_.confirm_best)
-    result.confirmations += confirm_new_bests({kernel, space, model_, result.history}, configs, outcomes, best_seconds, measure_again);
+  if (options_.confirm_best || options_.confirm_close_best > 0)
+    result.confirmations += confirm_new_bests({kernel, space, model_, result.history}, configs, outcomes, best_seconds,
+                                              measure_again, {options_.confirm_best, options_.confirm_close_best});
   for (std::size_t i = 0; i < configs.size(); ++i) outcomes[i].cost_seconds = total_cost[i];
   return outcomes;
 }
@@ -136,6 +137,8 @@ TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std:
     throw std::invalid_argument("the budget is zero: give a positive number of measurements and/or hardware seconds");
   if (!(options_.epsilon >= 0 && options_.epsilon <= 1))
     throw std::invalid_argument("epsilon must be in [0, 1]");
+  if (!(options_.confirm_close_best >= 0 && options_.confirm_close_best < 1))
+    throw std::invalid_argument("the close-best confirmation margin must be in [0, 1)");
   if (!(options_.search_time_share >= 0 && options_.search_time_share <= 1))
     throw std::invalid_argument("the search time share must be in [0, 1]");
   if (strategy_.needs_model() && !model_)

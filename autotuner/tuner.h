@@ -47,6 +47,11 @@ struct TunerOptions {
   // prediction or its measured neighbours), measure it three times more and take the median
   // (autotuner/best_confirmation.h). Guards the result against transient too-fast times.
   bool confirm_best = false;
+  // A would-be new best less than this fraction faster than the best so far is re-measured three
+  // times and judged by the median too (ConfirmationPolicy::close_margin): one figure of a near-tie
+  // is as likely luck as a difference. Charged to the hardware time, not to the measurement count
+  // (it measures the same config again). 0: off.
+  double confirm_close_best = 0.0;
   // The largest share of the loop's wall time spent outside the backend (search, model, records),
   // in (0, 1); 0 or 1: no limit. Each round's search gets a deadline: the share of the backend
   // time measured so far plus this round's (priced at the mean time per config measured so far),

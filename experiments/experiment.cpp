@@ -53,6 +53,7 @@ nlohmann::json campaign_json(const Experiment& experiment, std::size_t space, st
                          {"output", output}};
   if (experiment.top_k) json["top_k"] = *experiment.top_k;
   if (experiment.ramp_batches) json["ramp_batches"] = true;  // absent when off: earlier runs keep their identity
+  if (t.confirm_close_best) json["confirm_close_best"] = *t.confirm_close_best;
   if (s.default_config) json["default"] = *s.default_config;
   return json;
 }
@@ -69,7 +70,7 @@ std::string experiment_place(const std::string& campaign_place, std::size_t spac
   const std::string strategy_prefix = "$.strategies[" + std::to_string(strategy) + "]";
   for (const char* section : {"source", "default"})
     if (auto place = under(section, space_prefix)) return *place;
-  for (const char* section : {"strategy", "model"})
+  for (const char* section : {"strategy", "model", "confirm_close_best"})
     if (auto place = under(section, strategy_prefix)) return *place;
   return campaign_place;
 }
@@ -123,7 +124,7 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
   const JsonView strategies = root.at("strategies");
   if (strategies.size() == 0) strategies.fail("at least one strategy");
   for (const JsonView& view : strategies.elements()) {
-    view.expect_keys({"name", "strategy", "model"});
+    view.expect_keys({"name", "strategy", "model", "confirm_close_best"});
     ExperimentStrategy strategy;
     strategy.name = view.at("name").as_string();
     if (strategy.name.empty() || strategy.name.find_first_of("/\\\"\n,") != std::string::npos)
@@ -131,6 +132,7 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
     if (!names.insert(strategy.name).second)
       view.at("name").fail("a strategy name not used before (\"" + strategy.name + "\" is)");
     strategy.strategy = view.at("strategy").value();
+    if (const auto v = view.find("confirm_close_best")) strategy.confirm_close_best = v->as_number();  // checked as a campaign
     strategy.model = view.has("model") ? view.at("model").value() : nlohmann::json{{"type", "none"}};
     if (view.has("model")) strategy.pretrain = parse_pretrain_spec(view.at("model"), resolve);
     // A recorded reference naming its sources by rule rather than by path (ModelSpec checks the rest).

@@ -5,7 +5,7 @@
 //   {"name": "...", "description": "...",
 //    "spaces": [{"name": "gemm/RTX_Titan", "source": {"path", "kernel", "device"}, "default": {...},
 //                "role": "target" | "source"}],
-//    "strategies": [{"name": "SA (measured)", "strategy": {...}, "model": {...}}],
+//    "strategies": [{"name": "SA (measured)", "strategy": {...}, "model": {...}, "confirm_close_best": 0.1}],
 //    "backend": {...}, "budget": {"measurements": 200, "hardware_seconds": S},
 //    "top_k": K, "ramp_batches": false, "epsilon": 0.05, "seeds": 20, "first_seed": 1, "measure_once": "sitting",
 //    "report_budgets": [10, 25, 50, 100, 200],
@@ -60,6 +60,8 @@ struct ExperimentStrategy {
   // A reference model {"type": "recorded", "sources": "other_devices", ...}: each run's model reads
   // the recordings of its space's kernel on the experiment's other devices (surrogate/transfer/recorded_model.h).
   bool recorded_other_devices = false;
+  // The campaign's "confirm_close_best" for this strategy's runs (absent: off).
+  std::optional<double> confirm_close_best;
 
   // Whether each run's model names its space's sources (per-source priors, recorded references),
   // which are known only once the spaces are loaded (experiment_campaign's prior_spaces).

@@ -1,5 +1,7 @@
 #include "autotuner/best_confirmation.h"
 
+#include <cmath>
+
 #include <catch2/catch.hpp>
 
 #include "search/toy_cost_model.h"
@@ -104,6 +106,40 @@ TEST_CASE("rejecting a false best lets the next would-be best of the batch be ch
   CHECK(outcomes[0].seconds == 2e-3);
   CHECK(outcomes[1].seconds == 0.9e-3);  // accepted on one measurement
   CHECK(outcomes[2].seconds == 5e-3);    // never a would-be best: untouched
+}
+
+TEST_CASE("a vouched-for new best within the close margin of the best so far is settled by its median") {
+  const SearchSpace space = testing::tile_space(6);
+  const Kernel kernel = testing::toy_kernel();
+  History history;
+  history.add(kNeighbour, ok(1.0e-3));  // the best so far; vouches for kTarget
+  const ConfirmationEvidence evidence{kernel, space, nullptr, history};
+  const auto [first, policy, remeasured] = GENERATE(table<double, ConfirmationPolicy, bool>({
+      {0.95e-3, ConfirmationPolicy{true, 0.1}, true},    // 5% faster: a near-tie
+      {0.85e-3, ConfirmationPolicy{true, 0.1}, false},   // 15% faster: beyond the margin
+      {0.95e-3, ConfirmationPolicy{true, 0.0}, false},   // margin off
+      {0.95e-3, ConfirmationPolicy{false, 0.1}, true},   // close without the suspicion check
+  }));
+  CAPTURE(first, policy.suspicious, policy.close_margin);
+  const std::vector<Config> configs{kTarget};
+  std::vector<MeasureResult> outcomes{ok(first)};
+  ScriptedRemeasure remeasure{{ok(1.04e-3), ok(1.02e-3), ok(0.9e-3)}};  // in truth slower than the best
+  const std::size_t extra = confirm_new_bests(evidence, configs, outcomes, 1.0e-3, std::ref(remeasure), policy);
+  CHECK(extra == (remeasured ? kConfirmationRepeats : 0));
+  CHECK(outcomes[0].seconds == (remeasured ? 1.02e-3 : first));
+  if (remeasured) CHECK_THAT(outcomes[0].message, Catch::Contains("within 10% of the best so far"));
+}
+
+TEST_CASE("without the suspicion check an unvouched best stands; the first best of a run is never close") {
+  const SearchSpace space = testing::tile_space(6);
+  const Kernel kernel = testing::toy_kernel();
+  const History history;
+  const ConfirmationEvidence evidence{kernel, space, nullptr, history};
+  const std::vector<Config> configs{kFar};
+  std::vector<MeasureResult> outcomes{ok(1e-6)};  // nothing vouches for it
+  ScriptedRemeasure remeasure;
+  CHECK(confirm_new_bests(evidence, configs, outcomes, INFINITY, std::ref(remeasure), {false, 0.1}) == 0);
+  CHECK(outcomes[0].seconds == 1e-6);
 }
 
 TEST_CASE("results that would not be a new best are never re-measured") {

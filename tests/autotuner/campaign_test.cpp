@@ -53,6 +53,8 @@ TEST_CASE("campaign validation names the JSON path of what is wrong") {
       {"/search_time_share", "0", "$.search_time_share", "(0, 1]"},
       {"/search_time_share", "1.5", "$.search_time_share", "(0, 1]"},
       {"/search_time_share", "\"10%\"", "$.search_time_share", "a number"},
+      {"/confirm_close_best", "1", "$.confirm_close_best", "[0, 1)"},
+      {"/confirm_close_best", "-0.1", "$.confirm_close_best", "[0, 1)"},
   }));
   CAPTURE(pointer, replacement);
   nlohmann::json json = valid_campaign();

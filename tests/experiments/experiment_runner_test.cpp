@@ -273,6 +273,18 @@ TEST_CASE("an experiment's ramped batches reach every run, and change its identi
   CHECK(run_identity(parse_experiment(json, dir + "/toy.json"), 0, 1, 1) == run_identity(plain, 0, 1, 1));
 }
 
+TEST_CASE("a strategy's close-best confirmation reaches its runs only, and changes their identity only when set") {
+  const auto [dir, cache] = toy_space_dir("experiment_close_best");
+  const Experiment plain = parse_experiment(toy_experiment(cache), dir + "/toy.json");
+  nlohmann::json json = toy_experiment(cache);
+  json["strategies"][1]["confirm_close_best"] = 0.1;
+  const Experiment confirming = parse_experiment(json, dir + "/toy.json");
+  CHECK(experiment_campaign(confirming, 0, 1, 1, dir + "/run").confirm_close_best == 0.1);
+  CHECK(experiment_campaign(confirming, 0, 0, 1, dir + "/run").confirm_close_best == 0.0);
+  CHECK(run_identity(confirming, 0, 1, 1) != run_identity(plain, 0, 1, 1));
+  CHECK(run_identity(confirming, 0, 0, 1) == run_identity(plain, 0, 0, 1));
+}
+
 TEST_CASE("a run's identity does not depend on where the experiment's output folder is") {
   const auto [dir, cache] = toy_space_dir("experiment_run_identity_moved");
   // Pre-trained checkpoints are named under the output folder: a copy of the folder elsewhere
@@ -299,6 +311,7 @@ TEST_CASE("an experiment's mistakes name their place in the experiment file") {
       {"$.spaces[0].source", [](nlohmann::json& j) { j["spaces"][0]["source"]["pth"] = "x"; }},
       {"$.seeds", [](nlohmann::json& j) { j["seeds"] = 0; }},
       {"$.strategies[1].name", [](nlohmann::json& j) { j["strategies"][1]["name"] = "random"; }},
+      {"$.strategies[1].confirm_close_best", [](nlohmann::json& j) { j["strategies"][1]["confirm_close_best"] = 1.0; }},
       {"$.budget", [](nlohmann::json& j) { j["budget"] = nlohmann::json::object(); }},
       {"$.time_windows[1]", [](nlohmann::json& j) { j["time_windows"] = {{{"start", 0.5}, {"end", 0.96}}, {{"start", 0.9}, {"end", 0.5}}}; }},
       {"$.time_windows[0].stop", [](nlohmann::json& j) { j["time_windows"] = {{{"start", 0.5}, {"stop", 0.96}}}; }},
