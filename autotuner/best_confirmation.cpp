@@ -23,8 +23,8 @@ std::string describe(const MeasureResult& result) {
   return result.ok() ? seconds_text(result.seconds) : std::string(status_name(result.status));
 }
 
-// The median of the re-measurements, failures ranked slowest; its failure when it is one. `why`
-// says why the first figure was set aside.
+// The median of the re-measurements, failures ranked slowest; its failure when it is one.
+// `why_set_aside` says why the first figure was not counted.
 MeasureResult median_of(std::vector<MeasureResult> again, const MeasureResult& first, const std::string& why_set_aside) {
   std::vector<std::size_t> order(again.size());
   for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
