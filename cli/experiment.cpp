@@ -176,6 +176,12 @@ const bool registered = register_command({"experiment",
           for (const auto& [budget, value] : row["remeasured_score_at"].items()) std::cout << std::setw(9) << cell(value);
           std::cout << "\n";
         }
+        if (summary.contains("remeasured_noise_ceiling")) {  // the best one figure per config can tell
+          const auto& ceiling = summary["remeasured_noise_ceiling"];
+          std::cout << std::setw(name_width) << "(noise ceiling)" << std::setw(9) << cell(ceiling["score"]);
+          for (const auto& [budget, value] : ceiling["score_at"].items()) std::cout << std::setw(9) << cell(value);
+          std::cout << "\n";
+        }
         // Where random search re-measures within the noise of the optimum, P is left out.
         std::cout << std::setw(name_width) << "(spaces scored)" << std::setw(9) << "";
         for (const auto& [budget, value] : first["remeasured_spaces_at"].items()) {

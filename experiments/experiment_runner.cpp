@@ -87,7 +87,7 @@ bool keep_run_folder(const std::string& folder, const std::string& identity) {
   if (fs::exists(folder)) {
     const std::string old_identity = recorded_identity(folder);
     if (old_identity == identity) return false;
-    const std::string stem = folder + ".stale-" + (old_identity.empty() ? std::string("unknown") : old_identity);
+    const std::string stem = folder + std::string(kStaleRunMarker) + (old_identity.empty() ? std::string("unknown") : old_identity);
     std::string aside = stem;
     for (int n = 2; fs::exists(aside); ++n) aside = stem + "-" + std::to_string(n);
     fs::rename(folder, aside);
@@ -545,6 +545,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   nlohmann::ordered_json tables = summarize_curves(baselines, strategy_names, curves, max_budget, experiment.report_budgets);
   add_time_axis_scores(tables, baselines, strategy_names, curves, experiment.time_windows);
 
+  nlohmann::ordered_json noise_ceiling;  // over the re-measured spaces, when the experiment re-measures
   // The platform's own schedulers on each live space, as references beside the strategies.
   nlohmann::ordered_json spaces = tables["spaces"];
   if (live) {
@@ -574,6 +575,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
         remeasured.push_back(*scores);
       }
       add_remeasured_scores(tables["strategies"], remeasured, scored);
+      if (!remeasured.empty()) noise_ceiling = remeasured_noise_ceiling(remeasured, scored);
       add_scheduler_comparison(spaces, tables["strategies"], scored, ComparisonBasis::kRemeasured);
     }
   }
@@ -628,6 +630,10 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                      "single measurements (experiments/remeasurement.h). The peers are measured again in the same rounds, and "
                      "vs_fastest_scheduler_remeasured divides the fastest scheduler's median by the mean re-measured pick "
                      "(pick_seconds_at): both from one machine and day, where the runs' own figures come from many sittings"},
+      {"noise_ceiling", "per re-measured space (noise_ceiling_at) and averaged like a strategy (remeasured_noise_ceiling): "
+                        "the P of runs that measured the space's 10 fastest re-measured configs once each and kept the "
+                        "fastest figure, each round standing for such a sitting and the config kept valued at the mean of "
+                        "its other rounds: what the machine's noise alone leaves of P"},
       {"optimum_noise", "per recorded space: the relative standard error of the optimum's recorded runtime (from its "
                         "repeats) and how many configs lie within two such standard errors of it (tied_configs, the "
                         "optimum included): the recording does not rank those, so P near 1 there measures noise; the "
@@ -638,6 +644,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
     if (!space.tuned()) sources_only.push_back(space.name);
   if (!sources_only.empty()) summary["source_only_spaces"] = std::move(sources_only);
   summary["strategies"] = tables["strategies"];
+  if (!noise_ceiling.is_null()) summary["remeasured_noise_ceiling"] = std::move(noise_ceiling);
   summary["spaces"] = std::move(spaces);
   const std::string summary_path = (fs::path(output) / "summary.json").string();
   write_file_atomically(summary_path, summary.dump(1) + "\n");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -29,6 +30,57 @@ constexpr double kMinimumRoundSpread = 0.01;
 
 std::string round_log(const std::string& folder, std::size_t round) {
   return (std::filesystem::path(folder) / ("round_" + std::to_string(round) + ".jsonl")).string();
+}
+
+// The noise ceiling's pick (remeasurement.h): each round stands for a sitting in which runs measured
+// the kNoiseCeilingConfigs fastest configs once and kept the fastest figure; the config kept is
+// valued at the mean of its other rounds, since the round that chose it is its luckiest. The mean
+// over rounds; empty with fewer than two rounds or no config valid in every round.
+std::optional<double> noise_ceiling_pick(const std::vector<std::optional<double>>& values,
+                                         const std::vector<std::vector<MeasureResult>>& rounds) {
+  std::size_t repeats = 0;
+  for (const auto& config_rounds : rounds) repeats = std::max(repeats, config_rounds.size());
+  if (repeats < 2) return std::nullopt;
+  std::vector<std::size_t> fastest;
+  for (std::size_t i = 0; i < rounds.size(); ++i)
+    if (values[i] && rounds[i].size() == repeats && std::all_of(rounds[i].begin(), rounds[i].end(), [](const MeasureResult& r) { return r.ok(); }))
+      fastest.push_back(i);
+  if (fastest.empty()) return std::nullopt;
+  std::sort(fastest.begin(), fastest.end(), [&](std::size_t a, std::size_t b) { return *values[a] < *values[b]; });
+  fastest.resize(std::min(fastest.size(), kNoiseCeilingConfigs));
+  std::vector<double> picks;
+  for (std::size_t round = 0; round < repeats; ++round) {
+    const std::size_t kept = *std::min_element(fastest.begin(), fastest.end(), [&](std::size_t a, std::size_t b) {
+      return rounds[a][round].seconds < rounds[b][round].seconds;
+    });
+    double others = 0;
+    for (std::size_t other = 0; other < repeats; ++other)
+      if (other != round) others += rounds[kept][other].seconds;
+    picks.push_back(others / static_cast<double>(repeats - 1));
+  }
+  return mean(picks);
+}
+
+// P averaged over `spaces` per budget and over all, of the per-budget scores `scores_of` finds in
+// a space (null: none there): {"score", "score_at", "spaces_at"}.
+nlohmann::ordered_json averaged_over_spaces(const std::vector<nlohmann::ordered_json>& spaces, const std::vector<std::size_t>& budgets,
+                                            const std::function<const nlohmann::ordered_json*(const nlohmann::ordered_json&)>& scores_of) {
+  std::vector<double> all;
+  nlohmann::ordered_json score_at = nlohmann::ordered_json::object(), spaces_at = nlohmann::ordered_json::object();
+  for (const std::size_t b : budgets) {
+    const std::string key = std::to_string(b);
+    std::vector<double> at_budget;
+    for (const nlohmann::ordered_json& space : spaces) {
+      const nlohmann::ordered_json* scores = scores_of(space);
+      if (scores && scores->contains(key) && !(*scores)[key].is_null()) at_budget.push_back((*scores)[key].get<double>());
+    }
+    all.insert(all.end(), at_budget.begin(), at_budget.end());
+    spaces_at[key] = at_budget.size();
+    score_at[key] = at_budget.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(at_budget));
+  }
+  return {{"score", all.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(all))},
+          {"score_at", std::move(score_at)},
+          {"spaces_at", std::move(spaces_at)}};
 }
 
 }  // namespace
@@ -87,7 +139,7 @@ LiveRun reference_run(const std::string& reference, const std::string& space, co
   if (!std::filesystem::is_directory(folder)) return {};
   std::vector<std::string> logs;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(folder))
-    if (entry.path().filename() == "records.jsonl" && entry.path().string().find(".stale-") == std::string::npos)
+    if (entry.path().filename() == "records.jsonl" && entry.path().string().find(kStaleRunMarker) == std::string::npos)
       logs.push_back(entry.path().string());
   std::sort(logs.begin(), logs.end());  // the same candidates whatever order the directory lists
   std::vector<std::pair<Config, MeasureResult>> records;
@@ -224,6 +276,15 @@ nlohmann::ordered_json remeasured_scores(const std::vector<LiveRun>& runs, const
     else random_at[i] = mean(picks);
   }
   out["random_within_noise_at"] = std::move(random_within_noise);
+  const std::optional<double> ceiling_pick = noise_ceiling_pick(values, rounds);
+  out["noise_ceiling_pick_seconds"] = ceiling_pick ? nlohmann::ordered_json(*ceiling_pick) : nlohmann::ordered_json(nullptr);
+  nlohmann::ordered_json ceiling_at = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < budgets.size(); ++i) {
+    std::optional<double> p;
+    if (random_at[i] && ceiling_pick) p = standardized_score(*random_at[i], *ceiling_pick, optimum);
+    ceiling_at[std::to_string(budgets[i])] = p ? nlohmann::ordered_json(*p) : nlohmann::ordered_json(nullptr);
+  }
+  out["noise_ceiling_at"] = std::move(ceiling_at);
   nlohmann::ordered_json per_strategy = nlohmann::ordered_json::object();
   for (std::size_t t = 0; t < strategies.size(); ++t) {
     nlohmann::ordered_json score_at = nlohmann::ordered_json::object(), pick_seconds_at = nlohmann::ordered_json::object();
@@ -250,24 +311,20 @@ void add_remeasured_scores(nlohmann::ordered_json& strategy_table, const std::ve
                            const std::vector<std::size_t>& budgets) {
   if (spaces.empty()) return;
   for (auto& [name, row] : strategy_table.items()) {
-    std::vector<double> all;
-    nlohmann::ordered_json score_at = nlohmann::ordered_json::object(), spaces_at = nlohmann::ordered_json::object();
-    for (const std::size_t b : budgets) {
-      const std::string key = std::to_string(b);
-      std::vector<double> at_budget;
-      for (const nlohmann::ordered_json& space : spaces) {
-        if (!space.contains("strategies") || !space["strategies"].contains(name)) continue;
-        const auto& scores = space["strategies"][name]["score_at"];
-        if (scores.contains(key) && !scores[key].is_null()) at_budget.push_back(scores[key].get<double>());
-      }
-      all.insert(all.end(), at_budget.begin(), at_budget.end());
-      spaces_at[key] = at_budget.size();
-      score_at[key] = at_budget.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(at_budget));
-    }
-    row["remeasured_score"] = all.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(mean(all));
-    row["remeasured_score_at"] = std::move(score_at);
-    row["remeasured_spaces_at"] = std::move(spaces_at);
+    nlohmann::ordered_json averaged = averaged_over_spaces(spaces, budgets, [&](const nlohmann::ordered_json& space) {
+      const bool has = space.contains("strategies") && space["strategies"].contains(name);
+      return has ? &space["strategies"][name]["score_at"] : nullptr;
+    });
+    row["remeasured_score"] = std::move(averaged["score"]);
+    row["remeasured_score_at"] = std::move(averaged["score_at"]);
+    row["remeasured_spaces_at"] = std::move(averaged["spaces_at"]);
   }
+}
+
+nlohmann::ordered_json remeasured_noise_ceiling(const std::vector<nlohmann::ordered_json>& spaces, const std::vector<std::size_t>& budgets) {
+  return averaged_over_spaces(spaces, budgets, [](const nlohmann::ordered_json& space) {
+    return space.contains("noise_ceiling_at") ? &space["noise_ceiling_at"] : nullptr;
+  });
 }
 
 }  // namespace perftune

@@ -22,6 +22,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -69,6 +70,10 @@ std::vector<Config> remeasure_candidates(const std::vector<LiveRun>& runs, std::
 std::vector<std::pair<Config, MeasureResult>> space_records(const std::string& path, const std::string& kernel_key,
                                                             const std::vector<std::string>& knob_names);
 
+// What marks a run folder set aside because its run was defined differently (FOLDER.stale-ID,
+// experiment_runner.cpp): its records are kept, but no longer read as the space's runs.
+inline constexpr std::string_view kStaleRunMarker = ".stale-";
+
 // Every valid measurement of the space named `space` (its folder under OUTPUT/runs/) in another
 // experiment's output folder, as one run without picks: the records of `kernel_key` in the knob
 // order `knob_names` from each records.jsonl below REFERENCE/runs/SPACE (runs set aside as
@@ -96,17 +101,25 @@ Remeasured remeasure(const Kernel& kernel, const SearchSpace& space, const std::
 // any time; empty when the median is a failure or there is no round.
 std::optional<double> remeasured_seconds(const std::vector<MeasureResult>& rounds);
 
+// The noise ceiling's runs measured this many of a space's fastest configs: one round of 10.
+inline constexpr std::size_t kNoiseCeilingConfigs = 10;
+
 // A live space's re-measured scores:
 //   {"configs": N, "repeats": R, "round_spread": median robust CV of a config over its rounds,
 //    "optimum_seconds": re-measured f_opt, "measured_optimum_seconds": the runs' f_opt,
 //    "measured_optimum_remeasured_seconds": its config re-measured, "random_within_noise_at": [b],
 //    "strategies": {NAME: {"score_at": {"b": P}, "pick_seconds_at": {"b": mean re-measured pick},
-//    "mean_score": P}}}
+//    "mean_score": P}}, "noise_ceiling_pick_seconds": S, "noise_ceiling_at": {"b": P}}
 // `values[i]` is configs[i]'s re-measured runtime. A run's pick that failed every re-measurement,
 // like a run with no valid runtime yet, is charged the slowest re-measured runtime. P at b is null
 // for every strategy when the space has no random run, or when random search's picks re-measure
 // within two round spreads (at least 1% each) of the optimum (listed in random_within_noise_at):
 // there the difference P divides by is smaller than the noise, and P would measure the noise.
+// The noise ceiling is what the noise alone leaves of P: the score of runs that measured the
+// kNoiseCeilingConfigs fastest configs (by re-measured runtime) once each in one sitting and kept
+// the fastest figure, as a tuner keeps its best. Each round stands for that sitting; the config it
+// keeps is valued at the mean of its other rounds (S: the mean over rounds). A strategy scoring
+// near it is as close to the optimum as one figure per config can tell.
 nlohmann::ordered_json remeasured_scores(const std::vector<LiveRun>& runs, const std::vector<Config>& configs,
                                          const std::vector<std::optional<double>>& values,
                                          const std::vector<std::vector<MeasureResult>>& rounds,
@@ -118,5 +131,8 @@ nlohmann::ordered_json remeasured_scores(const std::vector<LiveRun>& runs, const
 // `strategy_table` (summarize_curves' "strategies"). Nothing is added when no space was re-measured.
 void add_remeasured_scores(nlohmann::ordered_json& strategy_table, const std::vector<nlohmann::ordered_json>& spaces,
                            const std::vector<std::size_t>& budgets);
+
+// The noise ceilings averaged like a strategy's scores: {"score", "score_at", "spaces_at"}.
+nlohmann::ordered_json remeasured_noise_ceiling(const std::vector<nlohmann::ordered_json>& spaces, const std::vector<std::size_t>& budgets);
 
 }  // namespace perftune

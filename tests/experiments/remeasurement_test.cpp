@@ -184,5 +184,40 @@ TEST_CASE("re-measured scores value each run's pick at its fresh runtime, agains
   REQUIRE(table["tuned"]["remeasured_spaces_at"]["2"] == 1);
 }
 
+TEST_CASE("the noise ceiling scores runs that measured the fastest configs once and kept the fastest figure") {
+  // Config 7 re-measures at 1.1 but read 1.0 in round 1; config 1 is steady at 1.05, config 3 slow.
+  // Round 1 keeps config 7 (valued at its other rounds: 1.15), rounds 2 and 3 keep config 1 (1.05).
+  const LiveRun random{0, true, {at(3), at(3)}, {{at(3), 2.0}}};
+  const std::vector<Config> configs = {at(3), at(7), at(1)};
+  std::vector<std::vector<MeasureResult>> rounds = {
+      {ok(2.0), ok(2.0), ok(2.0)}, {ok(1.0), ok(1.2), ok(1.1)}, {ok(1.05), ok(1.05), ok(1.05)}};
+  const auto scores_of = [&](const std::vector<std::vector<MeasureResult>>& measured) {
+    std::vector<std::optional<double>> values;
+    for (const auto& r : measured) values.push_back(remeasured_seconds(r));
+    return remeasured_scores({random}, configs, values, measured, {"random"}, {1, 2});
+  };
+  const auto scores = scores_of(rounds);
+  const double kept = (1.15 + 1.05 + 1.05) / 3;
+  REQUIRE(scores["noise_ceiling_pick_seconds"].get<double>() == Approx(kept));
+  REQUIRE(scores["noise_ceiling_at"]["1"].get<double>() == Approx((2.0 - kept) / (2.0 - 1.05)));
+  // A config that failed a round is not among those the ceiling's runs measured: config 7 out,
+  // every round keeps config 1, and only the optimum's own noise is left (none here).
+  rounds[1][2] = MeasureResult::failure(MeasureStatus::kTimeout, "hung");
+  REQUIRE(scores_of(rounds)["noise_ceiling_at"]["2"].get<double>() == Approx(1.0));
+  // One round: no other round to value the kept config at.
+  const auto once = scores_of({{ok(2.0)}, {ok(1.0)}, {ok(1.05)}});
+  REQUIRE(once["noise_ceiling_pick_seconds"].is_null());
+  REQUIRE(once["noise_ceiling_at"]["1"].is_null());
+
+  nlohmann::ordered_json other = scores;
+  other["noise_ceiling_at"]["1"] = 0.5;
+  other["noise_ceiling_at"]["2"] = nullptr;
+  const auto averaged = remeasured_noise_ceiling({scores, other, nlohmann::ordered_json::object()}, {1, 2});
+  const double ceiling = (2.0 - kept) / (2.0 - 1.05);
+  REQUIRE(averaged["score_at"]["1"].get<double>() == Approx((ceiling + 0.5) / 2));
+  REQUIRE(averaged["spaces_at"]["2"] == 1);
+  REQUIRE(averaged["score"].get<double>() == Approx((ceiling + 0.5 + ceiling) / 3));
+}
+
 }  // namespace
 }  // namespace perftune
