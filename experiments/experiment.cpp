@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <set>
 
 #include "ir/data_path.h"
@@ -225,14 +227,47 @@ std::string checkpoint_definition(const std::string& checkpoint) {
   return json.dump();
 }
 
-}  // namespace
+// A file a run reads, named by what it holds: the same bytes are the same input wherever they lie
+// (a checkout moved, the data mounted elsewhere), and a program edited in place is another space.
+// Every run of a space names the same files, so each one's hash is kept while its size and write
+// time stay (a recording is megabytes, a space hundreds of runs).
+std::string content_name(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::pair<std::string, std::string>> names;  // path -> {stamp, name}
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (error) return path;  // not a file here: the campaign's own check names it
+  const auto written = std::filesystem::last_write_time(path, error);
+  const std::string stamp = std::to_string(size) + "@" + std::to_string(written.time_since_epoch().count());
+  std::lock_guard lock(mutex);
+  auto& [known_stamp, name] = names[path];
+  if (known_stamp != stamp) {
+    name = "content " + stable_hash_hex(read_file(path));
+    known_stamp = stamp;
+  }
+  return name;
+}
 
-std::string run_identity(const Experiment& experiment, std::size_t space, std::size_t strategy, std::uint64_t seed,
-                         const std::vector<std::string>* prior_spaces) {
+// The files a run's campaign names as its space (source "path" or "program") and as a recorded
+// reference's sources, replaced by content_name.
+void name_files_by_content(nlohmann::json& campaign, const Experiment& experiment) {
+  const std::string base_dir = std::filesystem::path(experiment.file).parent_path().string();
+  auto by_content = [&](nlohmann::json& value) {
+    if (value.is_string()) value = content_name(resolve_config_path(value.get<std::string>(), base_dir.empty() ? "." : base_dir));
+  };
+  for (const char* key : {"path", "program"})
+    if (campaign["source"].contains(key)) by_content(campaign["source"][key]);
+  if (nlohmann::json& model = campaign["model"]; model.contains("sources") && model["sources"].is_array())
+    for (nlohmann::json& source : model["sources"]) by_content(source);
+}
+
+std::string identity_of(const Experiment& experiment, std::size_t space, std::size_t strategy, std::uint64_t seed,
+                        const std::vector<std::string>* prior_spaces, bool files_by_content) {
   nlohmann::json json = campaign_json(experiment, space, strategy, seed, "", prior_spaces);
   // Checked by experiment_campaign when the experiment was loaded: the paths it resolves are wanted here.
   const ModelSpec model = parse_campaign(json, experiment.file).model;
   json.erase("output");
+  if (files_by_content) name_files_by_content(json, experiment);
   std::string identity = json.dump();
   // A checkpoint is named by its path; retrained in place (perftune train), it is another model,
   // unless the training reproduced it (the same weights and report; only its duration differs).
@@ -250,6 +285,18 @@ std::string run_identity(const Experiment& experiment, std::size_t space, std::s
   for (std::size_t at = identity.find(folder); at != std::string::npos; at = identity.find(folder, at))
     identity.replace(at, folder.size(), "${output}/");
   return stable_hash_hex(identity);
+}
+
+}  // namespace
+
+std::string run_identity(const Experiment& experiment, std::size_t space, std::size_t strategy, std::uint64_t seed,
+                         const std::vector<std::string>* prior_spaces) {
+  return identity_of(experiment, space, strategy, seed, prior_spaces, /*files_by_content=*/true);
+}
+
+std::string path_named_run_identity(const Experiment& experiment, std::size_t space, std::size_t strategy,
+                                    std::uint64_t seed, const std::vector<std::string>* prior_spaces) {
+  return identity_of(experiment, space, strategy, seed, prior_spaces, /*files_by_content=*/false);
 }
 
 }  // namespace perftune

@@ -115,12 +115,18 @@ Campaign experiment_campaign(const Experiment& experiment, std::size_t space, st
                              const std::vector<std::string>* prior_spaces = nullptr);
 
 // What a run's results depend on: its campaign as the experiment defines it (source, backend,
-// model, strategy, budget, seed; not the output folder, even where checkpoints are named under it)
-// and the content of the checkpoints its model loads (not how long their training took), as 16
-// hex digits of a stable hash. A rerun reuses a finished run only while this is unchanged, so
-// editing a strategy under the same name, or retraining the checkpoint it names, runs it again
-// instead of reporting the old curves. `prior_spaces` as for experiment_campaign.
+// model, strategy, budget, seed; not the output folder, even where checkpoints are named under it),
+// the content of the files its space reads (a program or recording, and a recorded reference's
+// sources: not where they lie) and of the checkpoints its model loads (not how long their training
+// took), as 16 hex digits of a stable hash. A rerun reuses a finished run only while this is
+// unchanged, so editing a strategy under the same name, a program in place, or retraining the
+// checkpoint a strategy names, runs it again instead of reporting the old curves. `prior_spaces`
+// as for experiment_campaign.
 std::string run_identity(const Experiment& experiment, std::size_t space, std::size_t strategy, std::uint64_t seed,
                          const std::vector<std::string>* prior_spaces = nullptr);
+// run_identity as runs recorded it before they named their space's files by content (by path, as
+// written in the experiment): the runner takes a folder holding it for the run it names, once.
+std::string path_named_run_identity(const Experiment& experiment, std::size_t space, std::size_t strategy,
+                                    std::uint64_t seed, const std::vector<std::string>* prior_spaces = nullptr);
 
 }  // namespace perftune

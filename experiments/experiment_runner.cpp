@@ -78,6 +78,14 @@ std::optional<nlohmann::json> finished_run(const std::string& folder, const Camp
   return std::nullopt;
 }
 
+// A run recorded before runs named their space's files by content (experiment.h) is the same run:
+// a folder holding its path-named identity is given the content-named one, so its measurements
+// are reused rather than set aside. Once: afterwards an edited program shows as a new identity.
+void adopt_path_named_identity(const std::string& folder, const std::string& identity, const std::string& path_named) {
+  if (identity != path_named && recorded_identity(folder) == path_named)
+    write_file_atomically(identity_file(folder).string(), identity + "\n");
+}
+
 // Makes `folder` the home of a run with `identity`. A folder left by a run of another definition
 // (or by one from before identities were recorded) is renamed to FOLDER.stale-ID, not deleted: its
 // records are measurements someone paid for. An interrupted run of this definition stays, to
@@ -430,7 +438,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   const nlohmann::ordered_json pretraining = pretrain_models(experiment, space_kernels, progress, ranks);
   // Per-source and recorded strategies' runs combine their own space's sources, known only now.
   const std::vector<SpaceIdentity> identities = space_identities(experiment, space_kernels);
-  std::vector<std::string> run_ids(tasks.size());
+  std::vector<std::string> run_ids(tasks.size()), path_named_ids(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const RunTask& task = tasks[i];
     std::optional<std::vector<std::string>> prior_spaces;
@@ -439,7 +447,9 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
       for (const std::size_t s : pretraining_sources(identities, task.space)) prior_spaces->push_back(experiment.spaces[s].name);
       campaigns[i] = experiment_campaign(experiment, task.space, task.strategy, task.seed, task.folder, &*prior_spaces);
     }
-    run_ids[i] = run_identity(experiment, task.space, task.strategy, task.seed, prior_spaces ? &*prior_spaces : nullptr);
+    const std::vector<std::string>* prior = prior_spaces ? &*prior_spaces : nullptr;
+    run_ids[i] = run_identity(experiment, task.space, task.strategy, task.seed, prior);
+    path_named_ids[i] = path_named_run_identity(experiment, task.space, task.strategy, task.seed, prior);
   }
 
   std::vector<RunCurve> curves(tasks.size());
@@ -471,6 +481,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
       if (!ranks.owns(i)) return;  // another rank's run
       if (jobs > 1) configure_torch_threads(1);
       const RunTask& task = tasks[i];
+      adopt_path_named_identity(task.folder, run_ids[i], path_named_ids[i]);
       std::optional<nlohmann::json> summary = finished_run(task.folder, campaigns[i], run_ids[i]);
       if (summary) {
         ++reused;

@@ -303,6 +303,38 @@ TEST_CASE("a run's identity does not depend on where the experiment's output fol
   REQUIRE(run_identity(experiment_in(dir + "/other", "other weights"), 0, 1, 1) != identity);
 }
 
+TEST_CASE("a run's identity follows the content of its space's file, not where the file lies") {
+  const auto [dir, cache] = toy_space_dir("experiment_run_identity_content");
+  const Experiment here = parse_experiment(toy_experiment(cache), dir + "/toy.json");
+  const std::string identity = run_identity(here, 0, 1, 1);
+  // The same recording at another path: a checkout moved, the data mounted elsewhere.
+  fs::create_directories(dir + "/elsewhere");
+  fs::copy_file(cache, dir + "/elsewhere/toy_cache.json", fs::copy_options::overwrite_existing);
+  const Experiment moved = parse_experiment(toy_experiment(dir + "/elsewhere/toy_cache.json"), dir + "/toy.json");
+  REQUIRE(run_identity(moved, 0, 1, 1) == identity);
+  REQUIRE(path_named_run_identity(moved, 0, 1, 1) != path_named_run_identity(here, 0, 1, 1));
+  // Edited in place, it is another space: its old curves must not be reported as its own.
+  std::ofstream(dir + "/elsewhere/toy_cache.json", std::ios::app) << "\n";
+  REQUIRE(run_identity(moved, 0, 1, 1) != identity);
+}
+
+TEST_CASE("runs that recorded their path-named identity are reused, and recorded again under their content-named one") {
+  const auto [dir, cache] = toy_space_dir("experiment_path_named_identity");
+  const Experiment experiment = parse_experiment(toy_experiment(cache), dir + "/toy.json");
+  run_experiment(experiment, run_into(dir, 2));
+  auto identity_file = [&](std::size_t strategy, int seed) {
+    return dir + "/out/runs/toy/gpu/" + experiment.strategies[strategy].name + "/seed_" + std::to_string(seed) + "/run_identity";
+  };
+  for (std::size_t strategy = 0; strategy < 2; ++strategy)
+    for (int seed = 1; seed <= 3; ++seed)
+      std::ofstream(identity_file(strategy, seed)) << path_named_run_identity(experiment, 0, strategy, seed) << "\n";
+
+  const auto again = run_experiment(experiment, run_into(dir, 2));
+  REQUIRE(again["reused_runs"] == 6);
+  REQUIRE(again["changed_runs"] == 0);
+  REQUIRE(read_file(identity_file(1, 2)) == run_identity(experiment, 0, 1, 2) + "\n");
+}
+
 TEST_CASE("an experiment's mistakes name their place in the experiment file") {
   const std::string dir = scratch_dir("experiment_errors");
   write_toy_cache(dir + "/toy_cache.json");
