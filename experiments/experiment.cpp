@@ -249,25 +249,23 @@ std::string content_name(const std::string& path) {
 }
 
 // The files a run's campaign names as its space (source "path" or "program") and as a recorded
-// reference's sources, replaced by content_name.
-void name_files_by_content(nlohmann::json& campaign, const Experiment& experiment) {
-  const std::string base_dir = std::filesystem::path(experiment.file).parent_path().string();
-  auto by_content = [&](nlohmann::json& value) {
-    if (value.is_string()) value = content_name(resolve_config_path(value.get<std::string>(), base_dir.empty() ? "." : base_dir));
-  };
-  for (const char* key : {"path", "program"})
-    if (campaign["source"].contains(key)) by_content(campaign["source"][key]);
+// reference's sources, replaced by content_name of the paths `parsed` resolved them to.
+void name_files_by_content(nlohmann::json& campaign, const Campaign& parsed) {
+  if (!parsed.source.path.empty()) campaign["source"]["path"] = content_name(parsed.source.path);
+  if (!parsed.source.program.empty()) campaign["source"]["program"] = content_name(parsed.source.program);
   if (nlohmann::json& model = campaign["model"]; model.contains("sources") && model["sources"].is_array())
-    for (nlohmann::json& source : model["sources"]) by_content(source);
+    for (std::size_t i = 0; i < model["sources"].size() && i < parsed.model.recordings.size(); ++i)
+      model["sources"][i] = content_name(parsed.model.recordings[i]);
 }
 
 std::string identity_of(const Experiment& experiment, std::size_t space, std::size_t strategy, std::uint64_t seed,
                         const std::vector<std::string>* prior_spaces, bool files_by_content) {
   nlohmann::json json = campaign_json(experiment, space, strategy, seed, "", prior_spaces);
   // Checked by experiment_campaign when the experiment was loaded: the paths it resolves are wanted here.
-  const ModelSpec model = parse_campaign(json, experiment.file).model;
+  const Campaign parsed = parse_campaign(json, experiment.file);
+  const ModelSpec& model = parsed.model;
   json.erase("output");
-  if (files_by_content) name_files_by_content(json, experiment);
+  if (files_by_content) name_files_by_content(json, parsed);
   std::string identity = json.dump();
   // A checkpoint is named by its path; retrained in place (perftune train), it is another model,
   // unless the training reproduced it (the same weights and report; only its duration differs).
