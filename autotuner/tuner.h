@@ -85,7 +85,7 @@ struct TuneResult {
   std::vector<std::optional<double>> best_after;  // best ok runtime after each measurement
   // Per measurement, the loop's wall time outside the backend (search, model, records) spent
   // before its batch was sent: with the hardware seconds charged so far, when its result was known
-  // (the time axis of experiments/time_axis_score.h).
+  // (the time axis of experiments/scoring/time_axis_score.h).
   std::vector<double> search_after;
   std::size_t rounds = 0;
   std::size_t from_log = 0;                   // measurements taken from the log on resume

@@ -4,7 +4,7 @@
 
 #include "cli/command.h"
 #include "experiments/experiment_plots.h"
-#include "experiments/model_study_plots.h"
+#include "experiments/model_study/model_study_plots.h"
 
 namespace perftune::cli {
 namespace {

@@ -209,7 +209,7 @@ Campaign experiment_campaign(const Experiment& experiment, std::size_t space, st
 namespace {
 
 // What a checkpoint JSON holds as a model: its bytes, except that the wall-clock seconds of the
-// training report ensure_pretrained (experiments/pretraining.h) writes into it, under
+// training report ensure_pretrained (experiments/pretraining/pretraining.h) writes into it, under
 // extra.training and each of its members, are left out: two trainings of the same weights take
 // different times. A file without such a report (or not JSON) is its bytes unchanged. (Here, not
 // beside ensure_pretrained, so that this file stays free of libtorch for the fuzz targets.)

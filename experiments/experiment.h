@@ -13,7 +13,7 @@
 //    "remeasure": {"repeats": 3, "top": 10, "references": [DIR]}, "output": DIR}
 // The "source", "default", "strategy", "model", "backend" and "budget" sections are exactly those
 // of a campaign, except that a model may be {"type": "learned", "pretrain": {...}}: a GNN trained per
-// space on the experiment's other devices of that kernel (experiments/pretraining.h), or
+// space on the experiment's other devices of that kernel (experiments/pretraining/pretraining.h), or
 // {"type": "recorded", "sources": "other_devices", ...}: those devices' recordings, a reference; and a
 // "program" source with a live backend (cpu) is a live space, measured during the experiment
 // (speedup_curves.h says how its baseline is measured instead of computed). Every (space, strategy)
@@ -28,10 +28,10 @@
 #include <nlohmann/json.hpp>
 
 #include "autotuner/campaign.h"
+#include "experiments/live/remeasurement.h"
+#include "experiments/pretraining/pretrain_spec.h"
+#include "experiments/scoring/time_window.h"
 #include "hardware/measure_once_backend.h"
-#include "experiments/pretrain_spec.h"
-#include "experiments/remeasurement.h"
-#include "experiments/time_window.h"
 
 namespace perftune {
 
@@ -92,7 +92,7 @@ struct Experiment {
   bool measure_once = true;
   MemoScope memo_scope = MemoScope::kSitting;
   // Live spaces' picks and best configs measured again once the runs are done, for a score on
-  // fresh measurements beside the runs' own (experiments/remeasurement.h); not part of a run's
+  // fresh measurements beside the runs' own (experiments/live/remeasurement.h); not part of a run's
   // definition. Unset: not re-measured.
   std::optional<RemeasurePlan> remeasure;
   std::string output;  // resolved against the experiment file's folder

@@ -25,13 +25,13 @@
 #include "distributed/ranks.h"
 #include "experiments/experiment_plots.h"
 #include "experiments/gnuplot.h"
-#include "experiments/optimum_noise.h"
-#include "experiments/pretraining.h"
-#include "experiments/remeasurement.h"
-#include "experiments/scheduler_comparison.h"
-#include "experiments/space_peers.h"
-#include "experiments/speedup_curves.h"
-#include "experiments/time_axis_score.h"
+#include "experiments/live/remeasurement.h"
+#include "experiments/live/scheduler_comparison.h"
+#include "experiments/live/space_peers.h"
+#include "experiments/pretraining/pretraining.h"
+#include "experiments/scoring/optimum_noise.h"
+#include "experiments/scoring/speedup_curves.h"
+#include "experiments/scoring/time_axis_score.h"
 #include "hardware/measure_once_backend.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
@@ -307,7 +307,7 @@ void complete_live_baseline(SpaceBaseline& baseline, std::size_t space, const Ex
   }
 }
 
-// A live space's runs re-measured (experiments/remeasurement.h): their picks at the scored budgets
+// A live space's runs re-measured (experiments/live/remeasurement.h): their picks at the scored budgets
 // and the space's fastest configs (the experiment's and each reference's), logged under
 // OUTPUT/remeasured/SPACE. Empty when `stop` ended it before every round was measured (a later
 // call goes on from the logs).
@@ -623,7 +623,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                      "wall time on this machine (search_after); f_random(t) = the exact expected best of floor(t / c) draws, c "
                      "the space's mean cost per config; averaged over 1001 times from when random search is expected to get "
                      "p_start of the way from the median valid runtime to the optimum to when it gets p_end of the way, then "
-                     "over spaces (experiments/time_axis_score.h)"},
+                     "over spaces (experiments/scoring/time_axis_score.h)"},
       {"score_standard_error", "standard error of the score over seeds: P(b) is the mean of each run's own P(b), so the "
                                "score is a mean over independent runs (sum over spaces of w_s^2 var_s / n_s, square-rooted); "
                                "on a live space the random baseline's own error is left out"},
@@ -638,7 +638,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                      "shuffled), valued at the median of their rounds; P(b) again with f_opt the fastest re-measured config and "
                      "f_random(b) the random runs' picks re-measured, null where those are within two round spreads of f_opt "
                      "(remeasured_score, remeasured_score_at per strategy): the runs' f_opt is the luckiest of thousands of "
-                     "single measurements (experiments/remeasurement.h). The peers are measured again in the same rounds, and "
+                     "single measurements (experiments/live/remeasurement.h). The peers are measured again in the same rounds, and "
                      "vs_fastest_scheduler_remeasured divides the fastest scheduler's median by the mean re-measured pick "
                      "(pick_seconds_at): both from one machine and day, where the runs' own figures come from many sittings"},
       {"noise_ceiling", "per re-measured space (noise_ceiling_at) and averaged like a strategy (remeasured_noise_ceiling): "

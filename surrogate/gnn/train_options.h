@@ -94,9 +94,9 @@ struct TrainOptions {
   GradientSync* gradient_sync = nullptr;
 
   // "ensemble", "validation", "epoch_selection", "correction_scales", "select_kernel_weight", the
-  // fast-group pair and the program-sum trio are written only when not at their default, so checkpoints and
-  // pre-trained model identities (experiments/pretraining.h hashes this JSON) from before they
-  // existed still match.
+  // fast-group pair and the program-sum trio are written only when not at their default, so
+  // checkpoints and pre-trained model identities (experiments/pretraining/pretraining.h hashes this
+  // JSON) from before they existed still match.
   nlohmann::ordered_json to_json() const;
   // Absent keys keep their default; unknown keys and out-of-range values are InputErrors.
   static TrainOptions from_json(const JsonView& json);

@@ -8,7 +8,7 @@
 #include "experiments/experiment.h"
 #include "experiments/experiment_plots.h"
 #include "experiments/experiment_runner.h"
-#include "experiments/model_study.h"
+#include "experiments/model_study/model_study.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"

@@ -4,8 +4,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "experiments/model_study.h"
-#include "experiments/model_study_plots.h"
+#include "experiments/model_study/model_study.h"
+#include "experiments/model_study/model_study_plots.h"
 #include "ir/input_error.h"
 #include "test_support.h"
 #include "experiment_fixtures.h"

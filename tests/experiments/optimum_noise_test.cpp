@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "experiments/optimum_noise.h"
+#include "experiments/scoring/optimum_noise.h"
 
 using namespace perftune;
 

@@ -11,7 +11,7 @@
 #include "experiments/experiment.h"
 #include "experiments/experiment_runner.h"
 #include "autotuner/model_factory.h"
-#include "experiments/pretraining.h"
+#include "experiments/pretraining/pretraining.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "test_support.h"

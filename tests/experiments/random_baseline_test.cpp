@@ -5,7 +5,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "experiments/random_baseline.h"
+#include "experiments/scoring/random_baseline.h"
 
 using namespace perftune;
 

@@ -1,7 +1,7 @@
 // A live space re-measured: each run's pick at each budget is found by its value, the candidates
 // are those picks and the fastest configs, rounds are logged and resumed with nothing measured
 // twice, and the scores value every pick at its re-measured runtime against a re-measured optimum.
-#include "experiments/remeasurement.h"
+#include "experiments/live/remeasurement.h"
 
 #include <filesystem>
 #include <map>

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "experiments/scheduler_comparison.h"
+#include "experiments/live/scheduler_comparison.h"
 
 using namespace perftune;
 using json = nlohmann::ordered_json;

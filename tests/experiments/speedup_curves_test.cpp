@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "experiments/speedup_curves.h"
+#include "experiments/scoring/speedup_curves.h"
 
 using namespace perftune;
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "experiments/time_axis_score.h"
+#include "experiments/scoring/time_axis_score.h"
 
 using namespace perftune;
 

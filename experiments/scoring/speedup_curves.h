@@ -31,8 +31,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiments/optimum_noise.h"
-#include "experiments/random_baseline.h"
+#include "experiments/scoring/optimum_noise.h"
+#include "experiments/scoring/random_baseline.h"
 
 namespace perftune {
 

@@ -1,4 +1,4 @@
-#include "experiments/scheduler_comparison.h"
+#include "experiments/live/scheduler_comparison.h"
 
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "experiments/remeasurement.h"
+#include "experiments/live/remeasurement.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,8 @@
 #include <random>
 #include <set>
 
-#include "experiments/random_baseline.h"
-#include "experiments/speedup_curves.h"
+#include "experiments/scoring/random_baseline.h"
+#include "experiments/scoring/speedup_curves.h"
 #include "hardware/runner/sample_timer.h"
 #include "ir/file_io.h"
 #include "ir/record_log.h"

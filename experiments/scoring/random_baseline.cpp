@@ -1,4 +1,4 @@
-#include "experiments/random_baseline.h"
+#include "experiments/scoring/random_baseline.h"
 
 #include <algorithm>
 #include <cmath>

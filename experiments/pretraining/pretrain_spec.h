@@ -1,7 +1,7 @@
 #pragma once
-// The "pretrain" section of an experiment's strategy model (experiments/pretraining.h says what it
-// means): its parsed form, which spaces a held-out space's model trains on, and where its
-// checkpoint lives. Torch-free, so the experiment parser (and its fuzz target) need no libtorch.
+// The "pretrain" section of an experiment's strategy model (pretraining.h says what it means): its
+// parsed form, which spaces a held-out space's model trains on, and where its checkpoint lives.
+// Torch-free, so the experiment parser (and its fuzz target) need no libtorch.
 #include <cstddef>
 #include <functional>
 #include <optional>

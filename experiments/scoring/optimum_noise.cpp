@@ -1,4 +1,4 @@
-#include "experiments/optimum_noise.h"
+#include "experiments/scoring/optimum_noise.h"
 
 #include <cmath>
 #include <vector>

@@ -25,7 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiments/pretrain_spec.h"
+#include "experiments/pretraining/pretrain_spec.h"
 #include "ir/corpus.h"
 
 namespace perftune {

@@ -29,8 +29,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiments/speedup_curves.h"
-#include "experiments/time_window.h"
+#include "experiments/scoring/speedup_curves.h"
+#include "experiments/scoring/time_window.h"
 
 namespace perftune {
 

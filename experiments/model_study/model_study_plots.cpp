@@ -1,4 +1,4 @@
-#include "experiments/model_study_plots.h"
+#include "experiments/model_study/model_study_plots.h"
 
 #include <algorithm>
 #include <cmath>

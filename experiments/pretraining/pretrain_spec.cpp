@@ -1,4 +1,4 @@
-#include "experiments/pretrain_spec.h"
+#include "experiments/pretraining/pretrain_spec.h"
 
 #include <filesystem>
 

@@ -1,11 +1,11 @@
-#include "experiments/space_peers.h"
+#include "experiments/live/space_peers.h"
 
 #include <algorithm>
 #include <filesystem>
 
 #include "autotuner/backend_factory.h"
 #include "autotuner/program_target.h"
-#include "experiments/remeasurement.h"
+#include "experiments/live/remeasurement.h"
 #include "ir/file_io.h"
 
 namespace perftune {

@@ -1,4 +1,4 @@
-#include "experiments/speedup_curves.h"
+#include "experiments/scoring/speedup_curves.h"
 
 #include <algorithm>
 #include <cmath>

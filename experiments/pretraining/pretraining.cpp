@@ -1,4 +1,4 @@
-#include "experiments/pretraining.h"
+#include "experiments/pretraining/pretraining.h"
 
 #include <filesystem>
 

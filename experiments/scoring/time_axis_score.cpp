@@ -1,4 +1,4 @@
-#include "experiments/time_axis_score.h"
+#include "experiments/scoring/time_axis_score.h"
 
 #include <algorithm>
 #include <cmath>

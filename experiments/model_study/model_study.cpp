@@ -1,4 +1,4 @@
-#include "experiments/model_study.h"
+#include "experiments/model_study/model_study.h"
 
 #include <cmath>
 #include <filesystem>
@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "experiments/model_study_plots.h"
+#include "experiments/model_study/model_study_plots.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
