@@ -1,6 +1,6 @@
 #include "autotuner/backend_factory.h"
 
-#include "hardware/subprocess.h"
+#include "hardware/process/subprocess.h"
 #include "ir/input_error.h"
 
 namespace perftune {

@@ -3,7 +3,7 @@
 //   {"type": "replay", "cost": {"per_measurement_seconds": 1.0, "runtime_multiple": 10}}
 //   {"type": "cpu", "run_timeout_seconds": 60, "max_repeats": 30, "target_cv": 0.02, "threads": 2}  (Halide, hardware/halide_backend.h)
 //   {"type": "command", "commands": ["ssh tpu-vm-1 runner", ...], "device": "tpu-v4", "timeout_seconds": 600}
-// Any backend may carry "faults" to rehearse bad hardware (hardware/fault_injecting_backend.h):
+// Any backend may carry "faults" to rehearse bad hardware (hardware/wrappers/fault_injecting_backend.h):
 //   "faults": {"share": 0.2, "kinds": ["compile_error", "hang", "crash", "nan", "negative", "off_100x"],
 //              "seed": 1, "hang_seconds": 0.01, "latency_seconds": 0}
 // ("kinds" defaults to all of them, "seed" to 0).
@@ -12,10 +12,10 @@
 #include <string>
 
 #include "hardware/backend.h"
-#include "hardware/command_backend.h"
 #include "hardware/halide_backend.h"
-#include "hardware/fault_injecting_backend.h"
+#include "hardware/process/command_backend.h"
 #include "hardware/replay_backend.h"
+#include "hardware/wrappers/fault_injecting_backend.h"
 #include "ir/corpus.h"
 #include "ir/json_view.h"
 

@@ -12,7 +12,7 @@
 
 #include "autotuner/program_target.h"
 #include "autotuner/tuner.h"
-#include "hardware/rank_spread_backend.h"
+#include "hardware/wrappers/rank_spread_backend.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/output_lock.h"

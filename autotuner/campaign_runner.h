@@ -54,7 +54,7 @@ const MeasuredKernel& campaign_kernel(const Corpus& corpus, const Campaign& camp
 nlohmann::ordered_json run_campaign(const Campaign& campaign, const Corpus& corpus,
                                     const CampaignRunOptions& options = {});
 
-// A serving rank of `mpirun -n N perftune tune` (hardware/rank_spread_backend.h): builds the
+// A serving rank of `mpirun -n N perftune tune` (hardware/wrappers/rank_spread_backend.h): builds the
 // campaign's backend on this rank's device (a replay backend loads the recording) and measures what
 // rank 0 sends until rank 0 stops it.
 void serve_campaign(const Campaign& campaign, Ranks& ranks);

@@ -9,7 +9,7 @@
 #include "distributed/ranks.h"
 #include "hardware/corpus_collection.h"
 #include "hardware/halide_backend.h"
-#include "hardware/rank_spread_backend.h"
+#include "hardware/wrappers/rank_spread_backend.h"
 
 namespace perftune::cli {
 namespace {

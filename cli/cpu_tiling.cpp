@@ -1,7 +1,7 @@
 #include "cli/cpu_tiling.h"
 
 #include "hardware/halide_schedule.h"
-#include "hardware/op_semantics.h"
+#include "hardware/reference/op_semantics.h"
 #include "surrogate/fusion/fusion_evaluation.h"
 
 namespace perftune::cli {

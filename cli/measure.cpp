@@ -1,6 +1,6 @@
 // perftune measure PROGRAM.json [--kernel NAME] [--config JSON | --random N] [--fusion JSON] [--json]
 // Measures on this CPU (Halide, hardware/halide_backend.h), or through runner commands (--runner, see
-// hardware/command_backend.h), and prints one result per config.
+// hardware/process/command_backend.h), and prints one result per config.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -8,11 +8,11 @@
 #include <set>
 
 #include "cli/command.h"
-#include "hardware/command_backend.h"
 #include "hardware/fusion_space.h"
 #include "hardware/halide_backend.h"
 #include "hardware/halide_schedule.h"
-#include "hardware/subprocess.h"
+#include "hardware/process/command_backend.h"
+#include "hardware/process/subprocess.h"
 #include "ir/fusion.h"
 #include "ir/json_view.h"
 #include "ir/program_json.h"

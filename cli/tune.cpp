@@ -6,7 +6,7 @@
 #include "autotuner/campaign_runner.h"
 #include "cli/command.h"
 #include "distributed/ranks.h"
-#include "hardware/rank_spread_backend.h"
+#include "hardware/wrappers/rank_spread_backend.h"
 #include "surrogate/training/torch_threads.h"
 
 namespace perftune::cli {

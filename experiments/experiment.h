@@ -31,7 +31,7 @@
 #include "experiments/live/remeasurement.h"
 #include "experiments/pretraining/pretrain_spec.h"
 #include "experiments/scoring/time_window.h"
-#include "hardware/measure_once_backend.h"
+#include "hardware/wrappers/measure_once_backend.h"
 
 namespace perftune {
 
@@ -85,7 +85,7 @@ struct Experiment {
   std::vector<std::size_t> report_budgets = {10, 25, 50, 100, 200};
   // The windows of the time-axis score (time_axis_score.h); not part of a run's definition.
   std::vector<TimeWindow> time_windows = default_time_windows();
-  // A live experiment's runs share one memo of measurements (hardware/measure_once_backend.h:
+  // A live experiment's runs share one memo of measurements (hardware/wrappers/measure_once_backend.h:
   // each config of a space measured once, at OUTPUT/measured_once.jsonl); not part of a run's
   // definition. "measure_once": "sitting" (or true) serves the figures of this sitting,
   // "experiment" those of every sitting, false turns the memo off.

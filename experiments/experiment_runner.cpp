@@ -32,7 +32,7 @@
 #include "experiments/scoring/optimum_noise.h"
 #include "experiments/scoring/speedup_curves.h"
 #include "experiments/scoring/time_axis_score.h"
-#include "hardware/measure_once_backend.h"
+#include "hardware/wrappers/measure_once_backend.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"

@@ -8,7 +8,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "hardware/op_semantics.h"
+#include "hardware/reference/op_semantics.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "ir/program_json.h"

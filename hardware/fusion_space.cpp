@@ -3,7 +3,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "hardware/op_semantics.h"
+#include "hardware/reference/op_semantics.h"
 #include "ir/knob_roles.h"
 
 namespace perftune {

@@ -11,7 +11,7 @@
 #include "hardware/blas_problem.h"
 #include "hardware/calibrate.h"
 #include "hardware/halide_schedule.h"
-#include "hardware/op_semantics.h"
+#include "hardware/reference/op_semantics.h"
 #include "ir/program_json.h"
 
 namespace perftune {

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "hardware/backend.h"
-#include "hardware/output_check.h"
-#include "hardware/worker_process.h"
+#include "hardware/process/worker_process.h"
+#include "hardware/reference/output_check.h"
 
 namespace perftune {
 

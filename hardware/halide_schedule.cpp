@@ -4,7 +4,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "hardware/op_semantics.h"
+#include "hardware/reference/op_semantics.h"
 #include "ir/fusion.h"
 #include "ir/knob_roles.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "hardware/op_semantics.h"
+#include "hardware/reference/op_semantics.h"
 
 namespace perftune::halide {
 

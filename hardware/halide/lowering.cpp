@@ -2,9 +2,9 @@
 
 #include <string>
 
-#include "hardware/elementwise_ops.h"
-#include "hardware/op_semantics.h"
-#include "hardware/reference_interpreter.h"
+#include "hardware/reference/elementwise_ops.h"
+#include "hardware/reference/op_semantics.h"
+#include "hardware/reference/reference_interpreter.h"
 #include "ir/fusion.h"
 
 namespace perftune::halide {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "hardware/subprocess.h"
+#include "hardware/process/subprocess.h"
 #include "test_support.h"
 
 namespace perftune {

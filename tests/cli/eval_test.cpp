@@ -6,7 +6,7 @@
 
 #include "cli_test_support.h"
 #include "experiments/experiment_fixtures.h"
-#include "hardware/subprocess.h"
+#include "hardware/process/subprocess.h"
 #include "test_support.h"
 
 namespace perftune {

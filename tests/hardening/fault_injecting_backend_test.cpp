@@ -8,7 +8,7 @@
 
 #include "autotuner/scripted_backend.h"
 #include "hardening/toy_recording.h"
-#include "hardware/fault_injecting_backend.h"
+#include "hardware/wrappers/fault_injecting_backend.h"
 
 namespace perftune {
 namespace {

@@ -14,7 +14,7 @@
 #include "autotuner/scripted_backend.h"
 #include "autotuner/tuner.h"
 #include "hardening/toy_recording.h"
-#include "hardware/fault_injecting_backend.h"
+#include "hardware/wrappers/fault_injecting_backend.h"
 #include "hardware/replay_backend.h"
 #include "search/small_strategies.h"
 #include "test_support.h"

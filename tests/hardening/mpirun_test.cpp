@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "hardening/toy_recording.h"
-#include "hardware/subprocess.h"
+#include "hardware/process/subprocess.h"
 #include "ir/file_io.h"
 #include "ir/record_log.h"
 #include "test_support.h"

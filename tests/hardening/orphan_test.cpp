@@ -1,7 +1,7 @@
 // Measurement processes die with perftune: `perftune tune` on the command backend, whose runner
 // hangs in a shell with a background `sleep`, is SIGKILLed once the runner is up, 20 times in a
 // row on one output folder; every kill must leave no runner, no sleep, and no lock that blocks
-// the next run (hardware/subprocess.h's watchdog and parent-death signal; ir/output_lock.h).
+// the next run (hardware/process/subprocess.h's watchdog and parent-death signal; ir/output_lock.h).
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "hardware/blas_problem.h"
-#include "hardware/elementwise_ops.h"
+#include "hardware/reference/elementwise_ops.h"
 #include "hardware/fusion_space.h"
 #include "hardware/halide_schedule.h"
 #include "hardware_test_support.h"

@@ -2,7 +2,7 @@
 // (same figures, cost charged, nothing measured), a run asking for a config again measures it,
 // transient failures are measured again, and a memo survives the process (read back from disk),
 // its figures served again only when the experiment asks for every sitting's.
-#include "hardware/measure_once_backend.h"
+#include "hardware/wrappers/measure_once_backend.h"
 
 #include <filesystem>
 #include <fstream>

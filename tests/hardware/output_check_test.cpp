@@ -1,7 +1,7 @@
 // The check of a live kernel's outputs: tight where f32 arithmetic is accurate, and as loose as
 // long f32 sums need (a wrong element in a short reduction is caught, rounding in a long one is
 // not called wrong).
-#include "hardware/output_check.h"
+#include "hardware/reference/output_check.h"
 
 #include <limits>
 

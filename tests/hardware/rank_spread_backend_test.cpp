@@ -1,10 +1,10 @@
 // A batch spread over ranks (threads standing in for mpirun's processes) comes back whole, in
 // batch order, with each rank measuring a contiguous share; the runner protocol round-trips.
-#include "hardware/rank_spread_backend.h"
+#include "hardware/wrappers/rank_spread_backend.h"
 
 #include <thread>
 
-#include "hardware/runner_protocol.h"
+#include "hardware/process/runner_protocol.h"
 #include "hardware_test_support.h"
 #include "ir/input_error.h"
 #include "thread_ranks.h"

@@ -1,8 +1,8 @@
 // The reference interpreter against values worked out by hand, so that a mistake shared by
 // the interpreter and the code generator (both read op_semantics) cannot hide.
-#include "hardware/reference_interpreter.h"
+#include "hardware/reference/reference_interpreter.h"
 
-#include "hardware/op_semantics.h"
+#include "hardware/reference/op_semantics.h"
 #include "hardware_test_support.h"
 
 namespace perftune {

@@ -1,6 +1,6 @@
 // run_subprocess and ChildProcess against hostile children: a stdout flood, a stderr flood, a
 // background process holding stdout after the answer, a hang, and a parent killed mid-run.
-#include "hardware/subprocess.h"
+#include "hardware/process/subprocess.h"
 
 #include <signal.h>
 #include <sys/resource.h>

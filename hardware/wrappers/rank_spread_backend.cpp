@@ -1,8 +1,8 @@
-#include "hardware/rank_spread_backend.h"
+#include "hardware/wrappers/rank_spread_backend.h"
 
 #include <stdexcept>
 
-#include "hardware/runner_protocol.h"
+#include "hardware/process/runner_protocol.h"
 
 namespace perftune {
 

@@ -1,11 +1,11 @@
-#include "hardware/reference_interpreter.h"
+#include "hardware/reference/reference_interpreter.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "hardware/elementwise_ops.h"
-#include "hardware/input_data.h"
-#include "hardware/op_semantics.h"
+#include "hardware/reference/elementwise_ops.h"
+#include "hardware/reference/input_data.h"
+#include "hardware/reference/op_semantics.h"
 
 namespace perftune {
 

@@ -1,10 +1,10 @@
-#include "hardware/op_semantics.h"
+#include "hardware/reference/op_semantics.h"
 
 #include <algorithm>
 #include <numeric>
 #include <set>
 
-#include "hardware/elementwise_ops.h"
+#include "hardware/reference/elementwise_ops.h"
 
 namespace perftune {
 

@@ -1,4 +1,4 @@
-#include "hardware/runner_protocol.h"
+#include "hardware/process/runner_protocol.h"
 
 #include <algorithm>
 #include <cmath>

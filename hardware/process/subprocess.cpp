@@ -1,4 +1,4 @@
-#include "hardware/subprocess.h"
+#include "hardware/process/subprocess.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "hardware/subprocess.h"
+#include "hardware/process/subprocess.h"
 
 namespace perftune {
 

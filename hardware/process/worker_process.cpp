@@ -1,4 +1,4 @@
-#include "hardware/worker_process.h"
+#include "hardware/process/worker_process.h"
 
 #include <poll.h>
 #include <sys/wait.h>

@@ -10,13 +10,13 @@
 // contiguous share of it. A runner that exits early, prints garbage or too much, or overruns the
 // timeout fails its share with a clear message, charged the time it ran; a reply is judged result
 // by result, so one bad value fails only its own config. The tuner goes on. Runners and whatever
-// they start die with perftune (hardware/subprocess.h). Hostile runners: docs/hardening.md.
+// they start die with perftune (hardware/process/subprocess.h). Hostile runners: docs/hardening.md.
 #include <span>
 #include <string>
 #include <vector>
 
 #include "hardware/backend.h"
-#include "hardware/runner_protocol.h"
+#include "hardware/process/runner_protocol.h"
 
 namespace perftune {
 

@@ -1,4 +1,4 @@
-#include "hardware/measure_once_backend.h"
+#include "hardware/wrappers/measure_once_backend.h"
 
 #include <algorithm>
 #include <filesystem>

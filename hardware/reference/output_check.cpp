@@ -1,11 +1,11 @@
-#include "hardware/output_check.h"
+#include "hardware/reference/output_check.h"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
-#include "hardware/op_semantics.h"
-#include "hardware/reference_interpreter.h"
+#include "hardware/reference/op_semantics.h"
+#include "hardware/reference/reference_interpreter.h"
 
 namespace perftune {
 

@@ -1,4 +1,4 @@
-#include "hardware/fault_injecting_backend.h"
+#include "hardware/wrappers/fault_injecting_backend.h"
 
 #include <chrono>
 #include <cmath>

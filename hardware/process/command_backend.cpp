@@ -1,10 +1,10 @@
-#include "hardware/command_backend.h"
+#include "hardware/process/command_backend.h"
 
 #include <algorithm>
 #include <stdexcept>
 #include <thread>
 
-#include "hardware/subprocess.h"
+#include "hardware/process/subprocess.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "ir/program_json.h"

@@ -1,4 +1,4 @@
-#include "hardware/elementwise_ops.h"
+#include "hardware/reference/elementwise_ops.h"
 
 #include <cmath>
 #include <limits>
