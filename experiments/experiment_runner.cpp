@@ -81,8 +81,12 @@ std::optional<nlohmann::json> finished_run(const std::string& folder, const Camp
 // A run recorded before runs named their space's files by content (experiment.h) is the same run:
 // a folder holding its path-named identity is given the content-named one, so its measurements
 // are reused rather than set aside. Once: afterwards an edited program shows as a new identity.
-void adopt_path_named_identity(const std::string& folder, const std::string& identity, const std::string& path_named) {
-  if (identity != path_named && recorded_identity(folder) == path_named)
+// `path_named` is computed only for a folder that records another identity than `identity` (it
+// parses the campaign and hashes its checkpoints again).
+void adopt_path_named_identity(const std::string& folder, const std::string& identity,
+                               const std::function<std::string()>& path_named) {
+  const std::string recorded = recorded_identity(folder);
+  if (!recorded.empty() && recorded != identity && recorded == path_named())
     write_file_atomically(identity_file(folder).string(), identity + "\n");
 }
 
@@ -438,7 +442,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   const nlohmann::ordered_json pretraining = pretrain_models(experiment, space_kernels, progress, ranks);
   // Per-source and recorded strategies' runs combine their own space's sources, known only now.
   const std::vector<SpaceIdentity> identities = space_identities(experiment, space_kernels);
-  std::vector<std::string> run_ids(tasks.size()), path_named_ids(tasks.size());
+  std::vector<std::string> run_ids(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const RunTask& task = tasks[i];
     std::optional<std::vector<std::string>> prior_spaces;
@@ -449,7 +453,9 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
     }
     const std::vector<std::string>* prior = prior_spaces ? &*prior_spaces : nullptr;
     run_ids[i] = run_identity(experiment, task.space, task.strategy, task.seed, prior);
-    path_named_ids[i] = path_named_run_identity(experiment, task.space, task.strategy, task.seed, prior);
+    if (ranks.owns(i))  // its folder is this rank's to write
+      adopt_path_named_identity(task.folder, run_ids[i],
+                                [&] { return path_named_run_identity(experiment, task.space, task.strategy, task.seed, prior); });
   }
 
   std::vector<RunCurve> curves(tasks.size());
@@ -481,7 +487,6 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
       if (!ranks.owns(i)) return;  // another rank's run
       if (jobs > 1) configure_torch_threads(1);
       const RunTask& task = tasks[i];
-      adopt_path_named_identity(task.folder, run_ids[i], path_named_ids[i]);
       std::optional<nlohmann::json> summary = finished_run(task.folder, campaigns[i], run_ids[i]);
       if (summary) {
         ++reused;
