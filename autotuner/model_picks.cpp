@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "autotuner/model_factory.h"
+#include "autotuner/factories/model_factory.h"
 #include "ir/data_path.h"
 #include "search/history.h"
 

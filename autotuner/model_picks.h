@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <string>
 
-#include "autotuner/model_spec.h"
-#include "autotuner/strategy_factory.h"
+#include "autotuner/factories/model_spec.h"
+#include "autotuner/factories/strategy_factory.h"
 #include "hardware/corpus_collection.h"
 #include "ir/json_view.h"
 

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "autotuner/campaign.h"
-#include "autotuner/campaign_runner.h"
-#include "autotuner/program_target.h"
+#include "autotuner/campaign/campaign.h"
+#include "autotuner/campaign/campaign_runner.h"
+#include "autotuner/campaign/program_target.h"
 #include "hardware/halide_backend.h"
 #include "hardware/halide_schedule.h"
 #include "ir/program_json.h"

@@ -2,8 +2,8 @@
 #include <iostream>
 #include <memory>
 
-#include "autotuner/campaign.h"
-#include "autotuner/campaign_runner.h"
+#include "autotuner/campaign/campaign.h"
+#include "autotuner/campaign/campaign_runner.h"
 #include "cli/command.h"
 #include "distributed/ranks.h"
 #include "hardware/wrappers/rank_spread_backend.h"

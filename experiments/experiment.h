@@ -1,6 +1,6 @@
 #pragma once
 // An experiment read from JSON (configs/experiments/*.json): every strategy tuned on every space
-// with many seeds, each run an ordinary campaign (autotuner/campaign.h) built in memory.
+// with many seeds, each run an ordinary campaign (autotuner/campaign/campaign.h) built in memory.
 //
 //   {"name": "...", "description": "...",
 //    "spaces": [{"name": "gemm/RTX_Titan", "source": {"path", "kernel", "device"}, "default": {...},
@@ -27,7 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "autotuner/campaign.h"
+#include "autotuner/campaign/campaign.h"
 #include "experiments/live/remeasurement.h"
 #include "experiments/pretraining/pretrain_spec.h"
 #include "experiments/scoring/time_window.h"

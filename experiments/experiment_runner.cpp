@@ -19,9 +19,9 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include "autotuner/backend_factory.h"
-#include "autotuner/campaign_runner.h"
-#include "autotuner/program_target.h"
+#include "autotuner/campaign/campaign_runner.h"
+#include "autotuner/campaign/program_target.h"
+#include "autotuner/factories/backend_factory.h"
 #include "distributed/ranks.h"
 #include "experiments/experiment_plots.h"
 #include "experiments/gnuplot.h"

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "autotuner/campaign.h"
+#include "autotuner/campaign/campaign.h"
 #include "fuzz/scratch_file.h"
 #include "ir/input_error.h"
 

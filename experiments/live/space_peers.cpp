@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "autotuner/backend_factory.h"
-#include "autotuner/program_target.h"
+#include "autotuner/campaign/program_target.h"
+#include "autotuner/factories/backend_factory.h"
 #include "experiments/live/remeasurement.h"
 #include "ir/file_io.h"
 

@@ -8,7 +8,7 @@
 // One checkpoint per (space, pretrain section), shared by every seed and strategy using it, at
 //   OUTPUT/models/SPACE.HASH.json (+ .pt)   HASH: of the resolved hyper-parameters and options
 // written atomically and reused, not retrained, when the experiment restarts. The section may also
-// hold a campaign model's "residual" (autotuner/model_spec.h): each run then corrects the loaded
+// hold a campaign model's "residual" (autotuner/factories/model_spec.h): each run then corrects the loaded
 // model with its own measurements; the checkpoint does not depend on it.
 //
 // With "on": "corpus" and "corpus": [LOG, ...] it trains one model on every kernel of those record
@@ -18,7 +18,7 @@
 // With "per_source": true the section trains one model per source space instead, on that space
 // alone, at OUTPUT/models/SOURCE.HASH.json: a kernel measured on k devices needs k trainings, each
 // model serving the k - 1 held-out spaces of the other devices, whose runs combine them as priors
-// of one residual ({"checkpoints": [...]}, autotuner/model_spec.h).
+// of one residual ({"checkpoints": [...]}, autotuner/factories/model_spec.h).
 #include <string>
 #include <utility>
 #include <vector>

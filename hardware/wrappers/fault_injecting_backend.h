@@ -2,7 +2,7 @@
 // A Backend decorator for rehearsing bad hardware: on a seeded share of measurements it injects a
 // fault instead of (or on top of) the inner backend's result, so the tuning loop's failure
 // handling (records, retries, quarantine, confirmation of a new best) can be tested and rehearsed
-// from a campaign ("backend": {..., "faults": {...}}, see autotuner/backend_factory.h).
+// from a campaign ("backend": {..., "faults": {...}}, see autotuner/factories/backend_factory.h).
 //
 // Whether a measurement is faulted, and how, depends only on (seed, config, attempt number of
 // that config), never on batch order or timing, so a campaign resumed from its log meets the

@@ -1,11 +1,11 @@
-#include "autotuner/campaign.h"
+#include "autotuner/campaign/campaign.h"
 
 #include <filesystem>
 #include <fstream>
 
 #include <catch2/catch.hpp>
 
-#include "autotuner/campaign_runner.h"
+#include "autotuner/campaign/campaign_runner.h"
 #include "ir/data_path.h"
 #include "ir/input_error.h"
 #include "ir/record_log.h"

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <set>
 
-#include "autotuner/model_factory.h"
+#include "autotuner/factories/model_factory.h"
 #include "hardware/halide_schedule.h"
 #include "ir/input_error.h"
 #include "ir/program_json.h"

@@ -1,4 +1,4 @@
-#include "autotuner/model_spec.h"
+#include "autotuner/factories/model_spec.h"
 
 #include <catch2/catch.hpp>
 

@@ -10,7 +10,7 @@
 
 #include "experiments/experiment.h"
 #include "experiments/experiment_runner.h"
-#include "autotuner/model_factory.h"
+#include "autotuner/factories/model_factory.h"
 #include "experiments/pretraining/pretraining.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"

@@ -2,8 +2,8 @@
 // campaign run end to end reports what was injected and how it was handled.
 #include <catch2/catch.hpp>
 
-#include "autotuner/campaign.h"
-#include "autotuner/campaign_runner.h"
+#include "autotuner/campaign/campaign.h"
+#include "autotuner/campaign/campaign_runner.h"
 #include "hardening/toy_recording.h"
 #include "ir/input_error.h"
 #include "test_support.h"

@@ -30,7 +30,7 @@
 //   "sample_residual": true (BatchChoice); "relevance": true fits one length scale per knob, and
 //   "categorical": true (with it) lets each knob's distance be categorical where the target's data
 //   say so (TargetResidualOptions::categorical)
-// Parsing is kept apart from building the model (autotuner/model_factory.h) so that it compiles
+// Parsing is kept apart from building the model (autotuner/factories/model_factory.h) so that it compiles
 // and links without libtorch: the fuzz targets (fuzz/) are built with clang, which cannot compile
 // libtorch 1.13's headers against GCC 12's libstdc++.
 #include <cstddef>

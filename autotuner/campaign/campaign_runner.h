@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "autotuner/campaign.h"
+#include "autotuner/campaign/campaign.h"
 #include "distributed/ranks.h"
 #include "hardware/backend.h"
 #include "ir/corpus.h"

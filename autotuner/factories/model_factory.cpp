@@ -1,4 +1,4 @@
-#include "autotuner/model_factory.h"
+#include "autotuner/factories/model_factory.h"
 
 #include <map>
 #include <mutex>

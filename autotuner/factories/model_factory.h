@@ -1,9 +1,9 @@
 #pragma once
-// Builds the CostModel a campaign's "model" section names (parsed by autotuner/model_spec.h).
+// Builds the CostModel a campaign's "model" section names (parsed by autotuner/factories/model_spec.h).
 #include <memory>
 #include <string>
 
-#include "autotuner/model_spec.h"
+#include "autotuner/factories/model_spec.h"
 #include "surrogate/cost_model.h"
 
 namespace perftune {

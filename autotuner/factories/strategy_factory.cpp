@@ -1,4 +1,4 @@
-#include "autotuner/strategy_factory.h"
+#include "autotuner/factories/strategy_factory.h"
 
 #include "search/random_search.h"
 

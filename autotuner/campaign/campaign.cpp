@@ -1,4 +1,4 @@
-#include "autotuner/campaign.h"
+#include "autotuner/campaign/campaign.h"
 
 #include <filesystem>
 

@@ -1,4 +1,4 @@
-#include "autotuner/program_target.h"
+#include "autotuner/campaign/program_target.h"
 
 #include "hardware/cpu_program.h"
 #include "hardware/fusion_space.h"

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "autotuner/campaign.h"
+#include "autotuner/campaign/campaign.h"
 #include "ir/kernel.h"
 #include "ir/search_space.h"
 

@@ -1,4 +1,4 @@
-#include "autotuner/backend_factory.h"
+#include "autotuner/factories/backend_factory.h"
 
 #include "hardware/process/subprocess.h"
 #include "ir/input_error.h"

@@ -23,9 +23,9 @@
 
 #include "autotuner/autoscheduler_sampling.h"
 #include "ir/json_view.h"
-#include "search/exhaustive_search.h"
 #include "search/anchored_search.h"
 #include "search/evolutionary_search.h"
+#include "search/exhaustive_search.h"
 #include "search/measured_annealing.h"
 #include "search/measured_evolution.h"
 #include "search/simulated_annealing.h"

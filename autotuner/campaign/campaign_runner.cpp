@@ -1,4 +1,4 @@
-#include "autotuner/campaign_runner.h"
+#include "autotuner/campaign/campaign_runner.h"
 
 #include <chrono>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "autotuner/program_target.h"
+#include "autotuner/campaign/program_target.h"
 #include "autotuner/tuner.h"
 #include "hardware/wrappers/rank_spread_backend.h"
 #include "ir/file_io.h"

@@ -20,9 +20,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "autotuner/backend_factory.h"
-#include "autotuner/model_factory.h"
-#include "autotuner/strategy_factory.h"
+#include "autotuner/factories/backend_factory.h"
+#include "autotuner/factories/model_factory.h"
+#include "autotuner/factories/strategy_factory.h"
 
 namespace perftune {
 
