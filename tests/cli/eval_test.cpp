@@ -57,14 +57,16 @@ TEST_CASE("eval --checkpoint scores a trained model instead of training one", "[
 
 TEST_CASE("the held-out real programs study runs end to end on the shipped corpus samples", "[cli][eval]") {
   // configs/eval/halide_heldout_programs.json in small: trained on three generated programs'
-  // Halide measurements, scored on a bundled program's kernels (one of them a fused group) and its
-  // fusion placements measured on the same backend, with the autoschedulers' picks as references.
+  // Halide measurements and their placements' sums, scored on a bundled program's kernels (one of
+  // them a fused group) and its fusion placements measured on the same backend, with the
+  // autoschedulers' picks as references.
   const std::string dir = scratch_dir("cli_eval_heldout_sample");
   const nlohmann::json config = {{"sources", {source_path("tests/fixtures/halide_generated_sample.jsonl"),
                                               source_path("tests/fixtures/halide_heldout_sample.jsonl")}},
                                  {"split", {{"by", "device"}, {"test", {"heldout_sample"}}}},
                                  {"model", source_path("configs/models/hybrid.json")},
-                                 {"train", {{"epochs", 2}, {"steps_per_epoch", 5}, {"kernels_per_step", 4}, {"configs_per_kernel", 12}, {"seed", 1}}},
+                                 {"train", {{"epochs", 2}, {"steps_per_epoch", 5}, {"kernels_per_step", 4}, {"configs_per_kernel", 12}, {"seed", 1},
+                                            {"program_weight", 1.0}}},
                                  {"models", {"learned", "analytical", "random", "references"}},
                                  {"analytical_device", source_path("configs/hardware/host.json")}};
   std::ofstream(dir + "/eval.json") << config.dump();
@@ -73,6 +75,7 @@ TEST_CASE("the held-out real programs study runs end to end on the shipped corpu
       run_subprocess({bin ? bin : std::string(PERFTUNE_BINARY_DIR) + "/perftune", "eval", dir + "/eval.json", "--json", "--fusion-breakdown"}, "", 300);
   CAPTURE(r.out, r.err);
   REQUIRE(r.ok());
+  CHECK(r.err.find("training through the sums of 3 programs' placements") != std::string::npos);  // as shipped
   const nlohmann::json result = nlohmann::json::parse(r.out);
   std::size_t tile = 0, fusion = 0;
   for (const auto& row : result["kernels"]) {

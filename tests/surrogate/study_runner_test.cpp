@@ -277,3 +277,20 @@ TEST_CASE("leaving one program out trains a model per program and selects epochs
   }
   REQUIRE(held == std::set<std::string>{"mlp_block_small", "chain"});
 }
+
+TEST_CASE("every bundled eval config loads, and the held-out Halide study trains as its validation chose") {
+  PERFTUNE_REQUIRE_DATA(gemm, "kernel_tuner/gemm/RTX_Titan.json.gz");  // the GPU and TPU studies read shared data
+  std::map<std::string, StudyConfig> configs;
+  for (const auto& entry : std::filesystem::directory_iterator(source_path("configs/eval"))) {
+    if (entry.path().extension() != ".json") continue;
+    CAPTURE(entry.path().string());
+    CHECK_NOTHROW(configs.emplace(entry.path().stem().string(), StudyConfig::load(entry.path().string())));
+  }
+  REQUIRE(configs.size() >= 8);
+  const StudyConfig& heldout = configs.at("halide_heldout_programs");
+  const StudyConfig& validation = configs.at("halide_generated_validation");
+  // The choice is made without the held-out programs: the validation study never loads them.
+  for (const std::string& source : validation.sources) CHECK(source.find("cpu_corpus") == std::string::npos);
+  CHECK(validation.split.by == "program");
+  CHECK(heldout.train.to_json() == validation.train.to_json());
+}
