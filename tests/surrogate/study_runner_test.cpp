@@ -287,7 +287,8 @@ TEST_CASE("every bundled eval config loads, and the held-out Halide study trains
     CAPTURE(entry.path().string());
     // A study of an experiment's output (halide_live_measured: runs/halide_live) needs that run unpacked first.
     std::string absent_run;
-    for (const auto& source : nlohmann::json::parse(std::ifstream(entry.path()))["sources"])
+    const nlohmann::json json = nlohmann::json::parse(std::ifstream(entry.path()));
+    for (const auto& source : json.at("sources"))
       if (const auto path = source.get<std::string>(); path.rfind("runs/", 0) == 0 && !std::filesystem::exists(source_path(path)))
         absent_run = path;
     if (!absent_run.empty()) {
