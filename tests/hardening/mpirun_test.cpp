@@ -46,7 +46,7 @@ std::string write_experiment(const std::string& dir) {
       {"strategies", {{{"name", "random"}, {"strategy", {{"type", "random"}}}},
                       {{"name", "SA measured"}, {"strategy", {{"type", "measured_annealing"}}}},
                       {{"name", "evolution measured"}, {"strategy", {{"type", "measured_evolution"}}}}}},
-      {"backend", {{"type", "replay"}, {"faults", {{"share", 0.0}, {"seed", 1}, {"latency_seconds", 0.003}}}}},
+      {"backend", {{"type", "replay"}, {"faults", {{"share", 0.0}, {"seed", 1}, {"latency_seconds", 0.02}}}}},
       {"budget", {{"measurements", 40}}},
       {"top_k", 4},
       {"seeds", 4},
@@ -88,13 +88,14 @@ std::pair<std::size_t, int> kill_one_rank(const std::string& arguments, const st
   return out;
 }
 
-// A replayed campaign measuring batches of 4 (3 ms each, a latency fault): long enough to be
-// killed in the middle; no fault draws, so every rank's replay answers alike.
+// A replayed campaign measuring batches of 4 (20 ms each, a latency fault): long enough to be
+// killed in the middle even on a loaded machine (at 3 ms the campaign sometimes ended before the
+// watcher's kill landed); no fault draws, so every rank's replay answers alike.
 std::string write_tune_campaign(const std::string& dir) {
   testing::write_recording(testing::toy_recording(), dir + "/source.jsonl");
   return testing::write_campaign(dir + "/campaign.json",
                                  {{"source", {{"path", "source.jsonl"}}},
-                                  {"backend", {{"type", "replay"}, {"faults", {{"share", 0.0}, {"seed", 1}, {"latency_seconds", 0.003}}}}},
+                                  {"backend", {{"type", "replay"}, {"faults", {{"share", 0.0}, {"seed", 1}, {"latency_seconds", 0.02}}}}},
                                   {"strategy", {{"type", "measured_annealing"}}},
                                   {"budget", {{"measurements", 80}}},
                                   {"top_k", 4},
