@@ -163,6 +163,26 @@ TEST_CASE("fusion placements of a whole program compile and check", "[hardware][
   }
 }
 
+TEST_CASE("the held-out programs run whole on the Halide backend and check, unfused and with a sampled placement", "[hardware][halide]") {
+  // configs/programs/heldout: real-model blocks the generator's statistics never saw (its --derive
+  // reads configs/programs alone); the fusion task scores models on them, so each must run.
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(PERFTUNE_SOURCE_DIR) + "/configs/programs/heldout"))
+    files.push_back(entry.path().string());
+  REQUIRE(files.size() >= 6);
+  for (const std::string& file : files) {
+    const Program program = load_program_file(file);
+    const Kernel kernel(program.name(), program);
+    const SearchSpace space = fusion_space(program, FusionChoices::kPlacements);
+    Rng rng(11);
+    const std::vector<Config> configs = {fusion_space_config(program, space, FusionConfig::none(program)), space.sample(rng)};
+    const auto results = shared_halide_backend().measure(kernel, space, configs);
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      CAPTURE(file, space.to_json(configs[i]).dump(), results[i].message);
+      REQUIRE(results[i].ok());
+    }
+  }
+}
 TEST_CASE("a reduction accumulated per tile computes its fused producers inside its own register blocks", "[hardware][halide]") {
   // conv_block_small as one kernel with "accumulate": 2: its convolution's producers placed per
   // register block were computed at the output stage's block, which encloses none of their uses
