@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/cpu_tiling.h"
 #include "distributed/ranks.h"
 #include "ir/input_error.h"
 #include "surrogate/study/study_runner.h"
@@ -43,7 +44,7 @@ const bool registered = register_command({"train", "Train the learned performanc
       const LoadedSources sources = load_sources(config);
       std::ostream* progress = ranks.rank() > 0 ? nullptr : options->json ? &std::cerr : &std::cout;
       TrainReport report;
-      auto model = train_from_config(config, sources, progress, &report);
+      auto model = train_from_config(config, sources, cpu_default_tiling, progress, &report);
       if (ranks.rank() > 0) return;
       nlohmann::ordered_json summary{{"config", config.file}, {"checkpoint", output}, {"ranks", ranks.size()},
                                      {"training", report.to_json()}};

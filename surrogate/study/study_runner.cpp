@@ -81,8 +81,21 @@ LoadedSources load_sources(const StudyConfig& config) {
   return loaded;
 }
 
+// The fold's model as the config trains it: on its training side, through the sums of its
+// training programs' placements (TrainOptions::program_weight), selected also on the fusion task
+// (StudyConfig::fusion_selection_weight).
+std::unique_ptr<GnnCostModel> train_fold(const StudyConfig& config, const Fold& fold, const KernelTiling& tiling,
+                                         std::ostream* progress, TrainReport* report) {
+  const auto train = kernel_measurements(fold.train);
+  ProgramTraining programs{{}, tiling};
+  for (const MeasuredKernel* k : fold.train)
+    if (is_fusion_space(*k)) programs.programs.push_back(k);
+  return train_gnn(train, kernel_measurements(fold.validation), resolved_params(config, train), config.train, progress,
+                   report, fusion_selection(config, fold, tiling), &programs);
+}
+
 std::unique_ptr<GnnCostModel> train_from_config(const StudyConfig& config, const LoadedSources& sources,
-                                                std::ostream* progress, TrainReport* report) {
+                                                const KernelTiling& tiling, std::ostream* progress, TrainReport* report) {
   const auto folds = make_folds(sources.kernels, config.split, config.file);
   if (folds.size() != 1)
     throw InputError(config.file, "$.split.by", "a split with one training side (leave_one_out trains one model per "
@@ -91,8 +104,7 @@ std::unique_ptr<GnnCostModel> train_from_config(const StudyConfig& config, const
   if (progress)
     *progress << "training on " << fold.train.size() << " kernels (" << fold.validation.size() << " for validation, "
               << fold.test.size() << " held out for testing, " << fold.left_out << " equal to a held-out one and left out)\n";
-  const auto train = kernel_measurements(fold.train);
-  return train_gnn(train, kernel_measurements(fold.validation), resolved_params(config, train), config.train, progress, report);
+  return train_fold(config, fold, tiling, progress, report);
 }
 
 namespace {
@@ -141,13 +153,7 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
         if (progress && folds.size() > 1) *progress << "fold " << fold.name << ": training on " << fold.train.size() << " kernels\n";
         if (progress && fold.left_out > 0)
           *progress << fold.left_out << " kernels of the training sources equal a held-out one: not trained on\n";
-        const auto train = kernel_measurements(fold.train);
-        ProgramTraining programs{{}, tiling};
-        for (const MeasuredKernel* k : fold.train)
-          if (is_fusion_space(*k)) programs.programs.push_back(k);
-        learned = train_gnn(train, kernel_measurements(fold.validation), resolved_params(config, train), config.train,
-                            folds.size() > 1 ? nullptr : progress, &report.training, fusion_selection(config, fold, tiling),
-                            &programs);
+        learned = train_fold(config, fold, tiling, folds.size() > 1 ? nullptr : progress, &report.training);
         if (progress && folds.size() > 1) {
           *progress << "  " << report.training.epochs << " epochs (kept " << report.training.best_epoch
                     << "), best validation tau " << report.training.best_validation_tau;

@@ -24,11 +24,12 @@ struct LoadedSources {
 // load_source() on every source (InputError from it propagates, naming the file).
 LoadedSources load_sources(const StudyConfig& config);
 
-// `perftune train`: the config's split must have one fold; trains on its training side (its
-// validation side, if any, stops early; fusion measurements of whole programs are left out) and
+// `perftune train`: the config's split must have one fold; trains on its training side as
+// run_evaluation trains a fold (its validation side, if any, stops early; whole-program fusion
+// measurements train only through the program sums, with `tiling` scheduling their kernels) and
 // never sees the test side.
 std::unique_ptr<GnnCostModel> train_from_config(const StudyConfig& config, const LoadedSources& sources,
-                                                std::ostream* progress, TrainReport* report);
+                                                const KernelTiling& tiling, std::ostream* progress, TrainReport* report);
 
 struct FoldReport {
   std::string fold;

@@ -55,12 +55,11 @@ TEST_CASE("eval --checkpoint scores a trained model instead of training one", "[
   CHECK(missing.err.find("none.json") != std::string::npos);
 }
 
-TEST_CASE("the held-out real programs study runs end to end on the shipped corpus samples", "[cli][eval]") {
-  // configs/eval/halide_heldout_programs.json in small: trained on three generated programs'
-  // Halide measurements and their placements' sums, scored on a bundled program's kernels (one of
-  // them a fused group) and its fusion placements measured on the same backend, with the
-  // autoschedulers' picks as references.
-  const std::string dir = scratch_dir("cli_eval_heldout_sample");
+// configs/eval/halide_heldout_programs.json in small: trained on three generated programs'
+// Halide measurements and their placements' sums, scored on a bundled program's kernels (one of
+// them a fused group) and its fusion placements measured on the same backend, with the
+// autoschedulers' picks as references. Returns the EVAL.json's path.
+std::string write_heldout_sample_eval(const std::string& dir) {
   const nlohmann::json config = {{"sources", {source_path("tests/fixtures/halide_generated_sample.jsonl"),
                                               source_path("tests/fixtures/halide_heldout_sample.jsonl")}},
                                  {"split", {{"by", "device"}, {"test", {"heldout_sample"}}}},
@@ -70,9 +69,24 @@ TEST_CASE("the held-out real programs study runs end to end on the shipped corpu
                                  {"models", {"learned", "analytical", "random", "references"}},
                                  {"analytical_device", source_path("configs/hardware/host.json")}};
   std::ofstream(dir + "/eval.json") << config.dump();
+  return dir + "/eval.json";
+}
+
+TEST_CASE("perftune train trains through the program sums as eval does", "[cli][eval]") {
+  // It once dropped the config's program_weight silently (only eval passed the programs on).
+  const std::string dir = scratch_dir("cli_train_program_sums");
+  const SubprocessResult r = perftune_cli({"train", write_heldout_sample_eval(dir), "-o", dir + "/model.json"});
+  CAPTURE(r.out, r.err);
+  REQUIRE(r.ok());
+  CHECK(r.out.find("training through the sums of 3 programs' placements") != std::string::npos);
+  CHECK(std::ifstream(dir + "/model.json").good());
+}
+
+TEST_CASE("the held-out real programs study runs end to end on the shipped corpus samples", "[cli][eval]") {
+  const std::string dir = scratch_dir("cli_eval_heldout_sample");
   const char* bin = std::getenv("PERFTUNE_BIN");
   const SubprocessResult r =
-      run_subprocess({bin ? bin : std::string(PERFTUNE_BINARY_DIR) + "/perftune", "eval", dir + "/eval.json", "--json", "--fusion-breakdown"}, "", 300);
+      run_subprocess({bin ? bin : std::string(PERFTUNE_BINARY_DIR) + "/perftune", "eval", write_heldout_sample_eval(dir), "--json", "--fusion-breakdown"}, "", 300);
   CAPTURE(r.out, r.err);
   REQUIRE(r.ok());
   CHECK(r.err.find("training through the sums of 3 programs' placements") != std::string::npos);  // as shipped
