@@ -30,7 +30,13 @@ std::optional<PretrainSpec> parse_pretrain_spec(const JsonView& model,
   spec.place = section.path();
   spec.hardware_dir = resolve("../hardware");
   if (const auto params = section.find("params")) spec.params = GnnParams::load(resolve(params->as_string()));
-  if (const auto train = section.find("train")) spec.train = TrainOptions::from_json(*train);
+  if (const auto train = section.find("train")) {
+    spec.train = TrainOptions::from_json(*train);
+    // Training through program sums needs each program's kernels scheduled as the backend would
+    // (perftune train / eval pass the CPU tiling); pre-training has none, so it is refused, not ignored.
+    if (spec.train.program_weight > 0)
+      train->at("program_weight").fail("0 here: pre-training does not train through program sums (perftune train and eval do)");
+  }
   if (const auto on = section.find("on")) {
     spec.on = on->as_string();
     if (spec.on != "other_devices" && spec.on != "corpus")

@@ -346,6 +346,8 @@ TEST_CASE("an invalid pretrain section is rejected with its JSON path") {
        [](nlohmann::json& j) { j["strategies"][1]["model"]["pretrain"]["on"] = "corpus"; }},
       {"$.strategies[1].model.pretrain.per_source",  // nothing would combine the source models
        [](nlohmann::json& j) { j["strategies"][1]["model"]["pretrain"]["per_source"] = true; }},
+      {"$.strategies[1].model.pretrain.train.program_weight",  // would be silently ignored
+       [](nlohmann::json& j) { j["strategies"][1]["model"]["pretrain"]["train"]["program_weight"] = 1.0; }},
   }));
   nlohmann::json json = pretrain_experiment(dir);
   edit(json);
