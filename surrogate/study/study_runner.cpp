@@ -69,18 +69,6 @@ SelectionScore fusion_selection(const StudyConfig& config, const Fold& fold, con
   };
 }
 
-}  // namespace
-
-LoadedSources load_sources(const StudyConfig& config) {
-  LoadedSources loaded;
-  loaded.corpora.reserve(config.sources.size());
-  for (const std::string& path : config.sources) loaded.corpora.push_back(load_source(path));
-  for (std::size_t i = 0; i < loaded.corpora.size(); ++i)
-    for (const MeasuredKernel& kernel : loaded.corpora[i].kernels) loaded.kernels.push_back({&kernel, config.sources[i]});
-  if (loaded.kernels.empty()) throw InputError(config.file, "$.sources", "sources with measured kernels");
-  return loaded;
-}
-
 // The fold's model as the config trains it: on its training side, through the sums of its
 // training programs' placements (TrainOptions::program_weight), selected also on the fusion task
 // (StudyConfig::fusion_selection_weight).
@@ -92,6 +80,18 @@ std::unique_ptr<GnnCostModel> train_fold(const StudyConfig& config, const Fold& 
     if (is_fusion_space(*k)) programs.programs.push_back(k);
   return train_gnn(train, kernel_measurements(fold.validation), resolved_params(config, train), config.train, progress,
                    report, fusion_selection(config, fold, tiling), &programs);
+}
+
+}  // namespace
+
+LoadedSources load_sources(const StudyConfig& config) {
+  LoadedSources loaded;
+  loaded.corpora.reserve(config.sources.size());
+  for (const std::string& path : config.sources) loaded.corpora.push_back(load_source(path));
+  for (std::size_t i = 0; i < loaded.corpora.size(); ++i)
+    for (const MeasuredKernel& kernel : loaded.corpora[i].kernels) loaded.kernels.push_back({&kernel, config.sources[i]});
+  if (loaded.kernels.empty()) throw InputError(config.file, "$.sources", "sources with measured kernels");
+  return loaded;
 }
 
 std::unique_ptr<GnnCostModel> train_from_config(const StudyConfig& config, const LoadedSources& sources,
