@@ -23,6 +23,15 @@ Kernel kernel_of(const std::string& ops, const std::string& extra = "") {
   return Kernel("k", program_from_text(R"({"name": "k", "ops": [)" + ops + "]" + extra + "}"));
 }
 
+// Measures `configs` of `space`; every one must run and check.
+void require_ok(const Kernel& kernel, const SearchSpace& space, const std::vector<Config>& configs) {
+  const auto results = shared_halide_backend().measure(kernel, space, configs);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    CAPTURE(space.to_json(configs[i]).dump(), results[i].message);
+    REQUIRE(results[i].ok());
+  }
+}
+
 // Measures the unscheduled config and a few sampled ones; every one must be ok.
 void require_all_ok(const Kernel& kernel, std::size_t samples) {
   const SearchSpace space = halide_schedule_space(kernel);
@@ -90,11 +99,7 @@ TEST_CASE("a padded window's input computed at root, inlined or per tile checks,
       config.values[static_cast<std::size_t>(pad - names.begin())] = placement;
       configs.push_back(config);
     }
-  const auto results = shared_halide_backend().measure(padded, space, configs);
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    CAPTURE(space.to_json(configs[i]).dump(), results[i].message);
-    REQUIRE(results[i].ok());
-  }
+  require_ok(padded, space, configs);
   const Kernel unpadded = kernel_of(param("x", "[1, 3, 9, 11]", 0) + "," + param("w", "[5, 3, 3, 3]", 1) +
                                     R"(, {"name": "y", "opcode": "convolution", "shape": [1, 5, 7, 9], "operands": ["x", "w"], "window": {"size": [3, 3]})" + conv);
   const auto unpadded_names = halide_schedule_space(unpadded).knob_names();
@@ -126,11 +131,7 @@ TEST_CASE("producers of a padded window's input are computed where the padded in
     configs = varied;
   }
   REQUIRE(configs.size() >= 27);
-  const auto results = shared_halide_backend().measure(kernel, space, configs);
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    CAPTURE(space.to_json(configs[i]).dump(), results[i].message);
-    REQUIRE(results[i].ok());
-  }
+  require_ok(kernel, space, configs);
 }
 
 TEST_CASE("sampled schedules of fused kernels compile and check", "[hardware][halide]") {
@@ -156,11 +157,7 @@ TEST_CASE("fusion placements of a whole program compile and check", "[hardware][
   std::vector<Config> configs = {fusion_space_config(program, space, FusionConfig::none(program))};
   Rng rng(3);
   for (int i = 0; i < 8; ++i) configs.push_back(space.sample(rng));
-  const auto results = shared_halide_backend().measure(kernel, space, configs);
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    CAPTURE(space.to_json(configs[i]).dump(), results[i].message);
-    REQUIRE(results[i].ok());
-  }
+  require_ok(kernel, space, configs);
 }
 
 TEST_CASE("the held-out programs run whole on the Halide backend and check, unfused and with a sampled placement", "[hardware][halide]") {
@@ -168,21 +165,18 @@ TEST_CASE("the held-out programs run whole on the Halide backend and check, unfu
   // reads configs/programs alone); the fusion task scores models on them, so each must run.
   std::vector<std::string> files;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(PERFTUNE_SOURCE_DIR) + "/configs/programs/heldout"))
-    files.push_back(entry.path().string());
+    if (entry.path().extension() == ".json") files.push_back(entry.path().string());
   REQUIRE(files.size() >= 6);
   for (const std::string& file : files) {
     const Program program = load_program_file(file);
     const Kernel kernel(program.name(), program);
     const SearchSpace space = fusion_space(program, FusionChoices::kPlacements);
     Rng rng(11);
-    const std::vector<Config> configs = {fusion_space_config(program, space, FusionConfig::none(program)), space.sample(rng)};
-    const auto results = shared_halide_backend().measure(kernel, space, configs);
-    for (std::size_t i = 0; i < configs.size(); ++i) {
-      CAPTURE(file, space.to_json(configs[i]).dump(), results[i].message);
-      REQUIRE(results[i].ok());
-    }
+    CAPTURE(file);
+    require_ok(kernel, space, {fusion_space_config(program, space, FusionConfig::none(program)), space.sample(rng)});
   }
 }
+
 TEST_CASE("a reduction accumulated per tile computes its fused producers inside its own register blocks", "[hardware][halide]") {
   // conv_block_small as one kernel with "accumulate": 2: its convolution's producers placed per
   // register block were computed at the output stage's block, which encloses none of their uses
@@ -203,11 +197,7 @@ TEST_CASE("a reduction accumulated per tile computes its fused producers inside 
     const Config c = with(space.sample(rng), {{"accumulate", 2}});
     if (space.contains(c)) configs.push_back(c);
   }
-  const auto results = shared_halide_backend().measure(kernel, space, configs);
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    CAPTURE(space.to_json(configs[i]).dump(), results[i].message);
-    REQUIRE(results[i].ok());
-  }
+  require_ok(kernel, space, configs);
 }
 
 TEST_CASE("a producer read with a stride is computed over its whole shape, whatever its tiles", "[hardware][halide]") {
@@ -222,11 +212,7 @@ TEST_CASE("a producer read with a stride is computed over its whole shape, whate
   const SearchSpace space = fusion_space(program, FusionChoices::kPlacements);
   const std::vector<Config> configs = {fusion_space_config(program, space, FusionConfig::none(program)),
                                        fusion_space_config(program, space, FusionConfig::greedy_elementwise(program))};
-  const auto results = shared_halide_backend().measure(kernel, space, configs);
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    CAPTURE(space.to_json(configs[i]).dump(), results[i].message);
-    REQUIRE(results[i].ok());
-  }
+  require_ok(kernel, space, configs);
 }
 
 TEST_CASE("every placement of a sum whose value is read, inlined, by two output stages compiles and checks", "[hardware][halide]") {
@@ -240,11 +226,7 @@ TEST_CASE("every placement of a sum whose value is read, inlined, by two output 
   const SearchSpace space = fusion_space(kernel.body(), FusionChoices::kPlacements);
   const std::vector<Config> configs = space.enumerate();
   REQUIRE(configs.size() >= 20);
-  const auto results = shared_halide_backend().measure(kernel, space, configs);
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    CAPTURE(space.to_json(configs[i]).dump(), results[i].message);
-    REQUIRE(results[i].ok());
-  }
+  require_ok(kernel, space, configs);
 }
 
 TEST_CASE("a kernel that needs more memory than the worker's limit is a runtime error, and the next one runs", "[hardware][halide]") {
