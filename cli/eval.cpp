@@ -1,6 +1,7 @@
-// perftune eval EVAL.json [--json] [--per-kernel] [--fusion-breakdown] [--checkpoint MODEL]: train (or load) the learned
-// model and score it with the baselines on held-out kernels: Kendall's tau, top-1/5/10 slowdown,
-// MAPE; with several folds (leave-one-out splits) also per fold and the mean over folds.
+// perftune eval EVAL.json [--json] [--per-kernel] [--fusion-breakdown] [--checkpoint MODEL] [--seeds N]: train (or load)
+// the learned model and score it with the baselines on held-out kernels: Kendall's tau, top-1/5/10 slowdown,
+// MAPE; with several folds (leave-one-out splits) also per fold and the mean over folds; with several
+// training seeds the means over seeds and the spread of the task averages (seed_spread.h).
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
@@ -8,9 +9,12 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
+#include <vector>
 
 #include "cli/command.h"
 #include "cli/cpu_tiling.h"
+#include "surrogate/evaluation/seed_spread.h"
 #include "surrogate/fusion/fusion_evaluation.h"
 #include "surrogate/study/study_runner.h"
 #include "surrogate/training/torch_threads.h"
@@ -97,7 +101,32 @@ struct EvalCommandOptions {
   bool per_kernel = false;
   bool fusion_breakdown = false;
   std::string checkpoint;
+  int seeds = 1;
 };
+
+// --seeds N: the study run N times with consecutive training seeds (the split stays as configured).
+void print_over_seeds(StudyConfig config, const LoadedSources& sources, const EvalCommandOptions& options, std::ostream& progress) {
+  std::vector<SeededTable> tables;
+  double seconds = 0.0;
+  const std::uint64_t first = config.train.seed;
+  for (int i = 0; i < options.seeds; ++i) {
+    config.train.seed = first + static_cast<std::uint64_t>(i);
+    progress << "[eval] training seed " << config.train.seed << " (" << i + 1 << " of " << options.seeds << ")" << std::endl;
+    StudyResult result = run_evaluation(config, sources, &progress, cpu_default_tiling);
+    seconds += result.seconds;
+    tables.push_back({config.train.seed, std::move(result.table)});
+  }
+  const EvaluationTable mean = mean_over_seeds(tables);
+  if (options.json) {
+    nlohmann::ordered_json json = to_json(mean);
+    json["config"] = config.file;
+    json["seconds"] = seconds;
+    json.update(seed_spread_json(tables));
+    print_json(json.dump(2));
+    return;
+  }
+  std::cout << format_table(mean, options.per_kernel) << format_seed_spread(tables) << "evaluated in " << seconds << " s\n";
+}
 
 const bool registered = register_command({"eval", "Evaluate the learned model against baselines on a held-out split (EVAL.json)",
   [](CLI::App& app) {
@@ -115,10 +144,19 @@ const bool registered = register_command({"eval", "Evaluate the learned model ag
                    "Score this trained model (perftune train's output, an experiment's runs/*/models/*.json) instead of "
                    "training one (overrides the config's \"checkpoint\")")
         ->check(CLI::ExistingFile);
+    app.add_option("--seeds", options->seeds,
+                   "Train and score the learned model this many times, with the config's training seed, seed + 1, ...; "
+                   "print the means over seeds and the standard deviation of the task averages")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
     app.callback([options] {
       configure_torch_threads(options->threads);
       StudyConfig config = StudyConfig::load(options->config);
       if (!options->checkpoint.empty()) config.checkpoint = options->checkpoint;
+      if (options->seeds > 1 && config.checkpoint)
+        throw std::invalid_argument("--seeds trains the learned model once per seed; " + *config.checkpoint + " is one trained model");
+      if (options->seeds > 1 && std::find(config.models.begin(), config.models.end(), "learned") == config.models.end())
+        throw std::invalid_argument("--seeds: " + config.file + " scores no learned model, the only one a training seed changes");
       const LoadedSources sources = load_sources(config);
       // Progress (per-epoch training logs) on stderr, always: stdout holds only the results table,
       // so `perftune eval ... > table.txt` gets the table alone.
@@ -129,6 +167,10 @@ const bool registered = register_command({"eval", "Evaluate the learned model ag
         observer = [&breakdowns](const std::string& name, CostModel& model, const MeasuredKernel& kernel) {
           if (is_fusion_space(kernel)) breakdowns += fusion_breakdown(name, model, kernel);
         };
+      if (options->seeds > 1) {
+        print_over_seeds(config, sources, *options, progress);
+        return;
+      }
       const StudyResult result = run_evaluation(config, sources, &progress, cpu_default_tiling, observer);
       if (options->json) {
         nlohmann::ordered_json json = to_json(result.table);

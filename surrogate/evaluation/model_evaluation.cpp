@@ -33,14 +33,6 @@ nlohmann::ordered_json number_or_null(double value) {
   return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
 }
 
-nlohmann::ordered_json scores_json(const ModelScores& s) {
-  return {{"kendall_tau", number_or_null(s.kendall_tau)},
-          {"top1_slowdown", number_or_null(s.top1_slowdown)},
-          {"top5_slowdown", number_or_null(s.top5_slowdown)},
-          {"top10_slowdown", number_or_null(s.top10_slowdown)},
-          {"mape", number_or_null(s.mape)}};
-}
-
 std::string cell(double value, bool percent) {
   if (!std::isfinite(value)) return "n/a";
   char text[32];
@@ -161,17 +153,25 @@ std::map<std::string, ModelScores> EvaluationTable::averages(const std::string& 
   return out;
 }
 
+std::string format_scores_header() {
+  char line[128];
+  std::snprintf(line, sizeof line, "%-28s %8s %9s %9s %9s %9s\n", "model", "tau", "top-1", "top-5", "top-10", "MAPE");
+  return line;
+}
+
+std::string format_scores_row(const std::string& label, const ModelScores& s) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%-28s %8s %9s %9s %9s %9s\n", label.c_str(), cell(s.kendall_tau, false).c_str(),
+                cell(s.top1_slowdown, true).c_str(), cell(s.top5_slowdown, true).c_str(), cell(s.top10_slowdown, true).c_str(),
+                cell(s.mape, true).c_str());
+  return line;
+}
+
 std::string format_table(const EvaluationTable& table, bool per_kernel) {
   std::string out;
   char line[256];
-  auto add_row = [&](const std::string& label, const ModelScores& s) {
-    std::snprintf(line, sizeof line, "%-28s %8s %9s %9s %9s %9s\n", label.c_str(), cell(s.kendall_tau, false).c_str(),
-                  cell(s.top1_slowdown, true).c_str(), cell(s.top5_slowdown, true).c_str(),
-                  cell(s.top10_slowdown, true).c_str(), cell(s.mape, true).c_str());
-    out += line;
-  };
-  std::snprintf(line, sizeof line, "%-28s %8s %9s %9s %9s %9s\n", "model", "tau", "top-1", "top-5", "top-10", "MAPE");
-  const std::string header = line;
+  const auto add_row = [&](const std::string& label, const ModelScores& s) { out += format_scores_row(label, s); };
+  const std::string header = format_scores_header();
   if (per_kernel) {
     for (const KernelRow& row : table.rows) {
       std::snprintf(line, sizeof line, "%s %s (%s), %zu configs\n", row.task == "tile" ? "kernel" : "program (fusion)",
@@ -199,6 +199,14 @@ std::string format_table(const EvaluationTable& table, bool per_kernel) {
     out += line;
   }
   return out;
+}
+
+nlohmann::ordered_json scores_json(const ModelScores& s) {
+  return {{"kendall_tau", number_or_null(s.kendall_tau)},
+          {"top1_slowdown", number_or_null(s.top1_slowdown)},
+          {"top5_slowdown", number_or_null(s.top5_slowdown)},
+          {"top10_slowdown", number_or_null(s.top10_slowdown)},
+          {"mape", number_or_null(s.mape)}};
 }
 
 nlohmann::ordered_json to_json(const EvaluationTable& table) {

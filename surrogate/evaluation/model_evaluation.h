@@ -72,10 +72,15 @@ inline constexpr double kPickTolerance = 0.05;
 std::vector<std::pair<std::string, PickComparison>> reference_comparisons(const EvaluationTable& table);
 
 std::string format_table(const EvaluationTable& table, bool per_kernel);
+// format_table's column header and one row of it (tau to 3 places, the rest in percent, n/a for NaN).
+std::string format_scores_header();
+std::string format_scores_row(const std::string& label, const ModelScores& scores);
 // {"models": {NAME: {"kendall_tau", "top1_slowdown", "top5_slowdown", "top10_slowdown", "mape"}},
 //  "tasks": {"tile": {NAME: {...}}, "fusion": {...}},
 //  "kernels": [{"task", "kernel", "device", "configs", "models": {NAME: {...}}}]}
 // "models" holds the tile task's averages (the fusion task's when there is no tile row).
 nlohmann::ordered_json to_json(const EvaluationTable& table);
+// One model's scores as to_json writes them (null for NaN).
+nlohmann::ordered_json scores_json(const ModelScores& scores);
 
 }  // namespace perftune

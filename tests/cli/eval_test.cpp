@@ -1,4 +1,5 @@
 // perftune eval through the real binary: its results table alone on stdout.
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 
@@ -107,6 +108,31 @@ TEST_CASE("the held-out real programs study runs end to end on the shipped corpu
   const std::string breakdown = result["fusion_breakdown"];
   for (const char* line : {", learned: first pick ", ", analytical: first pick ", "  first pick {\"fuse.", "  fastest {\"fuse."})
     CHECK(breakdown.find(line) != std::string::npos);
+}
+
+TEST_CASE("perftune eval --seeds trains once per seed and reports the means and their spread", "[cli][eval]") {
+  const std::string dir = scratch_dir("cli_eval_seeds");
+  const std::string config = write_heldout_sample_eval(dir);
+  const char* bin = std::getenv("PERFTUNE_BIN");
+  const SubprocessResult r = run_subprocess({bin ? bin : std::string(PERFTUNE_BINARY_DIR) + "/perftune", "eval", config, "--seeds", "2", "--json"}, "", 300);
+  CAPTURE(r.out, r.err);
+  REQUIRE(r.ok());
+  CHECK(r.err.find("[eval] training seed 2 (2 of 2)") != std::string::npos);
+  const nlohmann::json result = nlohmann::json::parse(r.out);
+  CHECK(result["seeds"] == nlohmann::json({1, 2}));
+  REQUIRE(result["per_seed"].size() == 2);
+  const double tau1 = result["per_seed"][0]["tasks"]["tile"]["learned"]["kendall_tau"];
+  const double tau2 = result["per_seed"][1]["tasks"]["tile"]["learned"]["kendall_tau"];
+  CHECK(tau1 != tau2);  // another seed, another model
+  CHECK(result["tasks"]["tile"]["learned"]["kendall_tau"].get<double>() == Approx((tau1 + tau2) / 2));
+  CHECK(result["spread"]["tile"]["learned"]["kendall_tau"].get<double>() == Approx(std::abs(tau1 - tau2) / std::sqrt(2.0)));
+  CHECK(result["spread"]["tile"]["analytical"]["kendall_tau"].get<double>() == Approx(0.0));  // no seed moves it
+  CHECK(result["kernels"].size() == 13);  // per-kernel means, the rows of one run
+
+  // One trained model has no seeds to vary.
+  const SubprocessResult refused = perftune_cli({"eval", config, "--seeds", "2", "--checkpoint", config});
+  CHECK_FALSE(refused.ok());
+  CHECK(refused.err.find("--seeds trains the learned model once per seed") != std::string::npos);
 }
 
 }  // namespace
