@@ -146,7 +146,8 @@ const bool registered = register_command({"eval", "Evaluate the learned model ag
         ->check(CLI::ExistingFile);
     app.add_option("--seeds", options->seeds,
                    "Train and score the learned model this many times, with the config's training seed, seed + 1, ...; "
-                   "print the means over seeds and the standard deviation of the task averages")
+                   "print the means over seeds and the standard deviation of the task averages (per-fold tables and "
+                   "--fusion-breakdown are for one seed)")
         ->check(CLI::Range(1, 1000))
         ->capture_default_str();
     app.callback([options] {
@@ -155,6 +156,8 @@ const bool registered = register_command({"eval", "Evaluate the learned model ag
       if (!options->checkpoint.empty()) config.checkpoint = options->checkpoint;
       if (options->seeds > 1 && config.checkpoint)
         throw std::invalid_argument("--seeds trains the learned model once per seed; " + *config.checkpoint + " is one trained model");
+      if (options->seeds > 1 && options->fusion_breakdown)
+        throw std::invalid_argument("--fusion-breakdown shows one trained model's picks; run it without --seeds");
       if (options->seeds > 1 && std::find(config.models.begin(), config.models.end(), "learned") == config.models.end())
         throw std::invalid_argument("--seeds: " + config.file + " scores no learned model, the only one a training seed changes");
       const LoadedSources sources = load_sources(config);

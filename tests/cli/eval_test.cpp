@@ -133,6 +133,9 @@ TEST_CASE("perftune eval --seeds trains once per seed and reports the means and 
   const SubprocessResult refused = perftune_cli({"eval", config, "--seeds", "2", "--checkpoint", config});
   CHECK_FALSE(refused.ok());
   CHECK(refused.err.find("--seeds trains the learned model once per seed") != std::string::npos);
+  const SubprocessResult no_breakdown = perftune_cli({"eval", config, "--seeds", "2", "--fusion-breakdown"});
+  CHECK_FALSE(no_breakdown.ok());
+  CHECK(no_breakdown.err.find("--fusion-breakdown shows one trained model's picks") != std::string::npos);
 }
 
 }  // namespace
