@@ -1,6 +1,5 @@
 // perftune eval through the real binary: its results table alone on stdout.
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -85,9 +84,7 @@ TEST_CASE("perftune train trains through the program sums as eval does", "[cli][
 
 TEST_CASE("the held-out real programs study runs end to end on the shipped corpus samples", "[cli][eval]") {
   const std::string dir = scratch_dir("cli_eval_heldout_sample");
-  const char* bin = std::getenv("PERFTUNE_BIN");
-  const SubprocessResult r =
-      run_subprocess({bin ? bin : std::string(PERFTUNE_BINARY_DIR) + "/perftune", "eval", write_heldout_sample_eval(dir), "--json", "--fusion-breakdown"}, "", 300);
+  const SubprocessResult r = perftune_cli({"eval", write_heldout_sample_eval(dir), "--json", "--fusion-breakdown"}, 300);
   CAPTURE(r.out, r.err);
   REQUIRE(r.ok());
   CHECK(r.err.find("training through the sums of 3 programs' placements") != std::string::npos);  // as shipped
@@ -113,8 +110,7 @@ TEST_CASE("the held-out real programs study runs end to end on the shipped corpu
 TEST_CASE("perftune eval --seeds trains once per seed and reports the means and their spread", "[cli][eval]") {
   const std::string dir = scratch_dir("cli_eval_seeds");
   const std::string config = write_heldout_sample_eval(dir);
-  const char* bin = std::getenv("PERFTUNE_BIN");
-  const SubprocessResult r = run_subprocess({bin ? bin : std::string(PERFTUNE_BINARY_DIR) + "/perftune", "eval", config, "--seeds", "2", "--json"}, "", 300);
+  const SubprocessResult r = perftune_cli({"eval", config, "--seeds", "2", "--json"}, 300);
   CAPTURE(r.out, r.err);
   REQUIRE(r.ok());
   CHECK(r.err.find("[eval] training seed 2 (2 of 2)") != std::string::npos);
