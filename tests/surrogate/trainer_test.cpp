@@ -350,8 +350,10 @@ TEST_CASE("fast groups teach the order at the top that uniform groups miss") {
     fast_best += f == 0.0 ? 1 : 0;
   }
   CAPTURE(uniform, fast, uniform_best, fast_best);
-  // Measured: uniform 3.4% and never the best, fast 1.7% and the best on 3 of 6 seeds.
-  REQUIRE(fast < 0.025);
+  // Measured: uniform 3.4% and never the best, fast 1.7% and the best on 3 of 6 seeds; on a Zen 4
+  // machine of this kind (other BLAS kernels, other rounding) uniform 3.1% and the best on 1,
+  // fast 2.6% and the best on 3. The claim is the order, with a level both machines meet.
+  REQUIRE(fast < 0.03);
   REQUIRE(fast < uniform);
   REQUIRE(fast_best > uniform_best);
 }
