@@ -5,7 +5,10 @@
 //                  for TPU data, output_bounds[d] as recorded
 //   tile.red       tile extent along the reduction dimension (dot contraction, reduce, conv window)
 //   fuse.<e>       1 if edge e of the program (index into Program::edges()) is fused, else 0
-// Any other name is a generic knob (e.g. a Kernel Tuner parameter) that only learned models read.
+//   vector         lanes along the innermost output dimension (the program's last)
+//   unroll         rows of the next dimension unrolled around the lanes
+// Any other name is a generic knob (e.g. a Kernel Tuner parameter) that only learned models read;
+// vector and unroll are generic knobs too, whose meaning the featurizer also reads.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -18,6 +21,8 @@
 namespace perftune {
 
 inline constexpr const char* kTileReductionKnob = "tile.red";
+inline constexpr const char* kVectorKnob = "vector";
+inline constexpr const char* kUnrollKnob = "unroll";
 std::string tile_out_knob(std::size_t dimension);
 std::string fuse_knob(std::size_t edge);
 

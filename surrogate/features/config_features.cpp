@@ -9,6 +9,16 @@ namespace perftune {
 
 namespace {
 float log_feature(double value) { return static_cast<float>(std::log2(1.0 + std::max(0.0, value))) * kLogScale; }
+
+// The share of a tile's `tile` points along one dimension of `extent` left over after whole blocks
+// of `block`, both clamped to the extent as the Halide backend clamps a reduction accumulated
+// inside another stage's tile (so lanes wider than the tile leave all of it in the tail).
+float tail_share(std::int64_t tile, std::int64_t block, std::int64_t extent) {
+  if (extent <= 0) return 0.0f;
+  const std::int64_t t = tile > 0 ? std::min(tile, extent) : extent;
+  const std::int64_t b = std::max<std::int64_t>(1, std::min(block, extent));
+  return static_cast<float>(t % b) / static_cast<float>(t);
+}
 }  // namespace
 
 ConfigFeaturizer::ConfigFeaturizer(const KernelGraphFeatures& kernel, const SearchSpace& space,
@@ -22,6 +32,8 @@ ConfigFeaturizer::ConfigFeaturizer(const KernelGraphFeatures& kernel, const Sear
       edge_consumer_(&kernel.edge_consumer) {
   for (std::size_t k = 0; k < roles_.size(); ++k) {
     if (roles_[k].role == KnobRole::kFuse) ++fuse_knob_count_;
+    if (space.knobs()[k].name == kVectorKnob) vector_knob_ = k;
+    if (space.knobs()[k].name == kUnrollKnob) unroll_knob_ = k;
     if (roles_[k].role != KnobRole::kGeneric) continue;
     const Knob& knob = space.knobs()[k];
     if (const KnobNormalization* norm = vocabulary.knob(knob.name))
@@ -41,6 +53,7 @@ void ConfigFeaturizer::featurize(std::span<const Config> configs, std::span<floa
                                   " values; the space has " + std::to_string(dimension_) + " knobs");
     float* row = out.data() + c * kConfigFeatureWidth;
     double tile_sum = 0.0, tile_product = 1.0, tile_count = 1.0;
+    std::vector<std::int64_t> tiles(rank, 0);
     bool any_tile = false;
     std::size_t fused = 0, inlined = 0, per_tile = 0;
     for (std::size_t k = 0; k < roles_.size(); ++k) {
@@ -53,6 +66,7 @@ void ConfigFeaturizer::featurize(std::span<const Config> configs, std::span<floa
           tile_product *= std::max(1.0, value);
           const double extent = d < rank ? static_cast<double>(output_dims_[d]) : 0.0;
           if (extent > 0 && value > 0) tile_count *= std::ceil(extent / value);
+          if (d < rank) tiles[d] = config.values[k];
           if (d < kMaxFeatureRank) {
             row[3 * d] = 1.0f;
             row[3 * d + 1] = log_feature(value);
@@ -96,6 +110,9 @@ void ConfigFeaturizer::featurize(std::span<const Config> configs, std::span<floa
       fuse[2] = share(inlined);
       fuse[3] = share(per_tile);
     }
+    float* tail = row + kTileFeatureWidth + kGenericFeatureWidth + kFuseFeatureWidth;
+    if (vector_knob_ && rank >= 1) tail[0] = tail_share(tiles[rank - 1], config.values[*vector_knob_], output_dims_[rank - 1]);
+    if (unroll_knob_ && rank >= 2) tail[1] = tail_share(tiles[rank - 2], config.values[*unroll_knob_], output_dims_[rank - 2]);
   }
 }
 

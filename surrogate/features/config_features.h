@@ -6,10 +6,13 @@
 //   generic block per vocabulary slot: present, signed_log2(value) scaled to the knob's trained
 //                 range, the value's index in this space's domain / (domain size - 1)
 //   fuse block    fraction of the space's fuse.<e> knobs set, log2 of how many are set
+//   tail block    the share of the innermost tile's points past its last full vector, and of the
+//                 next dimension's rows past its last full unrolled block
 //   hybrid block  the analytical model's estimate (surrogate/analytical/analytical_features.h), written by
 //                 the learned model when GnnParams::analytical_feature is on; zeros here
 // plus, for early join, a per-node "fused with a neighbour" flag.
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -28,7 +31,12 @@ inline constexpr std::size_t kGenericFeatureWidth = 3 * kMaxGenericKnobs;
 // tile of the consumer (value 2; hardware/halide_schedule.h): a producer inlined into a dot's
 // epilogue and one computed per tile run at different speeds with the same ops fused.
 inline constexpr std::size_t kFuseFeatureWidth = 4;
-inline constexpr std::size_t kAnalyticalFeatureOffset = kTileFeatureWidth + kGenericFeatureWidth + kFuseFeatureWidth;
+// Ragged tails (knobs vector and unroll): a reduction's update, or a producer computed per tile,
+// runs its tail guarded, one point at a time, so a 28-wide tile of 16 lanes pays for 12 scalar
+// points where a 16-wide one pays none. Halide's Adams2019 featurizes the same split (vectors
+// against scalars); from log-scaled tiles and lanes a network would have to learn a modulus.
+inline constexpr std::size_t kTailFeatureWidth = 2;
+inline constexpr std::size_t kAnalyticalFeatureOffset = kTileFeatureWidth + kGenericFeatureWidth + kFuseFeatureWidth + kTailFeatureWidth;
 inline constexpr std::size_t kConfigFeatureWidth = kAnalyticalFeatureOffset + kAnalyticalFeatureWidth;
 
 // Prepared once per (kernel, space), then used for any number of configs; cheap per config
@@ -56,6 +64,7 @@ class ConfigFeaturizer {
   std::vector<std::int64_t> output_dims_;
   std::int64_t element_bytes_;
   std::size_t dimension_, fuse_knob_count_ = 0, node_count_;
+  std::optional<std::size_t> vector_knob_, unroll_knob_;
   const std::vector<std::int64_t>* edge_producer_;
   const std::vector<std::int64_t>* edge_consumer_;
 };

@@ -126,3 +126,36 @@ TEST_CASE("config features tell a fused producer inlined from one computed per t
   CHECK(fuse(2, 2) == 0.5f);
   CHECK(fuse(2, 3) == 0.0f);
 }
+
+TEST_CASE("config features give the share of a tile past its last full vector and unrolled block") {
+  // A reduction's update runs those points guarded, one at a time: 28 of 16 lanes leaves 12.
+  const auto measured = testing::measured_kernel("k", 256, 512, 64);  // output 256 x 512
+  const FeatureVocabulary vocabulary = FeatureVocabulary::build(std::vector<const MeasuredKernel*>{&measured}, 1);
+  const auto kernel = featurize_kernel(measured.kernel, vocabulary);
+  const SearchSpace space({{tile_out_knob(0), {1, 6, 8, 256}},
+                           {tile_out_knob(1), {16, 28, 512}},
+                           {kVectorKnob, {1, 16, 1024}},
+                           {kUnrollKnob, {1, 4}}});
+  const ConfigFeaturizer featurizer(kernel, space, vocabulary);
+  const std::vector<Config> configs{Config{{8, 16, 16, 4}}, Config{{6, 28, 16, 4}}, Config{{6, 28, 1, 1}},
+                                    Config{{256, 28, 1024, 4}}};
+  std::vector<float> out(configs.size() * kConfigFeatureWidth);
+  featurizer.featurize(configs, out);
+  const auto tail = [&](std::size_t config, std::size_t feature) {
+    return out[config * kConfigFeatureWidth + kTileFeatureWidth + kGenericFeatureWidth + kFuseFeatureWidth + feature];
+  };
+  CHECK(tail(0, 0) == 0.0f);
+  CHECK(tail(0, 1) == 0.0f);
+  CHECK(tail(1, 0) == Approx(12.0 / 28));
+  CHECK(tail(1, 1) == Approx(2.0 / 6));
+  CHECK(tail(2, 0) == 0.0f);  // scalar code has no vector tail
+  CHECK(tail(2, 1) == 0.0f);
+  CHECK(tail(3, 0) == 1.0f);  // 1024 lanes clamp to the 512-wide extent, wider than the tile: all of it
+  CHECK(tail(3, 1) == 0.0f);
+
+  const SearchSpace tiles_only({{tile_out_knob(1), {28}}});
+  const ConfigFeaturizer plain(kernel, tiles_only, vocabulary);
+  std::vector<float> row(kConfigFeatureWidth);
+  plain.featurize(std::vector<Config>{Config{{28}}}, row);
+  CHECK(row[kTileFeatureWidth + kGenericFeatureWidth + kFuseFeatureWidth] == 0.0f);
+}
