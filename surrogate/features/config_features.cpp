@@ -46,6 +46,7 @@ void ConfigFeaturizer::featurize(std::span<const Config> configs, std::span<floa
     throw std::invalid_argument("config feature buffer has the wrong size");
   std::fill(out.begin(), out.end(), 0.0f);
   const std::size_t rank = output_dims_.size();
+  std::vector<std::int64_t> tiles(rank);  // this config's tile.out values, 0 where the space has none
   for (std::size_t c = 0; c < configs.size(); ++c) {
     const Config& config = configs[c];
     if (config.values.size() != dimension_)
@@ -53,7 +54,7 @@ void ConfigFeaturizer::featurize(std::span<const Config> configs, std::span<floa
                                   " values; the space has " + std::to_string(dimension_) + " knobs");
     float* row = out.data() + c * kConfigFeatureWidth;
     double tile_sum = 0.0, tile_product = 1.0, tile_count = 1.0;
-    std::vector<std::int64_t> tiles(rank, 0);
+    std::fill(tiles.begin(), tiles.end(), 0);
     bool any_tile = false;
     std::size_t fused = 0, inlined = 0, per_tile = 0;
     for (std::size_t k = 0; k < roles_.size(); ++k) {
