@@ -105,13 +105,13 @@ void ConfigFeaturizer::featurize(std::span<const Config> configs, std::span<floa
     }
     if (fuse_knob_count_ > 0) {
       const auto share = [&](std::size_t count) { return static_cast<float>(count) / static_cast<float>(fuse_knob_count_); };
-      float* fuse = row + kTileFeatureWidth + kGenericFeatureWidth;
+      float* fuse = row + kFuseFeatureOffset;
       fuse[0] = share(fused);
       fuse[1] = log_feature(static_cast<double>(fused));
       fuse[2] = share(inlined);
       fuse[3] = share(per_tile);
     }
-    float* tail = row + kTileFeatureWidth + kGenericFeatureWidth + kFuseFeatureWidth;
+    float* tail = row + kTailFeatureOffset;
     if (vector_knob_ && rank >= 1) tail[0] = tail_share(tiles[rank - 1], config.values[*vector_knob_], output_dims_[rank - 1]);
     if (unroll_knob_ && rank >= 2) tail[1] = tail_share(tiles[rank - 2], config.values[*unroll_knob_], output_dims_[rank - 2]);
   }

@@ -36,7 +36,10 @@ inline constexpr std::size_t kFuseFeatureWidth = 4;
 // points where a 16-wide one pays none. Halide's Adams2019 featurizes the same split (vectors
 // against scalars); from log-scaled tiles and lanes a network would have to learn a modulus.
 inline constexpr std::size_t kTailFeatureWidth = 2;
-inline constexpr std::size_t kAnalyticalFeatureOffset = kTileFeatureWidth + kGenericFeatureWidth + kFuseFeatureWidth + kTailFeatureWidth;
+// Where each block starts in a config's row (the tile block at 0).
+inline constexpr std::size_t kFuseFeatureOffset = kTileFeatureWidth + kGenericFeatureWidth;
+inline constexpr std::size_t kTailFeatureOffset = kFuseFeatureOffset + kFuseFeatureWidth;
+inline constexpr std::size_t kAnalyticalFeatureOffset = kTailFeatureOffset + kTailFeatureWidth;
 inline constexpr std::size_t kConfigFeatureWidth = kAnalyticalFeatureOffset + kAnalyticalFeatureWidth;
 
 // Prepared once per (kernel, space), then used for any number of configs; cheap per config

@@ -114,7 +114,7 @@ TEST_CASE("config features tell a fused producer inlined from one computed per t
   std::vector<float> out(configs.size() * kConfigFeatureWidth);
   featurizer.featurize(configs, out);
   const auto fuse = [&](std::size_t config, std::size_t feature) {
-    return out[config * kConfigFeatureWidth + kTileFeatureWidth + kGenericFeatureWidth + feature];
+    return out[config * kConfigFeatureWidth + kFuseFeatureOffset + feature];
   };
   CHECK(fuse(0, 0) == 1.0f);
   CHECK(fuse(1, 0) == 1.0f);
@@ -142,7 +142,7 @@ TEST_CASE("config features give the share of a tile past its last full vector an
   std::vector<float> out(configs.size() * kConfigFeatureWidth);
   featurizer.featurize(configs, out);
   const auto tail = [&](std::size_t config, std::size_t feature) {
-    return out[config * kConfigFeatureWidth + kTileFeatureWidth + kGenericFeatureWidth + kFuseFeatureWidth + feature];
+    return out[config * kConfigFeatureWidth + kTailFeatureOffset + feature];
   };
   CHECK(tail(0, 0) == 0.0f);
   CHECK(tail(0, 1) == 0.0f);
@@ -157,5 +157,5 @@ TEST_CASE("config features give the share of a tile past its last full vector an
   const ConfigFeaturizer plain(kernel, tiles_only, vocabulary);
   std::vector<float> row(kConfigFeatureWidth);
   plain.featurize(std::vector<Config>{Config{{28}}}, row);
-  CHECK(row[kTileFeatureWidth + kGenericFeatureWidth + kFuseFeatureWidth] == 0.0f);
+  CHECK(row[kTailFeatureOffset] == 0.0f);
 }
