@@ -281,6 +281,13 @@ GnnCostModel::State::Group sample_fast_group(const Kernel& kernel, const SearchS
   return group;
 }
 
+void hold_in_group(GnnCostModel::State::Group& group, const Measurement& measurement) {
+  if (group.configs.empty() || std::find(group.configs.begin(), group.configs.end(), measurement.config) != group.configs.end())
+    return;
+  group.configs.back() = measurement.config;
+  group.log_seconds.back() = static_cast<float>(std::log(measurement.result.seconds));
+}
+
 GnnCostModel::GnnCostModel(GnnParams params, FeatureVocabulary vocabulary, TrainOptions options)
     : state_(std::make_unique<State>(std::move(params), std::move(vocabulary), options)) {}
 

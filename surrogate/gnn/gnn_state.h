@@ -125,5 +125,8 @@ GnnCostModel::State::Group sample_group(const Kernel& kernel, const SearchSpace&
 GnnCostModel::State::Group sample_fast_group(const Kernel& kernel, const SearchSpace& space,
                                              std::span<const Measurement> fastest_first, std::size_t fast_count,
                                              std::size_t count, double fast_share, Rng& rng);
+// Makes `group` hold `measurement` (TrainOptions::tiling_in_groups): it replaces the last draw
+// (of the rest, in a fast group) unless the group holds it already or is empty.
+void hold_in_group(GnnCostModel::State::Group& group, const Measurement& measurement);
 
 }  // namespace perftune

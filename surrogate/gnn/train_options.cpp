@@ -39,6 +39,7 @@ nlohmann::ordered_json TrainOptions::to_json() const {
     json["fast_share"] = fast_share;
     json["fast_quantile"] = fast_quantile;
   }
+  if (tiling_in_groups) json["tiling_in_groups"] = true;
   if (program_weight != 0.0) {
     json["program_weight"] = program_weight;
     json["programs_per_step"] = programs_per_step;
@@ -50,7 +51,7 @@ nlohmann::ordered_json TrainOptions::to_json() const {
 TrainOptions TrainOptions::from_json(const JsonView& json) {
   json.expect_keys({"loss", "learning_rate", "epochs", "steps_per_epoch", "kernels_per_step", "configs_per_kernel",
                     "patience", "select_top1_weight", "validation_configs", "validation", "validation_fraction", "ensemble", "epoch_selection",
-                    "correction_scales", "fast_share", "fast_quantile", "select_kernel_weight", "seed",
+                    "correction_scales", "fast_share", "fast_quantile", "tiling_in_groups", "select_kernel_weight", "seed",
                     "program_weight", "programs_per_step", "placements_per_program",
                     "time_limit_seconds", "update_steps", "replay_kernels", "replay_configs", "comment"});
   TrainOptions o;
@@ -96,6 +97,7 @@ TrainOptions TrainOptions::from_json(const JsonView& json) {
     o.fast_quantile = v->as_non_negative_number();
     if (o.fast_quantile <= 0 || o.fast_quantile >= 1) v->fail("a fraction in (0, 1)");
   }
+  if (auto v = json.find("tiling_in_groups")) o.tiling_in_groups = v->as_bool();
   if (auto v = json.find("epoch_selection")) {
     o.epoch_selection = v->as_string();
     if (o.epoch_selection != "member" && o.epoch_selection != "shared") v->fail("\"member\" or \"shared\"");

@@ -38,6 +38,13 @@ struct TrainOptions {
   // Offline training only: an online update's groups stay uniform.
   double fast_share = 0.0;
   double fast_quantile = 0.05;
+  // Groups holding the tiling config: every group of a kernel whose config under the training
+  // programs' tiling (ProgramTraining::tiling: the backend's own schedule, which the fusion task
+  // prices and a tuner measures first) was measured holds that config, and config holdout never
+  // takes it. In a uniform group of 12 out of hundreds it appears once in dozens of draws, and the
+  // model priced the heuristic schedule of held-out dots and convolutions ~1.4x fast. Needs the
+  // tiling (train_gnn's `programs`); off without it.
+  bool tiling_in_groups = false;
   // Training through the fusion task's sum: each step also takes programs_per_step programs
   // measured under fusion placements (whole-program records of the training sources), predicts
   // placements_per_program of their placements as the sum of their kernels' predicted runtimes

@@ -30,6 +30,9 @@ struct TrainKernel {
   // With fast groups (TrainOptions::fast_share > 0) `measurements` is sorted fastest first and
   // the first `fast_count` of them are the fast end a group favours; 0 otherwise.
   std::size_t fast_count = 0;
+  // TrainOptions::tiling_in_groups: the kernel's measurement under the training programs' tiling,
+  // which every group holds.
+  std::optional<Measurement> tiling;
 };
 
 struct ValidationKernel {
@@ -62,8 +65,21 @@ ValidationKernel validation_kernel(const MeasuredKernel& kernel, std::vector<std
   return v;
 }
 
-TrainKernel train_kernel(const MeasuredKernel& kernel, const std::vector<std::size_t>& ok, const TrainOptions& options) {
+// The index of the kernel's successful measurement (one of `ok`) of its config under `tiling`, if
+// it has one (a tiling into another space, e.g. untiled for a kernel the backend cannot lower, has none).
+std::optional<std::size_t> tiling_measurement(const MeasuredKernel& kernel, const std::vector<std::size_t>& ok,
+                                              const KernelTiling& tiling) {
+  const auto [space, config] = tiling(kernel.kernel);
+  if (!space || space->knob_names() != kernel.space->knob_names()) return std::nullopt;
+  for (std::size_t i : ok)
+    if (kernel.measurements[i].config == config) return i;
+  return std::nullopt;
+}
+
+TrainKernel train_kernel(const MeasuredKernel& kernel, const std::vector<std::size_t>& ok, const TrainOptions& options,
+                         std::optional<std::size_t> tiling_index) {
   TrainKernel t{&kernel, {}};
+  if (tiling_index) t.tiling = kernel.measurements[*tiling_index];
   for (std::size_t i : ok) t.measurements.push_back(kernel.measurements[i]);
   // A fast end and a rest need two configs; a kernel left with one by a large validation holdout
   // trains on uniform groups (std::clamp below needs 1 <= size - 1).
@@ -81,8 +97,12 @@ TrainKernel train_kernel(const MeasuredKernel& kernel, const std::vector<std::si
 GnnCostModel::State::Group training_group(const TrainKernel& t, const TrainOptions& options, Rng& rng) {
   const auto count = static_cast<std::size_t>(options.configs_per_kernel);
   const MeasuredKernel& measured = *t.measured;
-  if (t.fast_count == 0) return sample_group(measured.kernel, *measured.space, t.measurements, count, rng);
-  return sample_fast_group(measured.kernel, *measured.space, t.measurements, t.fast_count, count, options.fast_share, rng);
+  GnnCostModel::State::Group group =
+      t.fast_count == 0
+          ? sample_group(measured.kernel, *measured.space, t.measurements, count, rng)
+          : sample_fast_group(measured.kernel, *measured.space, t.measurements, t.fast_count, count, options.fast_share, rng);
+  if (t.tiling) hold_in_group(group, *t.tiling);
+  return group;
 }
 
 // The training data, split for early stopping as the options say. The pools are shared by all
@@ -95,7 +115,8 @@ struct TrainingData {
 };
 
 TrainingData split_training_data(const std::vector<const MeasuredKernel*>& train,
-                                 const std::vector<const MeasuredKernel*>& validation, const TrainOptions& options) {
+                                 const std::vector<const MeasuredKernel*>& validation, const TrainOptions& options,
+                                 const KernelTiling* tiling) {
   Rng split_rng(options.seed ^ 0x5eedULL);
   TrainingData data;
   const std::size_t member_count = static_cast<std::size_t>(std::max(1, options.ensemble));
@@ -112,8 +133,15 @@ TrainingData split_training_data(const std::vector<const MeasuredKernel*>& train
   const bool by_kernels = validation.empty() && options.validation == "kernels" && options.validation_fraction > 0;
   data.config_holdout = validation.empty() && !by_kernels;
 
+  const bool with_tiling = options.tiling_in_groups && tiling && *tiling;
+  const auto find_tiling = [&](const MeasuredKernel& measured, const std::vector<std::size_t>& ok) {
+    return with_tiling ? tiling_measurement(measured, ok, *tiling) : std::nullopt;
+  };
+
   if (!by_kernels) {
     for (auto& [measured, ok] : usable) {
+      const std::optional<std::size_t> tiling_index = find_tiling(*measured, ok);
+      if (tiling_index) std::erase(ok, *tiling_index);  // kept out of the holdout's draw
       // Early stopping needs data the steps never see; kernels with fewer than 5 configs are too
       // small to spare any.
       if (data.config_holdout && ok.size() >= 5 && options.validation_fraction > 0) {
@@ -123,7 +151,8 @@ TrainingData split_training_data(const std::vector<const MeasuredKernel*>& train
         ok.resize(ok.size() - count);
         data.validation.push_back(validation_kernel(*measured, held, options.validation_configs, split_rng));
       }
-      data.train.push_back(train_kernel(*measured, ok, options));
+      if (tiling_index) ok.push_back(*tiling_index);
+      data.train.push_back(train_kernel(*measured, ok, options, tiling_index));
     }
     for (const MeasuredKernel* measured : validation)
       if (measured->space)
@@ -142,7 +171,7 @@ TrainingData split_training_data(const std::vector<const MeasuredKernel*>& train
   if (n < 2)
     throw std::invalid_argument("validation by kernels needs at least two training kernels with two successful measurements");
   for (auto& [measured, ok] : usable) {
-    data.train.push_back(train_kernel(*measured, ok, options));
+    data.train.push_back(train_kernel(*measured, ok, options, find_tiling(*measured, ok)));
     data.validation.push_back(validation_kernel(*measured, ok, options.validation_configs, split_rng));
   }
   std::vector<std::size_t> order(n);
@@ -463,7 +492,7 @@ std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>
   if (shared && selection)
     throw std::invalid_argument("epoch selection \"shared\" pools validation kernels only; it takes no selection score");
   const auto start = Clock::now();
-  const TrainingData data = split_training_data(train, validation, options);
+  const TrainingData data = split_training_data(train, validation, options, programs ? &programs->tiling : nullptr);
 
   auto model = std::make_unique<GnnCostModel>(params, FeatureVocabulary::build(train, params.min_opcode_count), options);
   GnnCostModel::State& s = model->state();
@@ -484,6 +513,10 @@ std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>
   std::optional<ProgramSampler> program_sums;
   if (options.program_weight > 0 && programs) program_sums.emplace(*programs);
   if (program_sums && progress) *progress << "training through the sums of " << program_sums->size() << " programs' placements\n";
+  if (options.tiling_in_groups && progress) {
+    const auto held = std::count_if(data.train.begin(), data.train.end(), [](const TrainKernel& t) { return t.tiling.has_value(); });
+    *progress << held << " of " << data.train.size() << " training kernels hold their tiling config in every group\n";
+  }
   ProgramSampler* sums = program_sums && !program_sums->empty() ? &*program_sums : nullptr;
 
   TrainReport result;

@@ -16,7 +16,7 @@ TEST_CASE("train options: ensemble and validation round trip through JSON") {
   const TrainOptions o = parse(R"({"ensemble": 4, "validation": "kernels", "validation_fraction": 0.25, "epochs": 7,
                                     "epoch_selection": "shared", "correction_scales": [0, 0.5, 1],
                                     "select_kernel_weight": "log_configs", "fast_share": 0.5, "fast_quantile": 0.01,
-                                    "program_weight": 0.5, "programs_per_step": 3, "placements_per_program": 6})");
+                                    "tiling_in_groups": true, "program_weight": 0.5, "programs_per_step": 3, "placements_per_program": 6})");
   REQUIRE(o.ensemble == 4);
   REQUIRE(o.validation == "kernels");
   const auto json = nlohmann::json::parse(o.to_json().dump());
@@ -30,6 +30,7 @@ TEST_CASE("train options: ensemble and validation round trip through JSON") {
   REQUIRE(back.select_kernel_weight == "log_configs");
   REQUIRE(back.fast_share == 0.5);
   REQUIRE(back.fast_quantile == 0.01);
+  REQUIRE(back.tiling_in_groups);
   REQUIRE(back.program_weight == 0.5);
   REQUIRE(back.programs_per_step == 3);
   REQUIRE(back.placements_per_program == 6);
@@ -42,6 +43,7 @@ TEST_CASE("train options: ensemble and validation round trip through JSON") {
   REQUIRE_FALSE(defaults.contains("select_kernel_weight"));
   REQUIRE_FALSE(defaults.contains("fast_share"));
   REQUIRE_FALSE(defaults.contains("fast_quantile"));
+  REQUIRE_FALSE(defaults.contains("tiling_in_groups"));
   REQUIRE_FALSE(defaults.contains("program_weight"));
 }
 
@@ -58,6 +60,7 @@ TEST_CASE("train options: bad ensemble or validation settings name the place") {
                             Row{R"({"fast_share": 1.5})", "$.fast_share"},
                             Row{R"({"fast_quantile": 0})", "$.fast_quantile: a fraction in (0, 1)"},
                             Row{R"({"fast_quantile": 1})", "$.fast_quantile"},
+                            Row{R"({"tiling_in_groups": 1})", "$.tiling_in_groups"},
                             Row{R"({"program_weight": -1})", "$.program_weight"},
                             Row{R"({"placements_per_program": 1})", "$.placements_per_program: at least 2"},
                             // A negative seed used to wrap silently to a huge unsigned one.
