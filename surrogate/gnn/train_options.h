@@ -43,7 +43,7 @@ struct TrainOptions {
   // prices and a tuner measures first) was measured holds that config, and config holdout never
   // takes it. A uniform group of a kernel with thousands of configs seldom holds it; on the Halide
   // corpora (4-18 configs per kernel: groups of 12 hold nearly all) only the holdout changes.
-  // Needs the tiling (train_gnn's `programs`); off without it.
+  // Needs the tiling (train_gnn's `programs`).
   bool tiling_in_groups = false;
   // Training through the fusion task's sum: each step also takes programs_per_step programs
   // measured under fusion placements (whole-program records of the training sources), predicts

@@ -133,9 +133,8 @@ TrainingData split_training_data(const std::vector<const MeasuredKernel*>& train
   const bool by_kernels = validation.empty() && options.validation == "kernels" && options.validation_fraction > 0;
   data.config_holdout = validation.empty() && !by_kernels;
 
-  const bool with_tiling = options.tiling_in_groups && tiling && *tiling;
   const auto find_tiling = [&](const MeasuredKernel& measured, const std::vector<std::size_t>& ok) {
-    return with_tiling ? tiling_measurement(measured, ok, *tiling) : std::nullopt;
+    return options.tiling_in_groups ? tiling_measurement(measured, ok, *tiling) : std::nullopt;
   };
 
   if (!by_kernels) {
@@ -491,6 +490,8 @@ std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>
     throw std::invalid_argument("correction_scales shrink the hybrid's correction: the model needs analytical_feature");
   if (shared && selection)
     throw std::invalid_argument("epoch selection \"shared\" pools validation kernels only; it takes no selection score");
+  if (options.tiling_in_groups && (!programs || !programs->tiling))
+    throw std::invalid_argument("tiling_in_groups needs the programs' tiling (train_gnn's `programs`)");
   const auto start = Clock::now();
   const TrainingData data = split_training_data(train, validation, options, programs ? &programs->tiling : nullptr);
 

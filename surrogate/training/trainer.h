@@ -74,9 +74,10 @@ using SelectionScore = std::function<double(CostModel& model)>;
 // progress line per epoch to `progress` when non-null.
 // `selection`, when set, joins model selection (see SelectionScore; reported as
 // TrainReport::best_selection_score, the mean over members). `programs` are trained on through
-// the fusion task's sum when options.program_weight > 0 (ignored otherwise). Throws std::invalid_argument for
-// correction_scales on a model without the analytical feature, or a `selection` with epoch
-// selection "shared".
+// the fusion task's sum when options.program_weight > 0, and their tiling gives the config
+// options.tiling_in_groups keeps in every group. Throws std::invalid_argument for correction_scales
+// on a model without the analytical feature, a `selection` with epoch selection "shared", or
+// tiling_in_groups without `programs`.
 std::unique_ptr<GnnCostModel> train_gnn(const std::vector<const MeasuredKernel*>& train,
                                         const std::vector<const MeasuredKernel*>& validation, const GnnParams& params,
                                         const TrainOptions& options, std::ostream* progress,

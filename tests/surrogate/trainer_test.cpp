@@ -417,3 +417,11 @@ TEST_CASE("groups holding the tiling config fit it where uniform groups smooth i
   CAPTURE(uniform, held);
   REQUIRE(held < 0.8 * uniform);
 }
+
+TEST_CASE("groups holding the tiling config need the tiling") {
+  const auto train = testing::synthetic_corpus(2, 41);
+  TrainOptions options = quick_options();
+  options.tiling_in_groups = true;
+  REQUIRE_THROWS_WITH(train_gnn(testing::pointers(train), {}, small_params(), options, nullptr),
+                      Catch::Contains("tiling_in_groups"));
+}
