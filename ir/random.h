@@ -1,8 +1,11 @@
 #pragma once
 // Seeded randomness that gives the same sequence on every platform: std::mt19937_64 is fully
 // specified by the standard, its distributions are not, so we draw from it with our own helpers.
+#include <cstddef>
 #include <cstdint>
 #include <random>
+#include <utility>
+#include <vector>
 
 namespace perftune {
 
@@ -24,6 +27,13 @@ inline std::uint64_t uniform_index(Rng& rng, std::uint64_t n) {
   std::uint64_t draw;
   do draw = rng(); while (draw >= limit);
   return draw % n;
+}
+
+// Fisher-Yates on uniform_index: a seed gives the same order on every platform (std::shuffle's
+// is unspecified).
+template <typename T>
+void shuffle_in_place(std::vector<T>& items, Rng& rng) {
+  for (std::size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[uniform_index(rng, i)]);
 }
 
 // Uniform double in [0, 1) from the top 53 bits.

@@ -136,10 +136,10 @@ Fold split_groups(const Groups& groups, const std::vector<std::string>& order, c
   return fold;
 }
 
-// `names` in a seeded random order (Fisher-Yates).
+// `names` in a seeded random order.
 std::vector<std::string> shuffled(std::vector<std::string> names, std::uint64_t seed) {
   Rng rng(seed);
-  for (std::size_t i = names.size(); i > 1; --i) std::swap(names[i - 1], names[uniform_index(rng, i)]);
+  shuffle_in_place(names, rng);
   return names;
 }
 

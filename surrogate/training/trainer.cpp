@@ -13,6 +13,7 @@
 #include "surrogate/evaluation/ranking_metrics.h"
 #include "surrogate/gnn/correction_shrinkage.h"
 #include "surrogate/gnn/gnn_state.h"
+#include "surrogate/training/config_holdout.h"
 #include "surrogate/training/program_sum_sampler.h"
 
 namespace perftune {
@@ -48,14 +49,10 @@ struct MemberData {
   std::vector<std::string> held_out_kernels;  // validation "kernels" only
 };
 
-void shuffle(std::vector<std::size_t>& items, Rng& rng) {
-  for (std::size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[uniform_index(rng, i)]);
-}
-
 ValidationKernel validation_kernel(const MeasuredKernel& kernel, std::vector<std::size_t> ok, std::size_t limit, Rng& rng) {
   ValidationKernel v{&kernel, {}, {}};
   if (ok.size() > limit) {
-    shuffle(ok, rng);
+    shuffle_in_place(ok, rng);
     ok.resize(limit);
   }
   for (std::size_t i : ok) {
@@ -140,17 +137,11 @@ TrainingData split_training_data(const std::vector<const MeasuredKernel*>& train
   if (!by_kernels) {
     for (auto& [measured, ok] : usable) {
       const std::optional<std::size_t> tiling_index = find_tiling(*measured, ok);
-      if (tiling_index) std::erase(ok, *tiling_index);  // kept out of the holdout's draw
-      // Early stopping needs data the steps never see; kernels with fewer than 5 configs are too
-      // small to spare any.
-      if (data.config_holdout && ok.size() >= 5 && options.validation_fraction > 0) {
-        shuffle(ok, split_rng);
-        const auto count = std::max<std::size_t>(1, static_cast<std::size_t>(options.validation_fraction * ok.size()));
-        const std::vector<std::size_t> held(ok.end() - static_cast<std::ptrdiff_t>(count), ok.end());
-        ok.resize(ok.size() - count);
-        data.validation.push_back(validation_kernel(*measured, held, options.validation_configs, split_rng));
-      }
-      if (tiling_index) ok.push_back(*tiling_index);
+      // Early stopping needs data the steps never see. (With none drawn the tiling config still moves
+      // last, as the training groups have always been drawn.)
+      const double fraction = data.config_holdout ? options.validation_fraction : 0.0;
+      const std::vector<std::size_t> held = draw_config_holdout(ok, fraction, tiling_index, split_rng);
+      if (!held.empty()) data.validation.push_back(validation_kernel(*measured, held, options.validation_configs, split_rng));
       data.train.push_back(train_kernel(*measured, ok, options, tiling_index));
     }
     for (const MeasuredKernel* measured : validation)
@@ -175,7 +166,7 @@ TrainingData split_training_data(const std::vector<const MeasuredKernel*>& train
   }
   std::vector<std::size_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = i;
-  shuffle(order, split_rng);
+  shuffle_in_place(order, split_rng);
   const std::size_t held = std::clamp<std::size_t>(static_cast<std::size_t>(std::lround(options.validation_fraction * n)), 1, n - 1);
   for (std::size_t m = 0; m < member_count; ++m) {
     std::vector<bool> is_held(n, false);
