@@ -1,4 +1,4 @@
-// perftune eval EVAL.json [--json] [--per-kernel] [--fusion-breakdown] [--checkpoint MODEL] [--seeds N]: train (or load)
+// perftune eval EVAL.json [--json] [--per-kernel] [--fusion-breakdown] [--predictions FILE] [--checkpoint MODEL] [--seeds N]: train (or load)
 // the learned model and score it with the baselines on held-out kernels: Kendall's tau, top-1/5/10 slowdown,
 // MAPE; with several folds (leave-one-out splits) also per fold and the mean over folds; with several
 // training seeds the means over seeds and the spread of the task averages (seed_spread.h).
@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "cli/cpu_tiling.h"
 #include "surrogate/evaluation/seed_spread.h"
 #include "surrogate/fusion/fusion_evaluation.h"
+#include "surrogate/study/prediction_csv.h"
 #include "surrogate/study/study_runner.h"
 #include "surrogate/training/torch_threads.h"
 
@@ -100,6 +102,7 @@ struct EvalCommandOptions {
   int threads = 1;
   bool per_kernel = false;
   bool fusion_breakdown = false;
+  std::string predictions;
   std::string checkpoint;
   int seeds = 1;
 };
@@ -136,6 +139,9 @@ const bool registered = register_command({"eval", "Evaluate the learned model ag
     app.add_flag("--per-kernel", options->per_kernel, "Also print a table per held-out kernel");
     app.add_flag("--fusion-breakdown", options->fusion_breakdown,
                  "Also print, per held-out program and model, its first fusion pick and the fastest placement, kernel by kernel");
+    app.add_option("--predictions", options->predictions,
+                   "Write FILE (CSV): per scored model, held-out kernel and config, its measured and predicted runtime "
+                   "(a fusion row's as the program's sum) and the config");
     // One intra-op thread by default: kernel graphs are small, and on a shared 2-core machine
     // OpenMP's spinning barriers made a second thread 12x slower (bench/gnn_bench: 435 vs 5,424
     // early-join configs/s on a 100-node kernel, load average 5).
@@ -158,23 +164,27 @@ const bool registered = register_command({"eval", "Evaluate the learned model ag
         throw std::invalid_argument("--seeds trains the learned model once per seed; " + *config.checkpoint + " is one trained model");
       if (options->seeds > 1 && options->fusion_breakdown)
         throw std::invalid_argument("--fusion-breakdown shows one trained model's picks; run it without --seeds");
+      if (options->seeds > 1 && !options->predictions.empty())
+        throw std::invalid_argument("--predictions writes one trained model's predictions; run it without --seeds");
       if (options->seeds > 1 && std::find(config.models.begin(), config.models.end(), "learned") == config.models.end())
         throw std::invalid_argument("--seeds: " + config.file + " scores no learned model, the only one a training seed changes");
       const LoadedSources sources = load_sources(config);
       // Progress (per-epoch training logs) on stderr, always: stdout holds only the results table,
       // so `perftune eval ... > table.txt` gets the table alone.
       std::ostream& progress = std::cerr;
-      std::string breakdowns;
-      ScoredModelObserver observer;
-      if (options->fusion_breakdown)
-        observer = [&breakdowns](const std::string& name, CostModel& model, const MeasuredKernel& kernel) {
-          if (is_fusion_space(kernel)) breakdowns += fusion_breakdown(name, model, kernel);
-        };
       if (options->seeds > 1) {
         print_over_seeds(config, sources, *options, progress);
         return;
       }
+      std::string breakdowns;
+      std::optional<PredictionWriter> predictions;
+      if (!options->predictions.empty()) predictions.emplace(options->predictions, cpu_default_tiling);
+      const ScoredModelObserver observer = [&](const std::string& name, CostModel& model, const MeasuredKernel& kernel) {
+        if (options->fusion_breakdown && is_fusion_space(kernel)) breakdowns += fusion_breakdown(name, model, kernel);
+        if (predictions) predictions->add(name, model, kernel);
+      };
       const StudyResult result = run_evaluation(config, sources, &progress, cpu_default_tiling, observer);
+      if (predictions) predictions->finish();
       if (options->json) {
         nlohmann::ordered_json json = to_json(result.table);
         json["config"] = config.file;

@@ -15,6 +15,7 @@
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "surrogate/fusion/fusion_evaluation.h"
+#include "surrogate/study/prediction_csv.h"
 #include "surrogate/study/study_runner.h"
 
 namespace perftune {
@@ -35,13 +36,6 @@ constexpr Metric kMetrics[] = {{"kendall_tau", "tau", false},
                                {"top10_slowdown", "top-10", true},
                                {"mape", "MAPE", true}};
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 // True when `error` is StudyConfig::load's "this source file exists nowhere": its place is a
 // source entry that is a string (so the entry was well-formed and only the file is missing).
 bool is_missing_source(const InputError& error, const std::string& eval_file) {
@@ -54,50 +48,6 @@ bool is_missing_source(const InputError& error, const std::string& eval_file) {
   return json.contains("sources") && json["sources"].is_array() && index < json["sources"].size() &&
          json["sources"][index].is_string();
 }
-
-// Writes one CSV row per successful config of each kernel a cost model scored: the same configs
-// the metrics are computed on, predicted the same way (fusion: the sum over the program's kernels).
-class PredictionWriter {
- public:
-  PredictionWriter(const fs::path& path, KernelTiling tiling)
-      : path_(path), tiling_(std::move(tiling)), out_(path.string() + ".tmp", std::ios::trunc) {
-    out_ << "model,task,kernel,device,measured_seconds,predicted_seconds\n" << std::setprecision(9);
-  }
-
-  void add(const std::string& name, CostModel& model, const MeasuredKernel& kernel) {
-    const auto [configs, measured] = ok_configs(kernel);
-    const bool fusion = is_fusion_space(kernel);
-    std::vector<double> predicted;
-    if (fusion) {
-      predicted = predict_program_seconds(model, kernel, configs, tiling_);
-    } else {
-      std::vector<float> log_seconds(configs.size());
-      model.predict(kernel.kernel, *kernel.space, configs, log_seconds);
-      for (float v : log_seconds) predicted.push_back(std::exp(static_cast<double>(v)));
-    }
-    const std::string prefix = csv_field(name) + "," + (fusion ? "fusion" : "tile") + "," + csv_field(kernel.kernel.name()) +
-                               "," + csv_field(kernel.device) + ",";
-    for (std::size_t i = 0; i < configs.size(); ++i) out_ << prefix << measured[i] << "," << predicted[i] << "\n";
-    points_[name] += configs.size();
-    absolute_time_[name] = model.predicts_absolute_time();
-  }
-
-  void finish() {
-    out_.close();
-    if (!out_) throw std::runtime_error("cannot write " + path_.string() + ".tmp");
-    fs::rename(path_.string() + ".tmp", path_);
-  }
-
-  const std::map<std::string, std::size_t>& points() const { return points_; }
-  const std::map<std::string, bool>& absolute_time() const { return absolute_time_; }
-
- private:
-  fs::path path_;
-  KernelTiling tiling_;
-  std::ofstream out_;
-  std::map<std::string, std::size_t> points_;
-  std::map<std::string, bool> absolute_time_;
-};
 
 nlohmann::ordered_json run_one(const ModelStudyEntry& entry, const StudyConfig& config, const fs::path& output,
                                const ModelStudyOptions& options) {

@@ -13,7 +13,8 @@
 // Output folder:
 //   studies/NAME.json      one study's tables, per-kernel rows and folds (reused by a rerun while
 //                          the eval config's text is unchanged; delete it to run the study again)
-//   predictions/NAME.csv   model,task,kernel,device,measured_seconds,predicted_seconds per config
+//   predictions/NAME.csv   per config: model,task,kernel,device,measured_seconds,predicted_seconds,config
+//                          (surrogate/study/prediction_csv.h)
 //   summary.json           {"kind": "model_study", "studies": [...], "skipped": [...]}
 //   tables.md              every table in markdown (averages per task, then per-kernel rows)
 //   plots/                 scatter_NAME and tau_NAME, PNG and SVG (model_study_plots.h)

@@ -12,6 +12,7 @@
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
+#include "surrogate/study/prediction_csv.h"
 
 namespace perftune {
 
@@ -23,22 +24,6 @@ struct Point {
   double measured, predicted;
 };
 
-// One line of predictions/*.csv split on commas outside double quotes ("" is a quote).
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      fields.back() += '"';
-      ++i;
-    } else if (c == '"') quoted = !quoted;
-    else if (c == ',' && !quoted) fields.emplace_back();
-    else fields.back() += c;
-  }
-  return fields;
-}
-
 // Series keyed by "MODEL (TASK)", in first-seen order.
 std::vector<std::pair<std::string, std::vector<Point>>> read_predictions(const std::string& path) {
   std::istringstream in(read_file(path));
@@ -48,14 +33,14 @@ std::vector<std::pair<std::string, std::vector<Point>>> read_predictions(const s
   std::getline(in, line);  // header
   for (std::size_t number = 2; std::getline(in, line); ++number) {
     if (line.empty()) continue;
-    const std::vector<std::string> fields = csv_fields(line);
+    const std::vector<std::string> fields = split_csv_line(line);
     Point point{};
     try {
-      if (fields.size() != 6) throw std::invalid_argument("field count");
+      if (fields.size() != 6 && fields.size() != 7) throw std::invalid_argument("field count");  // 6: before the config column
       point = {std::stod(fields[4]), std::stod(fields[5])};
     } catch (const std::exception&) {
       throw InputError(path, "line " + std::to_string(number),
-                       "model,task,kernel,device,measured_seconds,predicted_seconds with two numbers");
+                       "model,task,kernel,device,measured_seconds,predicted_seconds[,config] with two numbers");
     }
     const std::string key = fields[0] + " (" + fields[1] + ")";
     auto [it, added] = index.try_emplace(key, series.size());

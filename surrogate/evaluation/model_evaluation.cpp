@@ -42,13 +42,18 @@ std::string cell(double value, bool percent) {
 
 }  // namespace
 
+std::vector<double> predict_seconds(CostModel& model, const MeasuredKernel& kernel, std::span<const Config> configs) {
+  std::vector<float> log_seconds(configs.size());
+  model.predict(kernel.kernel, *kernel.space, configs, log_seconds);
+  std::vector<double> seconds(log_seconds.size());
+  for (std::size_t i = 0; i < seconds.size(); ++i) seconds[i] = std::exp(static_cast<double>(log_seconds[i]));
+  return seconds;
+}
+
 std::optional<ModelScores> score_cost_model(CostModel& model, const MeasuredKernel& kernel) {
   const OkConfigs ok = ok_configs(kernel);
   if (ok.configs.size() < 2 || !kernel.space) return std::nullopt;
-  std::vector<float> log_seconds(ok.configs.size());
-  model.predict(kernel.kernel, *kernel.space, ok.configs, log_seconds);
-  std::vector<double> predicted(log_seconds.size());
-  for (std::size_t i = 0; i < predicted.size(); ++i) predicted[i] = std::exp(static_cast<double>(log_seconds[i]));
+  const std::vector<double> predicted = predict_seconds(model, kernel, ok.configs);
   ModelScores s;
   s.kendall_tau = kendall_tau(predicted, ok.seconds);
   s.top1_slowdown = top_k_slowdown(predicted, ok.seconds, 1);

@@ -45,6 +45,9 @@ struct OkConfigs {
 };
 OkConfigs ok_configs(const MeasuredKernel& kernel);
 
+// The model's predicted runtime of each config (exp of its log seconds; a score on some other scale
+// for a model that only ranks).
+std::vector<double> predict_seconds(CostModel& model, const MeasuredKernel& kernel, std::span<const Config> configs);
 // A cost model's predictions for every successful config of the kernel; nullopt if it has fewer than 2.
 std::optional<ModelScores> score_cost_model(CostModel& model, const MeasuredKernel& kernel);
 // The source's default config (XLA's own pick in TPU data, the space's default in Kernel Tuner

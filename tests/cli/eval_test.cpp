@@ -1,12 +1,17 @@
 // perftune eval through the real binary: its results table alone on stdout.
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cli_test_support.h"
 #include "experiments/experiment_fixtures.h"
 #include "hardware/process/subprocess.h"
+#include "surrogate/study/prediction_csv.h"
 #include "test_support.h"
 
 namespace perftune {
@@ -53,6 +58,10 @@ TEST_CASE("eval --checkpoint scores a trained model instead of training one", "[
   const SubprocessResult missing = perftune_cli({"eval", eval, "--checkpoint", dir + "/none.json"});
   CHECK_FALSE(missing.ok());
   CHECK(missing.err.find("none.json") != std::string::npos);
+
+  const SubprocessResult unwritable = perftune_cli({"eval", eval, "--checkpoint", dir + "/model.json", "--predictions", dir + "/no/p.csv"});
+  CHECK_FALSE(unwritable.ok());
+  CHECK(unwritable.err.find(dir + "/no/p.csv: cannot open") != std::string::npos);
 }
 
 // configs/eval/halide_heldout_programs.json in small: trained on three generated programs'
@@ -84,7 +93,9 @@ TEST_CASE("perftune train trains through the program sums as eval does", "[cli][
 
 TEST_CASE("the held-out real programs study runs end to end on the shipped corpus samples", "[cli][eval]") {
   const std::string dir = scratch_dir("cli_eval_heldout_sample");
-  const SubprocessResult r = perftune_cli({"eval", write_heldout_sample_eval(dir), "--json", "--fusion-breakdown"}, 300);
+  const std::string predictions = dir + "/predictions.csv";
+  const SubprocessResult r =
+      perftune_cli({"eval", write_heldout_sample_eval(dir), "--json", "--fusion-breakdown", "--predictions", predictions}, 300);
   CAPTURE(r.out, r.err);
   REQUIRE(r.ok());
   CHECK(r.err.find("training through the sums of 3 programs' placements") != std::string::npos);  // as shipped
@@ -105,6 +116,33 @@ TEST_CASE("the held-out real programs study runs end to end on the shipped corpu
   const std::string breakdown = result["fusion_breakdown"];
   for (const char* line : {", learned: first pick ", ", analytical: first pick ", "  first pick {\"fuse.", "  fastest {\"fuse."})
     CHECK(breakdown.find(line) != std::string::npos);
+
+  // --predictions: a row per model, held-out kernel and config, from which each row's scores follow.
+  struct Row {
+    double measured, predicted;
+    std::string task;
+  };
+  std::map<std::pair<std::string, std::string>, std::vector<Row>> rows;  // (model, kernel) -> its configs
+  std::ifstream in(predictions);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "model,task,kernel,device,measured_seconds,predicted_seconds,config");
+  while (std::getline(in, line)) {
+    const std::vector<std::string> fields = split_csv_line(line);
+    REQUIRE(fields.size() == 7);
+    CHECK(nlohmann::json::parse(fields[6]).is_object());  // the config
+    rows[{fields[0], fields[2]}].push_back({std::stod(fields[4]), std::stod(fields[5]), fields[1]});
+  }
+  CHECK(rows.size() == 2 * 13);  // learned and analytical on every row; random and the references predict nothing
+  for (const auto& row : result["kernels"])
+    for (const char* model : {"learned", "analytical"}) {
+      const std::vector<Row>& configs = rows[{model, row["kernel"]}];
+      REQUIRE(configs.size() == row["configs"].get<std::size_t>());
+      CHECK(configs.front().task == row["task"]);
+      const auto pick = std::min_element(configs.begin(), configs.end(), [](const Row& a, const Row& b) { return a.predicted < b.predicted; });
+      const auto best = std::min_element(configs.begin(), configs.end(), [](const Row& a, const Row& b) { return a.measured < b.measured; });
+      CHECK(pick->measured / best->measured - 1 == Approx(row["models"][model]["top1_slowdown"].get<double>()));
+    }
 }
 
 TEST_CASE("perftune eval --seeds trains once per seed and reports the means and their spread", "[cli][eval]") {
@@ -134,6 +172,9 @@ TEST_CASE("perftune eval --seeds trains once per seed and reports the means and 
   const SubprocessResult no_breakdown = perftune_cli({"eval", config, "--seeds", "2", "--fusion-breakdown"});
   CHECK_FALSE(no_breakdown.ok());
   CHECK(no_breakdown.err.find("--fusion-breakdown shows one trained model's picks") != std::string::npos);
+  const SubprocessResult no_predictions = perftune_cli({"eval", config, "--seeds", "2", "--predictions", dir + "/p.csv"});
+  CHECK_FALSE(no_predictions.ok());
+  CHECK(no_predictions.err.find("--predictions writes one trained model's predictions") != std::string::npos);
 }
 
 }  // namespace
