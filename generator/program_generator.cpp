@@ -362,17 +362,30 @@ GeneratorSpec default_generator_spec() {
   return spec;
 }
 
-GeneratorSpec load_generator_spec(const std::string& path) {
+namespace {
+
+// `extends_chain` holds the files being loaded below this one, so that a cycle is an error, not a
+// stack overflow.
+GeneratorSpec load_spec(const std::string& path, std::vector<std::string>& extends_chain) {
   const json parsed = parse_json_file(path);
   const JsonView view(parsed, path);
-  view.expect_keys({"name", "description", "output", "seed", "count", "blocks", "max_elements", "max_flops", "block_weights",
-                    "image_share", "volume_share", "channels_first_share", "rows", "features", "image_batch", "spatial", "channels"});
+  view.expect_keys({"extends", "name", "description", "output", "seed", "count", "blocks", "max_elements", "max_flops",
+                    "block_weights", "image_share", "volume_share", "channels_first_share", "rows", "features",
+                    "image_batch", "spatial", "channels"});
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
   GeneratorSpec spec = default_generator_spec();
+  if (auto v = view.find("extends")) {
+    const std::string base = (folder / v->as_string()).lexically_normal().string();
+    if (std::find(extends_chain.begin(), extends_chain.end(), base) != extends_chain.end())
+      v->fail("a spec that does not extend itself, directly or through another");
+    extends_chain.push_back(base);
+    spec = load_spec(base, extends_chain);
+  }
   spec.file = path;
   if (auto v = view.find("name")) spec.name = v->as_string();
   if (auto v = view.find("description")) spec.description = v->as_string();
-  const std::filesystem::path base = std::filesystem::path(path).parent_path();
-  spec.output = (base / view.at("output").as_string()).lexically_normal().string();
+  // Required even when extending: two specs writing into one folder would mix their corpora.
+  spec.output = (folder / view.at("output").as_string()).lexically_normal().string();
   if (auto v = view.find("seed")) spec.seed = v->as_count();
   if (auto v = view.find("count")) spec.count = v->as_count();
   if (auto v = view.find("blocks")) {
@@ -409,6 +422,13 @@ GeneratorSpec load_generator_spec(const std::string& path) {
                              std::pair{"channels", &spec.channels}})
     if (auto v = view.find(key)) *target = parse_weighted(*v);
   return spec;
+}
+
+}  // namespace
+
+GeneratorSpec load_generator_spec(const std::string& path) {
+  std::vector<std::string> extends_chain{std::filesystem::path(path).lexically_normal().string()};
+  return load_spec(path, extends_chain);
 }
 
 GeneratedProgram generate_program(const GeneratorSpec& spec, std::uint64_t index) {

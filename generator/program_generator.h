@@ -22,6 +22,7 @@ namespace perftune {
 struct Weighted {
   std::int64_t value = 0;
   double weight = 1.0;
+  bool operator==(const Weighted&) const = default;
 };
 
 struct GeneratorSpec {
@@ -47,6 +48,8 @@ struct GeneratorSpec {
 // The defaults: every block, and sizes that cover the bundled programs' and the XLA program's.
 GeneratorSpec default_generator_spec();
 // A spec file: every member optional except "output"; unknown members are errors naming the file.
+// "extends": another spec file (relative to this one) whose members stand for the ones this file
+// leaves out, in place of default_generator_spec()'s.
 GeneratorSpec load_generator_spec(const std::string& path);
 
 struct GeneratedProgram {

@@ -186,5 +186,47 @@ TEST_CASE("a generator spec with a wrong member names the file and the place", "
   CHECK(spec.output == dir + "/out");
 }
 
+TEST_CASE("a generator spec that extends another takes from it the members it leaves out", "[generator]") {
+  const std::string dir = scratch_dir("generator_spec_extends");
+  std::filesystem::create_directories(dir + "/sub");
+  std::ofstream(dir + "/base.json") << R"({"output": "base_out", "seed": 7, "count": 40, "image_share": 0.25,
+                                          "block_weights": {"conv": 5}, "rows": [{"value": 24, "weight": 1}]})";
+  std::ofstream(dir + "/sub/child.json") << R"({"extends": "../base.json", "output": "child_out", "count": 3,
+                                               "block_weights": {"dense": 0}})";
+  const GeneratorSpec child = load_generator_spec(dir + "/sub/child.json");
+  CHECK(child.seed == 7);
+  CHECK(child.image_share == 0.25);
+  CHECK(child.rows == std::vector<Weighted>{{24, 1.0}});
+  CHECK(child.count == 3);  // its own
+  CHECK(child.output == dir + "/sub/child_out");  // its own, against its own folder
+  CHECK(child.block_weights.at("conv") == 5);  // the base's weight
+  CHECK(child.block_weights.at("dense") == 0);  // its own
+  CHECK(child.block_weights.at("pool") == default_generator_spec().block_weights.at("pool"));  // the base's fallback
+  CHECK(child.channels == default_generator_spec().channels);
+
+  // A cycle is an error naming the file and the place, not a stack overflow.
+  std::ofstream(dir + "/base.json") << R"({"extends": "sub/child.json", "output": "base_out"})";
+  REQUIRE_THROWS_WITH(load_generator_spec(dir + "/sub/child.json"), Catch::Contains("base.json") && Catch::Contains("extends"));
+  std::ofstream(dir + "/self.json") << R"({"extends": "self.json", "output": "out"})";
+  REQUIRE_THROWS_WITH(load_generator_spec(dir + "/self.json"), Catch::Contains("does not extend itself"));
+  std::ofstream(dir + "/orphan.json") << R"({"extends": "none.json", "output": "out"})";
+  REQUIRE_THROWS_WITH(load_generator_spec(dir + "/orphan.json"), Catch::Contains("none.json"));
+}
+
+TEST_CASE("the channels-first spec draws at the default spec's sizes the programs its corpus was measured on", "[generator]") {
+  const GeneratorSpec nchw = load_generator_spec(source_path("configs/generate/nchw.json"));
+  // As for the default spec: corpus/halide_nchw's records name these programs.
+  CHECK(content_key(generate_program(nchw, 0).program) == "7ed10213d93a9327");
+  CHECK(content_key(generate_program(nchw, 1).program) == "90b1e4e4abaca97d");
+  const GeneratorSpec base = load_generator_spec(source_path("configs/generate/default.json"));
+  CHECK(nchw.rows == base.rows);
+  CHECK(nchw.features == base.features);
+  CHECK(nchw.image_batch == base.image_batch);
+  CHECK(nchw.spatial == base.spatial);
+  CHECK(nchw.channels == base.channels);
+  CHECK(nchw.channels_first_share == 1.0);
+  CHECK(nchw.seed == 2);
+}
+
 }  // namespace
 }  // namespace perftune
