@@ -1,10 +1,7 @@
 #include "experiments/model_study/model_study.h"
 
-#include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
-#include <map>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -14,7 +11,6 @@
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
-#include "surrogate/fusion/fusion_evaluation.h"
 #include "surrogate/study/prediction_csv.h"
 #include "surrogate/study/study_runner.h"
 

@@ -137,8 +137,7 @@ TrainingData split_training_data(const std::vector<const MeasuredKernel*>& train
   if (!by_kernels) {
     for (auto& [measured, ok] : usable) {
       const std::optional<std::size_t> tiling_index = find_tiling(*measured, ok);
-      // Early stopping needs data the steps never see. (With none drawn the tiling config still moves
-      // last, as the training groups have always been drawn.)
+      // Early stopping needs data the steps never see (with fraction 0 nothing is drawn).
       const double fraction = data.config_holdout ? options.validation_fraction : 0.0;
       const std::vector<std::size_t> held = draw_config_holdout(ok, fraction, tiling_index, split_rng);
       if (!held.empty()) data.validation.push_back(validation_kernel(*measured, held, options.validation_configs, split_rng));
