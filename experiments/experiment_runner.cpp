@@ -339,7 +339,7 @@ std::optional<nlohmann::ordered_json> remeasure_live_space(const RemeasurePlan& 
         configs.push_back(std::move(config));
         ++reference_configs;
       }
-  const Remeasured measured = remeasure(target.kernel, *target.space, configs, plan, folder,
+  const Remeasured measured = remeasure(target.kernel, *target.space, configs, plan.repeats, folder,
                                         [&] { return make_backend(campaign.backend, Corpus{}, ""); }, stop, progress);
   if (!measured.complete) return std::nullopt;
   if (progress) *progress << "[experiment] re-measuring the peers of " << target.kernel.name() << std::endl;

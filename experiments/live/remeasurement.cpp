@@ -7,7 +7,6 @@
 #include <iterator>
 #include <limits>
 #include <map>
-#include <random>
 #include <set>
 
 #include "experiments/scoring/random_baseline.h"
@@ -20,17 +19,11 @@ namespace perftune {
 
 namespace {
 
-// Configs measured per backend call: the log is written after each, so a kill loses at most one.
-constexpr std::size_t kBatch = 16;
 // Random search within this many round spreads of f_opt is at the optimum as far as the
 // re-measurement can tell; a spread is taken as at least 1% (a few repeats of a microsecond kernel
 // can agree more closely than its runtime does from one minute to the next).
 constexpr double kTiedSpreads = 2.0;
 constexpr double kMinimumRoundSpread = 0.01;
-
-std::string round_log(const std::string& folder, std::size_t round) {
-  return (std::filesystem::path(folder) / ("round_" + std::to_string(round) + ".jsonl")).string();
-}
 
 // The noise ceiling's pick (remeasurement.h): each round stands for a sitting in which runs measured
 // the kNoiseCeilingConfigs fastest configs once and kept the fastest figure; the config kept is
@@ -148,69 +141,6 @@ LiveRun reference_run(const std::string& reference, const std::string& space, co
     records.insert(records.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   }
   return live_run(0, false, records, {}, {});  // no curve: its measurements alone
-}
-
-Remeasured remeasure(const Kernel& kernel, const SearchSpace& space, const std::vector<Config>& configs,
-                     const RemeasurePlan& plan, const std::string& folder, const BackendMaker& make_backend,
-                     const std::function<bool()>& stop, std::ostream* progress) {
-  Remeasured out{std::vector<std::vector<MeasureResult>>(configs.size()), false};
-  std::map<Config, std::size_t> index;
-  for (std::size_t i = 0; i < configs.size(); ++i) index.emplace(configs[i], i);
-  const std::vector<std::string> knob_names = space.knob_names();
-  std::filesystem::create_directories(folder);
-  std::unique_ptr<Backend> backend = make_backend();
-  const std::string device = backend->fingerprint();
-  for (std::size_t round = 1; round <= plan.repeats; ++round) {
-    const std::string path = round_log(folder, round);
-    std::vector<bool> done(configs.size(), false);
-    if (path_exists(path))
-      for (const Record& record : RecordLog::load(path).records) {
-        if (record.device != device || record.kernel_key != kernel.key()) continue;  // another machine's, another kernel's
-        const std::optional<Config> config = in_space_order(record, knob_names);
-        if (!config) continue;
-        const auto it = index.find(*config);
-        if (it == index.end() || done[it->second]) continue;
-        done[it->second] = true;
-        out.rounds[it->second].push_back(record.result);
-      }
-    std::vector<std::size_t> todo;
-    for (std::size_t i = 0; i < configs.size(); ++i)
-      if (!done[i]) todo.push_back(i);
-    std::mt19937_64 order(round);
-    std::shuffle(todo.begin(), todo.end(), order);
-    if (todo.empty()) continue;
-    if (!backend) backend = make_backend();  // fresh workers each round
-    RecordLog log(path);
-    log.define_kernel(kernel, space);
-    for (std::size_t start = 0; start < todo.size(); start += kBatch) {
-      if (stop && stop()) return out;
-      const std::size_t end = std::min(todo.size(), start + kBatch);
-      std::vector<Config> batch;
-      for (std::size_t j = start; j < end; ++j) batch.push_back(configs[todo[j]]);
-      const std::vector<MeasureResult> results = backend->measure(kernel, space, batch);
-      for (std::size_t j = start; j < end; ++j) {
-        const MeasureResult& result = results.at(j - start);
-        log.append(Record{device, kernel.key(), kernel.name(), knob_names, configs[todo[j]], result, unix_now()});
-        out.rounds[todo[j]].push_back(result);
-      }
-      if (progress)
-        *progress << "[experiment] re-measured " << kernel.name() << ": round " << round << "/" << plan.repeats << ", " << end << "/"
-                  << todo.size() << " configs" << std::endl;
-    }
-    backend.reset();
-  }
-  out.complete = true;
-  return out;
-}
-
-std::optional<double> remeasured_seconds(const std::vector<MeasureResult>& rounds) {
-  if (rounds.empty()) return std::nullopt;
-  std::vector<double> times;
-  for (const MeasureResult& result : rounds) times.push_back(result.ok() ? result.seconds : std::numeric_limits<double>::infinity());
-  std::sort(times.begin(), times.end());
-  // The lower median: with an even count, one failure in two is not yet a failed config.
-  const double median = times[(times.size() - 1) / 2];
-  return std::isfinite(median) ? std::optional<double>(median) : std::nullopt;
 }
 
 nlohmann::ordered_json remeasured_scores(const std::vector<LiveRun>& runs, const std::vector<Config>& configs,

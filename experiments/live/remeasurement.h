@@ -9,9 +9,9 @@
 // strategy's P(b) is measured against it: the winner's curse. So, once the runs are done, the
 // configs the scores depend on are measured again: each run's best after each report budget
 // (chosen as a tuner chooses, by the run's own measurement) and the space's `top` fastest configs,
-// `repeats` times each, in rounds: each round a fresh backend (fresh worker processes), the configs
-// in a shuffled order, so neither a worker's state nor a moment's load favours a config. A config's
-// re-measured runtime is the median of its rounds (a failed round counts as slower than any time);
+// `repeats` times each, in rounds (hardware/measurement_rounds.h: each a fresh backend, the configs
+// in a shuffled order). A config's re-measured runtime is the median of its rounds (a failed round
+// counts as slower than any time);
 // f_opt is the fastest of those, f_random(b) the random strategy's runs' picks re-measured, and
 // each run's P(b) is computed again with its pick valued at its re-measured runtime. Reported beside
 // the score, which stays on the runs' own measurements. A strategy whose runs measure no configs of
@@ -27,7 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hardware/backend.h"
+#include "hardware/measurement_rounds.h"
 #include "ir/config.h"
 #include "ir/kernel.h"
 #include "ir/measurement.h"
@@ -80,26 +80,6 @@ inline constexpr std::string_view kStaleRunMarker = ".stale-";
 // *.stale-* skipped). Empty when the reference holds no such space.
 LiveRun reference_run(const std::string& reference, const std::string& space, const std::string& kernel_key,
                       const std::vector<std::string>& knob_names);
-
-using BackendMaker = std::function<std::unique_ptr<Backend>()>;
-
-struct Remeasured {
-  std::vector<std::vector<MeasureResult>> rounds;  // per config (the order given), one result per finished round
-  bool complete = false;                           // every round of every config measured
-};
-
-// Measures `configs` of `kernel` in plan.repeats rounds, logged in FOLDER/round_N.jsonl (one record
-// per config and round; a kill loses at most the batch under way, and a second call measures only
-// what is missing). Each round makes a fresh backend and measures the configs its log lacks, in an
-// order shuffled by the round number, a batch at a time; between batches `stop` may end it early
-// (the result is then not complete).
-Remeasured remeasure(const Kernel& kernel, const SearchSpace& space, const std::vector<Config>& configs,
-                     const RemeasurePlan& plan, const std::string& folder, const BackendMaker& make_backend,
-                     const std::function<bool()>& stop, std::ostream* progress);
-
-// A config's re-measured runtime: the median of its rounds, a failed round counting as slower than
-// any time; empty when the median is a failure or there is no round.
-std::optional<double> remeasured_seconds(const std::vector<MeasureResult>& rounds);
 
 // The noise ceiling's runs measured this many of a space's fastest configs: one round of 10.
 inline constexpr std::size_t kNoiseCeilingConfigs = 10;
