@@ -4,12 +4,13 @@
 //               OpenBLAS sgemm (the backend's library reference, torch::mm in its own process) at
 //               the same thread count side by side, alternating, and
 //               prints each one's GFLOP/s and ratio to OpenBLAS (floor: tuned >= 0.8x).
-//   noise       one schedule of a 256^3 matmul measured in 10 separate measurements: the spread
-//               (coefficient of variation) of their medians (floor: <= 3%).
+//   noise       one schedule of a 256^3 matmul (or --program FILE unfused) measured in 10 separate
+//               measurements in one worker, then in 10 fresh workers: the spread (coefficient of
+//               variation) of their medians (floor, one worker: <= 3%).
 //   throughput  a 60-measurement campaign on a kernel that runs in well under 10 ms: configs
 //               measured per second and the share of wall time outside the backend (floors: >= 5/s
 //               and <= 5%).
-//   build/bench/halide_backend_bench matmul|noise|throughput [--rounds N]
+//   build/bench/halide_backend_bench matmul [--rounds N] | noise [--program FILE] [--threads N] | throughput
 // Run from the project's root (it reads configs/).
 #include <algorithm>
 #include <chrono>
@@ -23,6 +24,7 @@
 #include "autotuner/campaign/campaign.h"
 #include "autotuner/campaign/campaign_runner.h"
 #include "autotuner/campaign/program_target.h"
+#include "hardware/fusion_space.h"
 #include "hardware/halide_backend.h"
 #include "hardware/halide_schedule.h"
 #include "ir/program_json.h"
@@ -95,19 +97,41 @@ int matmul(int rounds) {
   return 0;
 }
 
-int noise() {
-  const Program program = program_from_json(JsonView(nlohmann::json::parse(R"({"name": "mm256", "ops": [
+// One config measured 10 times in one backend (its worker kept, the pipeline compiled once), then
+// in 10 fresh backends (a new worker each): the spread within a process against across processes.
+// Default: the 256^3 matmul's heuristic schedule; --program FILE: that program unfused, as one
+// whole-program measurement (the fusion task's records are of this kind).
+int noise(const std::string& program_file, int threads) {
+  const Program program = program_file.empty() ? program_from_json(JsonView(nlohmann::json::parse(R"({"name": "mm256", "ops": [
     {"name": "a", "opcode": "parameter", "shape": [256, 256], "parameter_number": 0},
     {"name": "b", "opcode": "parameter", "shape": [256, 256], "parameter_number": 1},
-    {"name": "y", "opcode": "dot", "shape": [256, 256], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}}]})"), "bench"));
-  const Kernel kernel("mm256", program);
-  const SearchSpace space = halide_schedule_space(kernel);
-  const Config config = heuristic_config(space, kernel);
-  HalideBackend backend;
-  std::vector<double> medians;
-  for (int m = 0; m < 10; ++m) medians.push_back(backend.measure(kernel, space, std::vector<Config>{config})[0].seconds);
-  std::printf("256^3 matmul, heuristic schedule, 10 separate measurements: median of medians %.1f us, spread (CV) %.2f%%\n",
-              median(medians) * 1e6, 100 * cv(medians));
+    {"name": "y", "opcode": "dot", "shape": [256, 256], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}}]})"), "bench"))
+                                               : load_program_file(program_file);
+  const Kernel kernel(program.name(), program);
+  const SearchSpace space = program_file.empty() ? halide_schedule_space(kernel) : fusion_space(program, FusionChoices::kPlacements);
+  const Config config = program_file.empty() ? heuristic_config(space, kernel) : fusion_space_config(program, space, FusionConfig::none(program));
+  const auto seconds = [&](HalideBackend& backend) {
+    const MeasureResult result = backend.measure(kernel, space, std::vector<Config>{config})[0];
+    if (!result.ok()) throw std::runtime_error(kernel.name() + ": " + result.message);
+    return result.seconds;
+  };
+  std::vector<double> same, fresh;
+  HalideBackendOptions options;
+  options.threads = threads;
+  HalideBackend kept(options);
+  for (int m = 0; m < 10; ++m) same.push_back(seconds(kept));
+  for (int m = 0; m < 10; ++m) {
+    HalideBackend backend(options);
+    fresh.push_back(seconds(backend));
+  }
+  std::printf("%s, %s, 10 measurements: one worker: median %.1f us, spread (CV) %.2f%%; a fresh worker each: median %.1f us, CV %.2f%%\n",
+              kernel.name().c_str(), program_file.empty() ? "heuristic schedule" : "unfused", median(same) * 1e6, 100 * cv(same),
+              median(fresh) * 1e6, 100 * cv(fresh));
+  for (const auto& [name, values] : {std::pair{"one worker", same}, std::pair{"fresh workers", fresh}}) {
+    std::printf("  %s (us):", name);
+    for (double s : values) std::printf(" %.1f", s * 1e6);
+    std::printf("\n");
+  }
   return 0;
 }
 
@@ -132,16 +156,21 @@ int throughput() {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   int rounds = 5;
-  for (int a = 2; a + 1 < argc; ++a)
+  std::string program;
+  int threads = 0;
+  for (int a = 2; a + 1 < argc; ++a) {
     if (std::strcmp(argv[a], "--rounds") == 0) rounds = std::atoi(argv[a + 1]);
+    if (std::strcmp(argv[a], "--program") == 0) program = argv[a + 1];
+    if (std::strcmp(argv[a], "--threads") == 0) threads = std::atoi(argv[a + 1]);
+  }
   try {
     if (mode == "matmul") return matmul(rounds);
-    if (mode == "noise") return noise();
+    if (mode == "noise") return noise(program, threads);
     if (mode == "throughput") return throughput();
   } catch (const std::exception& error) {
     std::fprintf(stderr, "halide_backend_bench: %s\n", error.what());
     return 1;
   }
-  std::fprintf(stderr, "usage: %s matmul|noise|throughput [--rounds N]\n", argv[0]);
+  std::fprintf(stderr, "usage: %s matmul [--rounds N] | noise [--program FILE] [--threads N] | throughput\n", argv[0]);
   return 2;
 }
