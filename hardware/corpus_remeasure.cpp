@@ -8,17 +8,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hardware/runner/sample_timer.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
+#include "ir/knob_roles.h"
 #include "ir/record_log.h"
 
 namespace perftune {
 
 namespace {
 
+// Every knob a fuse.<e> (ir/knob_roles.h): a whole program under fusion placements.
 bool is_fusion_space(const SearchSpace& space) {
-  const std::vector<std::string> names = space.knob_names();
-  return !names.empty() && std::all_of(names.begin(), names.end(), [](const std::string& n) { return n.rfind("fuse.", 0) == 0; });
+  const std::vector<KnobInfo> roles = knob_roles(space);
+  return !roles.empty() && std::all_of(roles.begin(), roles.end(), [](const KnobInfo& k) { return k.role == KnobRole::kFuse; });
 }
 
 bool is_selected(RemeasuredSpaces spaces, const SearchSpace& space) {
@@ -48,11 +51,6 @@ std::optional<Config> line_config(const nlohmann::ordered_json& line, const std:
     out.values.push_back(value->get<std::int64_t>());
   }
   return out;
-}
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values.empty() ? 0.0 : values[(values.size() - 1) / 2];
 }
 
 }  // namespace
@@ -159,7 +157,7 @@ CorpusRemeasureSummary remeasure_corpus(const CorpusRemeasureSpec& spec, const B
   }
   write_file_atomically(spec.output, merged);
   summary.spaces = spaces.size();
-  summary.median_change = median_of(std::move(changes));
+  summary.median_change = changes.empty() ? 0.0 : median_of(std::move(changes));
   summary.complete = true;
   return summary;
 }

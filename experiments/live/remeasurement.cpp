@@ -5,14 +5,12 @@
 #include <filesystem>
 #include <functional>
 #include <iterator>
-#include <limits>
 #include <map>
 #include <set>
 
 #include "experiments/scoring/random_baseline.h"
 #include "experiments/scoring/speedup_curves.h"
 #include "hardware/runner/sample_timer.h"
-#include "ir/file_io.h"
 #include "ir/record_log.h"
 
 namespace perftune {
