@@ -4,13 +4,14 @@
 //               OpenBLAS sgemm (the backend's library reference, torch::mm in its own process) at
 //               the same thread count side by side, alternating, and
 //               prints each one's GFLOP/s and ratio to OpenBLAS (floor: tuned >= 0.8x).
-//   noise       one schedule of a 256^3 matmul (or --program FILE unfused) measured in 10 separate
-//               measurements in one worker, then in 10 fresh workers: the spread (coefficient of
-//               variation) of their medians (floor, one worker: <= 3%).
+//   noise       one schedule of a 256^3 matmul (or --program FILE unfused) measured in N (--count,
+//               10) separate measurements in one worker, then in N fresh workers: the spread
+//               (coefficient of variation) of their medians (floor, one worker: <= 3%), and what
+//               the parallel guard did (--guard ATTEMPTS, 0 = off; default the backend's).
 //   throughput  a 60-measurement campaign on a kernel that runs in well under 10 ms: configs
 //               measured per second and the share of wall time outside the backend (floors: >= 5/s
 //               and <= 5%).
-//   build/bench/halide_backend_bench matmul [--rounds N] | noise [--program FILE] [--threads N] | throughput
+//   build/bench/halide_backend_bench matmul [--rounds N] | noise [--program FILE] [--threads N] [--count N] [--guard N] | throughput
 // Run from the project's root (it reads configs/).
 #include <algorithm>
 #include <chrono>
@@ -97,11 +98,11 @@ int matmul(int rounds) {
   return 0;
 }
 
-// One config measured 10 times in one backend (its worker kept, the pipeline compiled once), then
-// in 10 fresh backends (a new worker each): the spread within a process against across processes.
+// One config measured `count` times in one backend (its worker kept, the pipeline compiled once),
+// then in `count` fresh backends (a new worker each): the spread within a process against across processes.
 // Default: the 256^3 matmul's heuristic schedule; --program FILE: that program unfused, as one
 // whole-program measurement (the fusion task's records are of this kind).
-int noise(const std::string& program_file, int threads) {
+int noise(const std::string& program_file, int threads, int count, int guard_attempts) {
   const Program program = program_file.empty() ? program_from_json(JsonView(nlohmann::json::parse(R"({"name": "mm256", "ops": [
     {"name": "a", "opcode": "parameter", "shape": [256, 256], "parameter_number": 0},
     {"name": "b", "opcode": "parameter", "shape": [256, 256], "parameter_number": 1},
@@ -118,14 +119,26 @@ int noise(const std::string& program_file, int threads) {
   std::vector<double> same, fresh;
   HalideBackendOptions options;
   options.threads = threads;
+  if (guard_attempts >= 0) options.parallel_guard_attempts = guard_attempts;
+  ParallelGuardCounts guard;
+  const auto add = [&guard](const ParallelGuardCounts& counts) {
+    guard.timed += counts.timed;
+    guard.retried += counts.retried;
+    guard.retaken += counts.retaken;
+    guard.disturbed += counts.disturbed;
+  };
   HalideBackend kept(options);
-  for (int m = 0; m < 10; ++m) same.push_back(seconds(kept));
-  for (int m = 0; m < 10; ++m) {
+  for (int m = 0; m < count; ++m) same.push_back(seconds(kept));
+  add(kept.parallel_guard_counts());
+  for (int m = 0; m < count; ++m) {
     HalideBackend backend(options);
     fresh.push_back(seconds(backend));
+    add(backend.parallel_guard_counts());
   }
-  std::printf("%s, %s, 10 measurements: one worker: median %.1f us, spread (CV) %.2f%%; a fresh worker each: median %.1f us, CV %.2f%%\n",
-              kernel.name().c_str(), program_file.empty() ? "heuristic schedule" : "unfused", median(same) * 1e6, 100 * cv(same),
+  std::printf("parallel guard (%d attempts): %zu timings watched, %zu retried in their worker, %zu retaken in fresh workers, %zu disturbed in all\n",
+              options.parallel_guard_attempts, guard.timed, guard.retried, guard.retaken, guard.disturbed);
+  std::printf("%s, %s, %d measurements: one worker: median %.1f us, spread (CV) %.2f%%; a fresh worker each: median %.1f us, CV %.2f%%\n",
+              kernel.name().c_str(), program_file.empty() ? "heuristic schedule" : "unfused", count, median(same) * 1e6, 100 * cv(same),
               median(fresh) * 1e6, 100 * cv(fresh));
   for (const auto& [name, values] : {std::pair{"one worker", same}, std::pair{"fresh workers", fresh}}) {
     std::printf("  %s (us):", name);
@@ -157,20 +170,22 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   int rounds = 5;
   std::string program;
-  int threads = 0;
+  int threads = 0, count = 10, guard = -1;
   for (int a = 2; a + 1 < argc; ++a) {
     if (std::strcmp(argv[a], "--rounds") == 0) rounds = std::atoi(argv[a + 1]);
     if (std::strcmp(argv[a], "--program") == 0) program = argv[a + 1];
     if (std::strcmp(argv[a], "--threads") == 0) threads = std::atoi(argv[a + 1]);
+    if (std::strcmp(argv[a], "--count") == 0) count = std::max(1, std::atoi(argv[a + 1]));
+    if (std::strcmp(argv[a], "--guard") == 0) guard = std::atoi(argv[a + 1]);
   }
   try {
     if (mode == "matmul") return matmul(rounds);
-    if (mode == "noise") return noise(program, threads);
+    if (mode == "noise") return noise(program, threads, count, guard);
     if (mode == "throughput") return throughput();
   } catch (const std::exception& error) {
     std::fprintf(stderr, "halide_backend_bench: %s\n", error.what());
     return 1;
   }
-  std::fprintf(stderr, "usage: %s matmul [--rounds N] | noise [--program FILE] [--threads N] | throughput\n", argv[0]);
+  std::fprintf(stderr, "usage: %s matmul [--rounds N] | noise [--program FILE] [--threads N] [--count N] [--guard N] | throughput\n", argv[0]);
   return 2;
 }

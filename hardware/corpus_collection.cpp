@@ -167,7 +167,7 @@ CollectSpec load_collect_spec(const std::string& path) {
     spec.model_picks = json.at("model_picks");
   }
   if (auto cpu = root.find("cpu")) {
-    cpu->expect_keys({"min_repeats", "max_repeats", "time_budget_seconds", "run_timeout_seconds", "target_cv", "threads"});
+    cpu->expect_keys({"min_repeats", "max_repeats", "time_budget_seconds", "run_timeout_seconds", "target_cv", "threads", "parallel_guard_attempts"});
     spec.cpu.min_repeats = static_cast<int>(cpu->get_int("min_repeats", spec.cpu.min_repeats));
     spec.cpu.max_repeats = static_cast<int>(cpu->get_int("max_repeats", spec.cpu.max_repeats));
     if (spec.cpu.min_repeats < 1 || spec.cpu.max_repeats < spec.cpu.min_repeats)
@@ -179,6 +179,7 @@ CollectSpec load_collect_spec(const std::string& path) {
       cpu->fail("positive time_budget_seconds and run_timeout_seconds, non-negative target_cv");
     spec.cpu.threads = static_cast<int>(cpu->get_int("threads", 0));
     if (spec.cpu.threads < 0) cpu->at("threads").fail("a thread count (0 = the machine's cores)");
+    if (auto v = cpu->find("parallel_guard_attempts")) spec.cpu.parallel_guard_attempts = static_cast<int>(v->as_count());
   }
   return spec;
 }

@@ -112,10 +112,11 @@ nlohmann::json HalideBackend::run_request(const Kernel& kernel) const {
   const auto best = best_seconds_.find(kernel.key());
   if (options_.single_run_above_best > 0 && best != best_seconds_.end())
     timing["single_above"] = std::max(options_.single_run_above_best * best->second, 1e-3);
-  return {{"seed", options_.seed}, {"outputs", outputs_file_}, {"timing", std::move(timing)}};
+  return {{"seed", options_.seed}, {"outputs", outputs_file_}, {"timing", std::move(timing)}, {"parallel_guard", options_.parallel_guard_attempts}};
 }
 
-MeasureResult HalideBackend::result_of(const Kernel& kernel, const WorkerReply& reply, double cost, Step step, std::string* schedule) {
+MeasureResult HalideBackend::result_of(const Kernel& kernel, const WorkerReply& reply, double cost, Step step, std::string* schedule,
+                                       bool* disturbed) {
   if (reply.timed_out) {
     const bool autoscheduled = step == Step::kAutoscheduleCompileAndRun;
     const char* what = step == Step::kCompile ? "compiling" : autoscheduled ? "the autoscheduler's search, compile and run" : "compile and run";
@@ -143,6 +144,13 @@ MeasureResult HalideBackend::result_of(const Kernel& kernel, const WorkerReply& 
   if (!problem.empty()) return MeasureResult::failure(MeasureStatus::kWrongResult, problem, cost);
   std::vector<double> repeats = answer.value("repeats", std::vector<double>{});
   if (repeats.empty()) return MeasureResult::failure(MeasureStatus::kRuntimeError, "Halide runner returned no timings", cost);
+  if (answer.contains("attempts")) {
+    ++guard_counts_.timed;
+    guard_counts_.retried += answer.value("attempts", 1) > 1;
+    const bool all_disturbed = answer.value("disturbed", false);
+    if (!all_disturbed) machine_busy_retakes_ = 0;
+    if (disturbed) *disturbed = all_disturbed;
+  }
   MeasureResult measured = MeasureResult::from_repeats(std::move(repeats), cost);
   if (!runtime_problem(measured.seconds)) {
     auto [best, first] = best_seconds_.try_emplace(kernel.key(), measured.seconds);
@@ -152,13 +160,45 @@ MeasureResult HalideBackend::result_of(const Kernel& kernel, const WorkerReply& 
 }
 
 MeasureResult HalideBackend::run(const Kernel& kernel, const nlohmann::json& schedule, bool autoscheduled, std::string* schedule_hash) {
+  bool disturbed = false;
+  MeasureResult result = run_once(kernel, schedule, autoscheduled, schedule_hash, &disturbed);
+  return disturbed ? retaken_in_fresh_workers(kernel, schedule, autoscheduled, std::move(result), schedule_hash) : result;
+}
+
+MeasureResult HalideBackend::retaken_in_fresh_workers(const Kernel& kernel, const nlohmann::json& schedule, bool autoscheduled, MeasureResult kept,
+                                                      std::string* schedule_hash) {
+  bool disturbed = true;
+  // A machine disturbed through the last few retakes is busy, not flickering: retaking every
+  // config would multiply the campaign's time for nothing, so the figure stands, flagged.
+  const int retakes = machine_busy_retakes_ >= kBusyAfterRetakes ? 0 : kFreshWorkerRetakes;
+  guard_counts_.retaken += retakes > 0;
+  for (int retake = 0; retake < retakes && disturbed; ++retake) {
+    workers_.front()->stop();
+    disturbed = false;
+    std::string hash;
+    MeasureResult again = run_once(kernel, schedule, autoscheduled, &hash, &disturbed);
+    const double cost = kept.cost_seconds + again.cost_seconds;
+    if (again.ok() && (!disturbed || !kept.ok() || again.seconds < kept.seconds)) {
+      kept = std::move(again);
+      if (schedule_hash) *schedule_hash = hash;
+    }
+    kept.cost_seconds = cost;
+  }
+  guard_counts_.disturbed += disturbed;
+  machine_busy_retakes_ = disturbed ? machine_busy_retakes_ + 1 : 0;
+  return kept;
+}
+
+MeasureResult HalideBackend::run_once(const Kernel& kernel, const nlohmann::json& schedule, bool autoscheduled, std::string* schedule_hash,
+                                      bool* disturbed) {
   nlohmann::json request = compile_request(kernel, schedule, autoscheduled);
   request.update(run_request(kernel));
   std::error_code ignored;
   std::filesystem::remove(outputs_file_, ignored);
   const double timeout = autoscheduled ? options_.autoschedule_timeout_seconds : options_.run_timeout_seconds;
   const WorkerReply reply = workers_.front()->request(request.dump(), timeout);
-  return result_of(kernel, reply, reply.wall_seconds, autoscheduled ? Step::kAutoscheduleCompileAndRun : Step::kCompileAndRun, schedule_hash);
+  return result_of(kernel, reply, reply.wall_seconds, autoscheduled ? Step::kAutoscheduleCompileAndRun : Step::kCompileAndRun, schedule_hash,
+                   disturbed);
 }
 
 std::vector<MeasureResult> HalideBackend::measure(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs) {
@@ -219,7 +259,9 @@ std::vector<MeasureResult> HalideBackend::measure(const Kernel& kernel, const Se
     std::error_code ignored;
     std::filesystem::remove(outputs_file_, ignored);
     const WorkerReply reply = worker.request(request.dump(), options_.run_timeout_seconds);
-    results[i] = result_of(kernel, reply, kept[i].cost + reply.wall_seconds, Step::kCompileAndRun);
+    bool disturbed = false;
+    results[i] = result_of(kernel, reply, kept[i].cost + reply.wall_seconds, Step::kCompileAndRun, nullptr, &disturbed);
+    if (disturbed) results[i] = retaken_in_fresh_workers(kernel, schedules[i], false, std::move(results[i]));
   }
   return results;
 }

@@ -55,6 +55,18 @@ struct HalideBackendOptions {
   // Address-space limit of each worker (RLIMIT_AS): a kernel that needs more fails as a
   // runtime_error instead of bringing in the OOM killer. 0 = half of the physical memory.
   std::uint64_t memory_limit_bytes = 0;
+  // With several threads, a timing taken while the machine could not run them side by side is
+  // taken again in the worker, up to this many attempts in all (runner/parallel_guard.h), and if
+  // every attempt was disturbed, again in fresh workers (kFreshWorkerRetakes). 0 = no guard.
+  int parallel_guard_attempts = 4;
+};
+
+// What the parallel guard did over a backend's timings.
+struct ParallelGuardCounts {
+  std::size_t timed = 0;      // timings the guard watched (retakes included)
+  std::size_t retried = 0;    // of them, taken more than once in their worker
+  std::size_t retaken = 0;    // configs disturbed at every attempt in a worker, taken again in fresh ones
+  std::size_t disturbed = 0;  // configs disturbed to the end (the fastest figure kept)
 };
 
 // One of Halide's autoschedulers on a kernel: its name as Halide registers it ("Mullapudi2016",
@@ -98,11 +110,23 @@ class HalideBackend : public Backend {
   const HalideBackendOptions& options() const { return options_; }
   // Worker processes started so far (one per worker + restarts after crashes and timeouts).
   std::size_t worker_starts() const;
+  const ParallelGuardCounts& parallel_guard_counts() const { return guard_counts_; }
 
  private:
   // One config compiled and run in one request on the first worker; an autoscheduler's schedule
   // hash to `schedule` when given.
   MeasureResult run(const Kernel& kernel, const nlohmann::json& request_schedule, bool autoscheduled, std::string* schedule = nullptr);
+  // run() without the retakes; `disturbed` says whether the worker's every attempt was.
+  MeasureResult run_once(const Kernel& kernel, const nlohmann::json& request_schedule, bool autoscheduled, std::string* schedule, bool* disturbed);
+  // A config whose every timing attempt in a worker was disturbed, taken again in a fresh worker,
+  // up to kFreshWorkerRetakes times: some disturbances last as long as the worker process. The
+  // first undisturbed figure is kept, else the fastest; costs add up.
+  static constexpr int kFreshWorkerRetakes = 2;
+  // ... unless this many configs in a row stayed disturbed through their retakes (a busy machine):
+  // then none is, until a quiet timing.
+  static constexpr int kBusyAfterRetakes = 3;
+  MeasureResult retaken_in_fresh_workers(const Kernel& kernel, const nlohmann::json& request_schedule, bool autoscheduled, MeasureResult disturbed,
+                                         std::string* schedule = nullptr);
   nlohmann::json compile_request(const Kernel& kernel, const nlohmann::json& schedule, bool autoscheduled) const;
   nlohmann::json run_request(const Kernel& kernel) const;
   nlohmann::json timing_request() const;
@@ -110,7 +134,9 @@ class HalideBackend : public Backend {
   enum class Step { kCompile, kCompileAndRun, kAutoscheduleCompileAndRun };
   // A worker's reply as a result: its failure, or (kCompile) that it compiled, or the run's
   // outputs checked and its timings; an autoscheduler's schedule hash to `schedule` when given.
-  MeasureResult result_of(const Kernel& kernel, const WorkerReply& reply, double cost, Step step, std::string* schedule = nullptr);
+  // `disturbed`, when given, says whether the parallel guard found every attempt disturbed.
+  MeasureResult result_of(const Kernel& kernel, const WorkerReply& reply, double cost, Step step, std::string* schedule = nullptr,
+                          bool* disturbed = nullptr);
 
   HalideBackendOptions options_;
   std::string fingerprint_;
@@ -119,6 +145,8 @@ class HalideBackend : public Backend {
   WorkerProcess blas_worker_;
   ReferenceOutputs references_;
   std::unordered_map<std::string, double> best_seconds_;  // by kernel key: its fastest config so far
+  ParallelGuardCounts guard_counts_;
+  int machine_busy_retakes_ = 0;  // configs in a row disturbed through their retakes
 };
 
 // Halide's machine parameters for this machine: its cores, last-level cache and the balance 40

@@ -11,7 +11,9 @@
 //    "seed": 1, "outputs": "PATH",
 //    "timing": {"min_repeats": 5, "max_repeats": 30, "target_cv": 0.02, "budget": 1, "min_sample": 0.001}}
 // Reply: {"status": "ok", "compile_seconds": C, "repeats": [T1, ...]} (an autoscheduler's also
-// "schedule": a hash of the schedule it wrote, to tell its samples apart), or {"status":
+// "schedule": a hash of the schedule it wrote, to tell its samples apart; with THREADS > 1 also
+// "attempts" and "parallel_ratio", and "disturbed": true when every attempt was, see
+// runner/parallel_guard.h; a request's "parallel_guard": N caps the attempts, 0 = no guard), or {"status":
 // "compile_error" | "invalid_config" | "runtime_error", "message": "..."}.
 // Compiling and running can also be two requests, so that two workers compile a batch in
 // parallel and then run it one at a time: a request with "keep": ID only compiles (reply
@@ -37,6 +39,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <variant>
 
 #include <nlohmann/json.hpp>
@@ -46,6 +49,8 @@
 #include "hardware/halide_schedule.h"
 #include "hardware/reference/input_data.h"
 #include "hardware/reference/op_semantics.h"
+#include "hardware/runner/parallel_guard.h"
+#include "hardware/runner/parallel_probe.h"
 #include "hardware/runner/sample_timer.h"
 #include "hardware/runner/steady_memory.h"
 #include "ir/json_view.h"
@@ -167,7 +172,12 @@ std::variant<std::unique_ptr<Compiled>, json> compile(const json& request) {
   return compiled;
 }
 
-// Runs a compiled pipeline: inputs, warm-up, outputs written for the check, timing.
+// The thread count this worker was started with (its first argument).
+int worker_threads = 1;
+perftune::halide::ParallelProbe probe;
+
+// Runs a compiled pipeline: inputs, warm-up, outputs written for the check, timing (guarded when
+// the worker has several threads).
 json run(Compiled& compiled, const json& request) {
   const Program& body = compiled.body;
   perftune::halide::LoweredKernel& lowered = compiled.lowered;
@@ -200,9 +210,29 @@ json run(Compiled& compiled, const json& request) {
     if (!out) return failure("runtime_error", "cannot write the outputs to " + request.at("outputs").get<std::string>());
   }
 
-  const std::vector<double> samples = perftune::time_samples([&] { pipeline.realize(realization, target); },
-                                                             warm_up_seconds, perftune::SampleTiming::from_json(request.value("timing", json::object())));
-  json reply = {{"status", "ok"}, {"compile_seconds", compiled.compile_seconds}, {"repeats", samples}};
+  const perftune::SampleTiming timing = perftune::SampleTiming::from_json(request.value("timing", json::object()));
+  const auto time = [&](int attempt) {
+    double warm_seconds = warm_up_seconds;
+    if (attempt > 1) {  // warm again after the probe (and the figure of a kernel timed by its warm-up)
+      const auto start = Clock::now();
+      pipeline.realize(realization, target);
+      warm_seconds = seconds_since(start);
+    }
+    return perftune::time_samples([&] { pipeline.realize(realization, target); }, warm_seconds, timing);
+  };
+  json reply = {{"status", "ok"}, {"compile_seconds", compiled.compile_seconds}};
+  const perftune::ParallelGuard guard{worker_threads, request.value("parallel_guard", 4)};
+  if (guard.threads <= 1 || guard.max_attempts <= 0) {
+    reply["repeats"] = time(1);
+  } else {
+    const perftune::GuardedSamples guarded = perftune::guarded_samples(
+        guard, [] { return probe.ratio(); }, time,
+        [](int attempt) { std::this_thread::sleep_for(std::chrono::duration<double>(perftune::ParallelGuard::pause_seconds(attempt))); });
+    reply["repeats"] = guarded.samples;
+    reply["attempts"] = guarded.attempts;
+    reply["parallel_ratio"] = guarded.ratio;
+    if (guarded.disturbed) reply["disturbed"] = true;
+  }
   if (!compiled.schedule_hash.empty()) reply["schedule"] = compiled.schedule_hash;
   return reply;
 }
@@ -239,6 +269,7 @@ int main(int argc, char** argv) {
   }
   // Halide's thread pool reads HL_NUM_THREADS when it starts (the first parallel realize).
   setenv("HL_NUM_THREADS", argv[1], 1);
+  worker_threads = std::atoi(argv[1]);
   // A kernel that needs more memory than the limit fails its allocation here (a runtime_error
   // for that config) instead of driving the machine into the kernel's OOM killer.
   if (argc == 3) {

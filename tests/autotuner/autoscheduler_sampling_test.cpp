@@ -39,6 +39,7 @@ TEST_CASE("autoscheduler samples are measured on the Halide backend", "[autotune
   HalideBackendOptions backend_options;
   backend_options.max_repeats = 3;
   backend_options.time_budget_seconds = 0.02;
+  backend_options.parallel_guard_attempts = 0;
   HalideBackend backend(backend_options);
   AutoschedulerSamplingOptions options;
   options.batch = 4;

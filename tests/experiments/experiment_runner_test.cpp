@@ -422,7 +422,7 @@ TEST_CASE("a live experiment on the Halide backend runs a tuner and Adams2019's 
       {"spaces", {{{"name", "mm/program"}, {"source", {{"program", "mm.json"}, {"kernel", "program"}}}}}},
       {"strategies", {{{"name", "random"}, {"strategy", {{"type", "random"}}}},
                       {{"name", "Adams2019 sampling"}, {"strategy", {{"type", "autoscheduler_sampling"}}}}}},
-      {"backend", {{"type", "cpu"}, {"min_repeats", 3}, {"max_repeats", 3}, {"time_budget_seconds", 0.02}}},
+      {"backend", {{"type", "cpu"}, {"min_repeats", 3}, {"max_repeats", 3}, {"time_budget_seconds", 0.02}, {"parallel_guard_attempts", 0}}},
       {"budget", {{"measurements", 3}}},
       {"top_k", 3},
       {"seeds", 2},

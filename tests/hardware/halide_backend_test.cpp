@@ -340,6 +340,27 @@ TEST_CASE("a config far slower than the kernel's best so far is timed by its war
   REQUIRE(once.seconds > 3 * best.seconds);
 }
 
+TEST_CASE("with two threads every timing is watched by the parallel guard; with one thread or the guard off none is", "[hardware][halide]") {
+  const Kernel kernel = kernel_of(param("a", "[128, 128]", 0) + "," + param("b", "[128, 128]", 1) +
+                                  R"(, {"name": "y", "opcode": "dot", "shape": [128, 128], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}})");
+  const SearchSpace space = halide_schedule_space(kernel);
+  const std::vector<Config> configs = {heuristic_config(space, kernel), unscheduled_config(space, kernel)};
+  const auto watched = [&](int threads, int attempts) {
+    HalideBackendOptions options = fast_halide_options();
+    options.threads = threads;
+    options.parallel_guard_attempts = attempts;
+    HalideBackend backend(options);
+    for (const MeasureResult& result : backend.measure(kernel, space, configs)) REQUIRE(result.ok());
+    const ParallelGuardCounts& counts = backend.parallel_guard_counts();
+    CHECK(counts.retried <= counts.timed);
+    CHECK(counts.disturbed <= counts.retried);
+    return counts.timed;
+  };
+  CHECK(watched(2, 2) >= configs.size());  // more when a busy machine made the backend retake one
+  CHECK(watched(2, 0) == 0);
+  CHECK(watched(1, 2) == 0);
+}
+
 TEST_CASE("Halide's autoschedulers are measured as named peers at their best settings", "[hardware][halide]") {
   const Kernel kernel = kernel_of(param("a", "[64, 48]", 0) + "," + param("b", "[48, 40]", 1) +
                                   R"(, {"name": "y", "opcode": "dot", "shape": [64, 40], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}})");

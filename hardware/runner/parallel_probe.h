@@ -1,0 +1,23 @@
+#pragma once
+// The probe of runner/parallel_guard.h: a 256^3 matmul, one pipeline parallel over row tiles and
+// one serial, JIT-compiled once per worker (about 0.3 s, on its first use). ratio() times 20
+// calls of the parallel one (6 ms on 2 threads here) against the serial one's, the fastest of
+// three timings on first use (40 ms).
+#include <Halide.h>
+
+#include <memory>
+
+namespace perftune::halide {
+
+class ParallelProbe {
+ public:
+  double ratio();
+
+ private:
+  struct Pipelines;
+  double seconds_per_call(Halide::Pipeline& pipeline);
+  std::shared_ptr<Pipelines> pipelines_;
+  double serial_seconds_ = 0;
+};
+
+}  // namespace perftune::halide
