@@ -4,6 +4,8 @@
 #include "hardware/halide_backend.h"
 
 #include <filesystem>
+#include <fstream>
+#include <memory>
 
 #include "hardware/blas_problem.h"
 #include "hardware/reference/elementwise_ops.h"
@@ -359,6 +361,40 @@ TEST_CASE("with two threads every timing is watched by the parallel guard; with 
   CHECK(watched(2, 2) >= configs.size());  // more when a busy machine made the backend retake one
   CHECK(watched(2, 0) == 0);
   CHECK(watched(1, 2) == 0);
+}
+
+TEST_CASE("a config disturbed at every attempt is retaken in fresh workers; a machine disturbed config after config is not", "[hardware][halide]") {
+  const Kernel kernel = kernel_of(param("a", "[8, 8]", 0) + R"(, {"name": "y", "opcode": "exponential", "shape": [8, 8], "operands": ["a"]})");
+  const SearchSpace space = halide_schedule_space(kernel);
+  const std::vector<Config> one = {heuristic_config(space, kernel)};
+  const std::string count_file = scratch_dir("guard_retakes") + "/disturbed_left";
+  const auto backend_with_disturbances = [&](int left) {
+    std::ofstream(count_file) << left;
+    HalideBackendOptions options = fast_halide_options();
+    options.parallel_guard_attempts = 4;
+    options.runner = {std::string(PERFTUNE_TEST_DIR) + "/fixtures/runners/disturbed_relay.py",
+                      std::string(PERFTUNE_BINARY_DIR) + "/perftune_halide_runner", count_file};
+    return std::make_unique<HalideBackend>(options);
+  };
+  SECTION("one disturbed timing: its retake in a fresh worker is kept") {
+    const auto backend = backend_with_disturbances(1);
+    const MeasureResult result = backend->measure(kernel, space, one)[0];
+    REQUIRE(result.ok());
+    const ParallelGuardCounts& counts = backend->parallel_guard_counts();
+    CHECK(counts.timed == 2);
+    CHECK(counts.retaken == 1);
+    CHECK(counts.disturbed == 0);
+    CHECK(backend->worker_starts() == 2);
+  }
+  SECTION("disturbed throughout: two retakes each, then, after three such configs, none") {
+    const auto backend = backend_with_disturbances(1000);
+    for (int config = 0; config < 5; ++config) REQUIRE(backend->measure(kernel, space, one)[0].ok());
+    const ParallelGuardCounts& counts = backend->parallel_guard_counts();
+    CHECK(counts.retaken == 3);
+    CHECK(counts.disturbed == 5);
+    CHECK(counts.timed == 5 + 3 * 2);
+    CHECK(backend->worker_starts() == 1 + 3 * 2);
+  }
 }
 
 TEST_CASE("Halide's autoschedulers are measured as named peers at their best settings", "[hardware][halide]") {
