@@ -1,8 +1,8 @@
 #pragma once
 // The probe of runner/parallel_guard.h: a 256^3 matmul, one pipeline parallel over row tiles and
 // one serial, JIT-compiled once per worker (about 0.3 s, on its first use). ratio() times 20
-// calls of the parallel one (6 ms on 2 threads here) against the serial one's, the fastest of
-// three timings on first use (40 ms).
+// calls of the parallel one (6 ms on 2 threads here) against the serial one's fastest: three
+// timings on first use (40 ms), then one every 16 ratios (one per 8 timings).
 #include <Halide.h>
 
 #include <memory>
@@ -18,6 +18,7 @@ class ParallelProbe {
   double seconds_per_call(Halide::Pipeline& pipeline);
   std::shared_ptr<Pipelines> pipelines_;
   double serial_seconds_ = 0;
+  long calls_ = 0;
 };
 
 }  // namespace perftune::halide
