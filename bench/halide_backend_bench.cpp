@@ -121,19 +121,13 @@ int noise(const std::string& program_file, int threads, int count, int guard_att
   options.threads = threads;
   if (guard_attempts >= 0) options.parallel_guard_attempts = guard_attempts;
   ParallelGuardCounts guard;
-  const auto add = [&guard](const ParallelGuardCounts& counts) {
-    guard.timed += counts.timed;
-    guard.retried += counts.retried;
-    guard.retaken += counts.retaken;
-    guard.disturbed += counts.disturbed;
-  };
   HalideBackend kept(options);
   for (int m = 0; m < count; ++m) same.push_back(seconds(kept));
-  add(kept.parallel_guard_counts());
+  guard += kept.parallel_guard_counts();
   for (int m = 0; m < count; ++m) {
     HalideBackend backend(options);
     fresh.push_back(seconds(backend));
-    add(backend.parallel_guard_counts());
+    guard += backend.parallel_guard_counts();
   }
   std::printf("parallel guard (%d attempts): %zu timings watched, %zu retried in their worker, %zu retaken in fresh workers, %zu disturbed in all\n",
               options.parallel_guard_attempts, guard.timed, guard.retried, guard.retaken, guard.disturbed);

@@ -67,6 +67,14 @@ struct ParallelGuardCounts {
   std::size_t retried = 0;    // of them, taken more than once in their worker
   std::size_t retaken = 0;    // configs disturbed at every attempt in a worker, taken again in fresh ones
   std::size_t disturbed = 0;  // configs disturbed to the end (the fastest figure kept)
+
+  ParallelGuardCounts& operator+=(const ParallelGuardCounts& other) {
+    timed += other.timed;
+    retried += other.retried;
+    retaken += other.retaken;
+    disturbed += other.disturbed;
+    return *this;
+  }
 };
 
 // One of Halide's autoschedulers on a kernel: its name as Halide registers it ("Mullapudi2016",

@@ -221,7 +221,7 @@ json run(Compiled& compiled, const json& request) {
     return perftune::time_samples([&] { pipeline.realize(realization, target); }, warm_seconds, timing);
   };
   json reply = {{"status", "ok"}, {"compile_seconds", compiled.compile_seconds}};
-  const perftune::ParallelGuard guard{worker_threads, request.value("parallel_guard", 4)};
+  const perftune::ParallelGuard guard{worker_threads, request.value("parallel_guard", perftune::ParallelGuard{}.max_attempts)};
   if (guard.threads <= 1 || guard.max_attempts <= 0) {
     reply["repeats"] = time(1);
   } else {

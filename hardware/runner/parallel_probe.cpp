@@ -41,6 +41,9 @@ struct ParallelProbe::Pipelines {
   }
 };
 
+ParallelProbe::ParallelProbe() = default;
+ParallelProbe::~ParallelProbe() = default;
+
 double ParallelProbe::seconds_per_call(Halide::Pipeline& pipeline) {
   pipeline.realize(pipelines_->out);  // warm
   const auto start = std::chrono::steady_clock::now();
@@ -49,7 +52,7 @@ double ParallelProbe::seconds_per_call(Halide::Pipeline& pipeline) {
 }
 
 double ParallelProbe::ratio() {
-  if (!pipelines_) pipelines_ = std::make_shared<Pipelines>();
+  if (!pipelines_) pipelines_ = std::make_unique<Pipelines>();
   const double parallel = seconds_per_call(pipelines_->parallel);
   // The serial reference is the fastest seen: three timings on first use, then one every
   // kSerialEvery calls, so a worker that started on a busy machine (a slow reference, which would

@@ -11,12 +11,14 @@ namespace perftune::halide {
 
 class ParallelProbe {
  public:
+  ParallelProbe();
+  ~ParallelProbe();
   double ratio();
 
  private:
   struct Pipelines;
   double seconds_per_call(Halide::Pipeline& pipeline);
-  std::shared_ptr<Pipelines> pipelines_;
+  std::unique_ptr<Pipelines> pipelines_;  // compiled on first use
   double serial_seconds_ = 0;
   long calls_ = 0;
 };
