@@ -9,6 +9,7 @@
 
 #include "hardware/cpu_program.h"
 #include "hardware/fusion_space.h"
+#include "hardware/halide_backend_json.h"
 #include "hardware/halide_schedule.h"
 #include "ir/data_path.h"
 #include "ir/file_io.h"
@@ -167,19 +168,8 @@ CollectSpec load_collect_spec(const std::string& path) {
     spec.model_picks = json.at("model_picks");
   }
   if (auto cpu = root.find("cpu")) {
-    cpu->expect_keys({"min_repeats", "max_repeats", "time_budget_seconds", "run_timeout_seconds", "target_cv", "threads", "parallel_guard_attempts"});
-    spec.cpu.min_repeats = static_cast<int>(cpu->get_int("min_repeats", spec.cpu.min_repeats));
-    spec.cpu.max_repeats = static_cast<int>(cpu->get_int("max_repeats", spec.cpu.max_repeats));
-    if (spec.cpu.min_repeats < 1 || spec.cpu.max_repeats < spec.cpu.min_repeats)
-      cpu->fail("1 <= min_repeats <= max_repeats");
-    spec.cpu.time_budget_seconds = cpu->get_number("time_budget_seconds", spec.cpu.time_budget_seconds);
-    spec.cpu.run_timeout_seconds = cpu->get_number("run_timeout_seconds", spec.cpu.run_timeout_seconds);
-    spec.cpu.target_cv = cpu->get_number("target_cv", spec.cpu.target_cv);
-    if (!(spec.cpu.time_budget_seconds > 0) || !(spec.cpu.run_timeout_seconds > 0) || !(spec.cpu.target_cv >= 0))
-      cpu->fail("positive time_budget_seconds and run_timeout_seconds, non-negative target_cv");
-    spec.cpu.threads = static_cast<int>(cpu->get_int("threads", 0));
-    if (spec.cpu.threads < 0) cpu->at("threads").fail("a thread count (0 = the machine's cores)");
-    if (auto v = cpu->find("parallel_guard_attempts")) spec.cpu.parallel_guard_attempts = static_cast<int>(v->as_count());
+    cpu->expect_keys(halide_backend_option_keys());
+    read_halide_backend_options(*cpu, spec.cpu);
   }
   return spec;
 }

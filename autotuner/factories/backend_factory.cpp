@@ -1,5 +1,6 @@
 #include "autotuner/factories/backend_factory.h"
 
+#include "hardware/halide_backend_json.h"
 #include "hardware/process/subprocess.h"
 #include "ir/input_error.h"
 
@@ -57,17 +58,10 @@ BackendSpec parse_backend_spec(const JsonView& view) {
       if (const auto v = cost->find("runtime_multiple")) spec.replay_cost.runtime_multiple = v->as_non_negative_number();
     }
   } else if (spec.type == "cpu") {
-    view.expect_keys({"type", "faults", "run_timeout_seconds", "min_repeats", "max_repeats", "target_cv",
-                      "time_budget_seconds", "threads", "parallel_guard_attempts"});
-    HalideBackendOptions& cpu = spec.cpu;
-    if (const auto v = view.find("run_timeout_seconds")) cpu.run_timeout_seconds = timeout_seconds(*v);
-    if (const auto v = view.find("threads")) cpu.threads = static_cast<int>(v->as_positive_int());
-    if (const auto v = view.find("min_repeats")) cpu.min_repeats = static_cast<int>(v->as_positive_int());
-    if (const auto v = view.find("max_repeats")) cpu.max_repeats = static_cast<int>(v->as_positive_int());
-    if (const auto v = view.find("target_cv")) cpu.target_cv = v->as_non_negative_number();
-    if (const auto v = view.find("time_budget_seconds")) cpu.time_budget_seconds = v->as_non_negative_number();
-    if (const auto v = view.find("parallel_guard_attempts")) cpu.parallel_guard_attempts = static_cast<int>(v->as_count());
-    if (cpu.max_repeats < cpu.min_repeats) view.at("max_repeats").fail("at least min_repeats");
+    std::vector<std::string> keys = halide_backend_option_keys();
+    keys.insert(keys.end(), {"type", "faults"});
+    view.expect_keys(keys);
+    read_halide_backend_options(view, spec.cpu);
   } else if (spec.type == "command") {
     view.expect_keys({"type", "faults", "commands", "device", "timeout_seconds"});
     spec.command.commands = view.at("commands").as_string_list();

@@ -42,6 +42,8 @@ TEST_CASE("campaign validation names the JSON path of what is wrong") {
       {"/budget/hardware_seconds", "\"1h\"", "$.budget.hardware_seconds", "a number"},
       {"/backend/type", "\"tpu\"", "$.backend.type", "one of"},
       {"/backend/cost/per_measurment_seconds", "1", "$.backend.cost.per_measurment_seconds", "no such key"},
+      {"/backend", R"({"type": "cpu", "threds": 2})", "$.backend.threds", "no such key"},
+      {"/backend", R"({"type": "cpu", "time_budget_seconds": 0})", "$.backend.time_budget_seconds", "positive"},
       {"/model/type", "\"gnn\"", "$.model.type", "one of"},
       {"/model/checkpoint", "\"x.pt\"", "$.model.checkpoint", "no such key"},
       {"/epsilon", "1.5", "$.epsilon", "[0, 1]"},

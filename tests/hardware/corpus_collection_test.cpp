@@ -262,6 +262,14 @@ TEST_CASE("a bad collect config names the file and the field", "[hardware][colle
   std::ofstream(path, std::ios::trunc) << R"({"output": "x.jsonl", "programs": [")" + source_path("configs/programs/mlp_block_tiny.json") +
                                               R"("], "model_picks": {"model": {"type": "analytical"}}})";
   CHECK_THROWS_WITH(load_collect_spec(path), Catch::Contains("bad.json") && Catch::Contains("$.model_picks") && Catch::Contains("per_kernel"));
+  // The "cpu" object is read as a campaign's cpu backend is (halide_backend_json.h).
+  const std::string program = source_path("configs/programs/mlp_block_tiny.json");
+  std::ofstream(path, std::ios::trunc) << R"({"output": "x.jsonl", "programs": [")" + program +
+                                              R"("], "cpu": {"min_repeats": 3, "max_repeats": 2}})";
+  CHECK_THROWS_WITH(load_collect_spec(path), Catch::Contains("bad.json") && Catch::Contains("$.cpu.max_repeats"));
+  std::ofstream(path, std::ios::trunc) << R"({"output": "x.jsonl", "programs": [")" + program +
+                                              R"("], "cpu": {"threads": 0, "parallel_guard_attempts": 0}})";
+  CHECK(load_collect_spec(path).cpu.parallel_guard_attempts == 0);
 }
 
 }  // namespace
