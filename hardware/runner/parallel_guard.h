@@ -11,6 +11,7 @@
 // takes it again in a fresh worker (HalideBackend). A disturbance only slows a kernel, so the
 // fastest attempt is the one nearest the truth.
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "hardware/runner/sample_timer.h"
@@ -35,13 +36,16 @@ struct GuardedSamples {
 };
 
 // probe(): the probe's ratio now. time(attempt): one timing's samples (attempt from 1). pause(attempt):
-// called before each retry.
+// called before each retry. first_before: the probe's ratio taken before work that time(1) may
+// report began earlier (the runner's warm-up, the only sample of a kernel slower than the timing
+// budget), so the first attempt is bracketed from there; absent, probe() is read just before time(1).
 template <typename Probe, typename Time, typename Pause>
-GuardedSamples guarded_samples(const ParallelGuard& guard, Probe&& probe, Time&& time, Pause&& pause) {
+GuardedSamples guarded_samples(const ParallelGuard& guard, Probe&& probe, Time&& time, Pause&& pause,
+                               std::optional<double> first_before = std::nullopt) {
   GuardedSamples kept;
   for (int attempt = 1; attempt <= std::max(1, guard.max_attempts); ++attempt) {
     if (attempt > 1) pause(attempt);
-    const double before = probe();
+    const double before = attempt == 1 && first_before ? *first_before : probe();
     std::vector<double> samples = time(attempt);
     const double ratio = std::max(before, probe());
     const bool disturbed = guard.disturbed(ratio);

@@ -15,7 +15,7 @@ struct ScriptedMachine {
   std::deque<std::vector<double>> timings;
   int pauses = 0;
 
-  GuardedSamples run(const ParallelGuard& guard) {
+  GuardedSamples run(const ParallelGuard& guard, std::optional<double> first_before = std::nullopt) {
     return guarded_samples(
         guard,
         [this] {
@@ -28,7 +28,7 @@ struct ScriptedMachine {
           timings.pop_front();
           return t;
         },
-        [this](int) { ++pauses; });
+        [this](int) { ++pauses; }, first_before);
   }
 };
 
@@ -40,6 +40,18 @@ TEST_CASE("a quiet first attempt is kept without a retry", "[timing][guard]") {
   CHECK(kept.ratio == 0.52);
   CHECK(median_of(kept.samples) == 1.0);
   CHECK(machine.pauses == 0);
+}
+
+TEST_CASE("the first attempt is bracketed from a probe read before its warm-up", "[timing][guard]") {
+  // A kernel slower than the timing budget is timed by its warm-up, which ran before the
+  // guard's first probe: a disturbance then is caught by the ratio read before the warm-up.
+  ScriptedMachine disturbed_warm_up{{0.52, 0.5, 0.51}, {{2.0}, {1.0}}};
+  const GuardedSamples kept = disturbed_warm_up.run({2, 4, 1.5}, 0.99);
+  CHECK(kept.attempts == 2);
+  CHECK(kept.samples == std::vector<double>{1.0});
+  CHECK(disturbed_warm_up.ratios.empty());  // the first attempt read one probe, after its timing
+  ScriptedMachine quiet{{0.52}, {{1.0}}};
+  CHECK(quiet.run({2, 4, 1.5}, 0.5).attempts == 1);
 }
 
 TEST_CASE("a timing disturbed before or after is taken again, and the quiet one is kept even when slower", "[timing][guard]") {
