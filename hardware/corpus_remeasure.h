@@ -4,8 +4,8 @@
 // the next (two collections of corpus/cpu_corpus rank a kernel's configs alike only to a Kendall
 // tau of 0.65-0.72): more than separates the fastest fusion placements of many programs, so a
 // ranking scored against one figure per config partly scores the noise. Here the selected records'
-// configs are measured in `rounds` more rounds (measurement_rounds.h: fresh workers, shuffled
-// order, resumable), and each record's "seconds" becomes the lower median over its sittings, the
+// configs are measured in `rounds` more rounds (measurement_rounds.h: each round on one fresh
+// backend shared by every space, each space's configs in a shuffled order, resumable), and each record's "seconds" becomes the lower median over its sittings, the
 // recorded figure and the rounds', with those figures kept in its "sittings" (the recorded one
 // first; null for a failed round). Every other line is copied unchanged.
 #include <cstddef>
@@ -49,7 +49,8 @@ struct CorpusRemeasureSummary {
 // Re-measures the spec's spaces of `input` on the backends `make_backend` makes (whose
 // fingerprint must be the device of the records re-measured) and writes `output`. `stop` is asked
 // between batches; a stopped call writes nothing, and the next resumes from the rounds' logs.
-// `progress` is called after each space with the measurements (configs x rounds) done and planned.
+// `progress` is called after each space of each round with the measurements (configs x rounds)
+// done and planned.
 // Throws InputError naming the file for an unreadable log or one with no record of the selected
 // spaces on this device.
 CorpusRemeasureSummary remeasure_corpus(const CorpusRemeasureSpec& spec, const BackendMaker& make_backend,

@@ -22,54 +22,72 @@ std::string round_log(const std::string& folder, std::size_t round) {
 
 }  // namespace
 
-Remeasured remeasure(const Kernel& kernel, const SearchSpace& space, const std::vector<Config>& configs,
-                     std::size_t rounds, const std::string& folder, const BackendMaker& make_backend,
-                     const std::function<bool()>& stop, std::ostream* progress) {
-  Remeasured out{std::vector<std::vector<MeasureResult>>(configs.size()), false};
+std::optional<std::vector<MeasureResult>> measure_round(const Kernel& kernel, const SearchSpace& space,
+                                                        const std::vector<Config>& configs, std::size_t round,
+                                                        std::size_t rounds, const std::string& folder,
+                                                        const std::string& device, const RoundBackend& backend,
+                                                        const std::function<bool()>& stop, std::ostream* progress) {
   std::map<Config, std::size_t> index;
   for (std::size_t i = 0; i < configs.size(); ++i) index.emplace(configs[i], i);
   const std::vector<std::string> knob_names = space.knob_names();
-  std::filesystem::create_directories(folder);
-  std::unique_ptr<Backend> backend = make_backend();
-  const std::string device = backend->fingerprint();
-  for (std::size_t round = 1; round <= rounds; ++round) {
-    const std::string path = round_log(folder, round);
-    std::vector<bool> done(configs.size(), false);
-    if (path_exists(path))
-      for (const Record& record : RecordLog::load(path).records) {
-        if (record.device != device || record.kernel_key != kernel.key()) continue;  // another machine's, another kernel's
-        const std::optional<Config> config = in_space_order(record, knob_names);
-        if (!config) continue;
-        const auto it = index.find(*config);
-        if (it == index.end() || done[it->second]) continue;
-        done[it->second] = true;
-        out.rounds[it->second].push_back(record.result);
-      }
-    std::vector<std::size_t> todo;
-    for (std::size_t i = 0; i < configs.size(); ++i)
-      if (!done[i]) todo.push_back(i);
-    std::mt19937_64 order(round);
-    std::shuffle(todo.begin(), todo.end(), order);
-    if (todo.empty()) continue;
-    if (!backend) backend = make_backend();  // fresh workers each round
+  const std::string path = round_log(folder, round);
+  std::vector<std::optional<MeasureResult>> results(configs.size());
+  if (path_exists(path))
+    for (const Record& record : RecordLog::load(path).records) {
+      if (record.device != device || record.kernel_key != kernel.key()) continue;  // another machine's, another kernel's
+      const std::optional<Config> config = in_space_order(record, knob_names);
+      if (!config) continue;
+      const auto it = index.find(*config);
+      if (it == index.end() || results[it->second]) continue;
+      results[it->second] = record.result;
+    }
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    if (!results[i]) todo.push_back(i);
+  std::mt19937_64 order(round);
+  std::shuffle(todo.begin(), todo.end(), order);
+  if (!todo.empty()) {
+    std::filesystem::create_directories(folder);
     RecordLog log(path);
     log.define_kernel(kernel, space);
     for (std::size_t start = 0; start < todo.size(); start += kBatch) {
-      if (stop && stop()) return out;
+      if (stop && stop()) return std::nullopt;
       const std::size_t end = std::min(todo.size(), start + kBatch);
       std::vector<Config> batch;
       for (std::size_t j = start; j < end; ++j) batch.push_back(configs[todo[j]]);
-      const std::vector<MeasureResult> results = backend->measure(kernel, space, batch);
+      const std::vector<MeasureResult> measured = backend().measure(kernel, space, batch);
       for (std::size_t j = start; j < end; ++j) {
-        const MeasureResult& result = results.at(j - start);
+        const MeasureResult& result = measured.at(j - start);
         log.append(Record{device, kernel.key(), kernel.name(), knob_names, configs[todo[j]], result, unix_now()});
-        out.rounds[todo[j]].push_back(result);
+        results[todo[j]] = result;
       }
       if (progress)
         *progress << "re-measured " << kernel.name() << ": round " << round << "/" << rounds << ", " << end << "/"
                   << todo.size() << " configs" << std::endl;
     }
-    backend.reset();
+  }
+  std::vector<MeasureResult> out;
+  for (std::optional<MeasureResult>& result : results) out.push_back(std::move(*result));
+  return out;
+}
+
+Remeasured remeasure(const Kernel& kernel, const SearchSpace& space, const std::vector<Config>& configs,
+                     std::size_t rounds, const std::string& folder, const BackendMaker& make_backend,
+                     const std::function<bool()>& stop, std::ostream* progress) {
+  Remeasured out{std::vector<std::vector<MeasureResult>>(configs.size()), false};
+  std::unique_ptr<Backend> backend = make_backend();
+  const std::string device = backend->fingerprint();
+  for (std::size_t round = 1; round <= rounds; ++round) {
+    bool measured = false;
+    const RoundBackend round_backend = [&]() -> Backend& {
+      if (!backend) backend = make_backend();
+      measured = true;
+      return *backend;
+    };
+    const auto results = measure_round(kernel, space, configs, round, rounds, folder, device, round_backend, stop, progress);
+    if (!results) return out;
+    for (std::size_t i = 0; i < configs.size(); ++i) out.rounds[i].push_back((*results)[i]);
+    if (measured) backend.reset();  // fresh workers each round
   }
   out.complete = true;
   return out;

@@ -38,6 +38,21 @@ Remeasured remeasure(const Kernel& kernel, const SearchSpace& space, const std::
                      std::size_t rounds, const std::string& folder, const BackendMaker& make_backend,
                      const std::function<bool()>& stop, std::ostream* progress);
 
+// The backend a round measures on, made when first asked for (a round whose log is complete asks
+// for none).
+using RoundBackend = std::function<Backend&()>;
+
+// One round of remeasure(): the configs FOLDER/round_N.jsonl lacks (its records of `device` and
+// `kernel` count), measured on `backend()` in the round's shuffled order and logged there; then
+// each config's result of the round, in the order given. Nullopt when `stop` ended it early.
+// `rounds` is only for the progress lines. A caller re-measuring many kernels shares one backend
+// per round across them (corpus_remeasure.h): each fresh backend starts worker processes.
+std::optional<std::vector<MeasureResult>> measure_round(const Kernel& kernel, const SearchSpace& space,
+                                                        const std::vector<Config>& configs, std::size_t round,
+                                                        std::size_t rounds, const std::string& folder,
+                                                        const std::string& device, const RoundBackend& backend,
+                                                        const std::function<bool()>& stop, std::ostream* progress);
+
 // A config's re-measured runtime: the lower median of its rounds, a failed round counting as
 // slower than any time; empty when the median is a failure or there is no round.
 std::optional<double> remeasured_seconds(const std::vector<MeasureResult>& rounds);

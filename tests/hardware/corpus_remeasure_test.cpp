@@ -74,14 +74,13 @@ TEST_CASE("a corpus re-measured: the selected records take the median over sitti
   int asked = 0;
   REQUIRE_FALSE(remeasure_corpus(spec, make, [&] { return ++asked > 1; }, nullptr).complete);
   REQUIRE_FALSE(path_exists(spec.output));
-  std::size_t progress_calls = 0;
+  std::vector<std::size_t> progress_done;
   const CorpusRemeasureSummary summary = remeasure_corpus(spec, make, nullptr, [&](const CollectProgress& p) {
-    ++progress_calls;
-    REQUIRE(p.done == 9);
+    progress_done.push_back(p.done);
     REQUIRE(p.planned == 9);
   });
   REQUIRE(summary.complete);
-  REQUIRE(progress_calls == 1);
+  REQUIRE(progress_done == std::vector<std::size_t>{3, 6, 9});  // after each round of the one space
   REQUIRE(summary.spaces == 1);
   REQUIRE(summary.configs == 3);
   REQUIRE(summary.other_device == 1);
@@ -130,6 +129,33 @@ TEST_CASE("a corpus re-measured: the selected records take the median over sitti
     return std::make_unique<Elsewhere>(counts);
   };
   REQUIRE_THROWS_AS(remeasure_corpus(spec, elsewhere, nullptr, nullptr), InputError);
+}
+
+TEST_CASE("a corpus is re-measured round by round with one backend per round shared by its spaces") {
+  const std::string dir = scratch_dir("corpus_remeasure_shared");
+  const std::string input = dir + "/corpus.jsonl";
+  const SearchSpace tiles({{"tile.out.0", {1, 2, 4, 8}}});
+  {
+    RecordLog log(input);
+    log.define_kernel(tiny_add_kernel(), tiles);
+    log.define_kernel(mul_kernel(), tiles);
+    for (const Kernel* kernel : {&tiny_add_kernel(), &mul_kernel()})
+      for (std::int64_t a : {1, 2})
+        log.append(Record{"cpu:test", kernel->key(), kernel->name(), {"tile.out.0"}, Config{{a}}, MeasureResult::from_repeats({1e-3}, 0.1), 0.0});
+  }
+  std::map<Config, int> counts;
+  int backends = 0;
+  const BackendMaker make = [&] {
+    ++backends;
+    return std::make_unique<SittingsBackend>(counts);
+  };
+  const CorpusRemeasureSummary summary =
+      remeasure_corpus({input, dir + "/out.jsonl", dir + "/rounds", 2, RemeasuredSpaces::kTile}, make, nullptr, nullptr);
+  REQUIRE(summary.complete);
+  CHECK(summary.spaces == 2);
+  CHECK(summary.configs == 4);
+  CHECK(backends == 2);  // not one per space and round (4)
+  CHECK(counts[Config{{1}}] == 4);  // both kernels' config {1}, in each of the 2 rounds
 }
 
 }  // namespace
