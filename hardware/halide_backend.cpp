@@ -261,7 +261,12 @@ std::vector<MeasureResult> HalideBackend::measure(const Kernel& kernel, const Se
     const WorkerReply reply = worker.request(request.dump(), options_.run_timeout_seconds);
     bool disturbed = false;
     results[i] = result_of(kernel, reply, kept[i].cost + reply.wall_seconds, Step::kCompileAndRun, nullptr, &disturbed);
-    if (disturbed) results[i] = retaken_in_fresh_workers(kernel, schedules[i], false, std::move(results[i]));
+    if (disturbed) {
+      // A worker disturbed through every attempt may stay so for its life: it is restarted, and
+      // what it still holds is compiled and run again in the first worker (above).
+      worker.stop();
+      results[i] = retaken_in_fresh_workers(kernel, schedules[i], false, std::move(results[i]));
+    }
   }
   return results;
 }

@@ -395,6 +395,26 @@ TEST_CASE("a config disturbed at every attempt is retaken in fresh workers; a ma
     CHECK(counts.timed == 5 + 3 * 2);
     CHECK(backend->worker_starts() == 1 + 3 * 2);
   }
+  SECTION("a second worker disturbed for its life is restarted, not left to run its other configs") {
+    std::ofstream(count_file) << "second_worker";
+    HalideBackendOptions options = fast_halide_options();
+    options.parallel_guard_attempts = 4;
+    options.compile_workers = 2;
+    options.runner = {std::string(PERFTUNE_TEST_DIR) + "/fixtures/runners/disturbed_relay.py",
+                      std::string(PERFTUNE_BINARY_DIR) + "/perftune_halide_runner", count_file};
+    HalideBackend backend(options);
+    std::vector<Config> six = one;
+    for (const Config& config : space.one_knob_changes(one[0]))
+      if (six.size() < 6) six.push_back(config);
+    REQUIRE(six.size() == 6);
+    for (const MeasureResult& result : backend.measure(kernel, space, six)) REQUIRE(result.ok());
+    const ParallelGuardCounts& counts = backend.parallel_guard_counts();
+    // The second worker's first run (config 1) is disturbed and retaken in a fresh first worker;
+    // the second worker is stopped, so configs 3 and 5 are compiled and run again in the first.
+    CHECK(counts.retaken == 1);
+    CHECK(counts.disturbed == 0);
+    CHECK(backend.worker_starts() == 2 + 1);
+  }
 }
 
 TEST_CASE("Halide's autoschedulers are measured as named peers at their best settings", "[hardware][halide]") {
