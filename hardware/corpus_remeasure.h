@@ -5,9 +5,10 @@
 // tau of 0.65-0.72): more than separates the fastest fusion placements of many programs, so a
 // ranking scored against one figure per config partly scores the noise. Here the selected records'
 // configs are measured in `rounds` more rounds (measurement_rounds.h: each round on one fresh
-// backend shared by every space, each space's configs in a shuffled order, resumable), and each record's "seconds" becomes the lower median over its sittings, the
-// recorded figure and the rounds', with those figures kept in its "sittings" (the recorded one
-// first; null for a failed round). Every other line is copied unchanged.
+// backend shared by every space, each space's configs in a shuffled order, resumable), and each
+// record's "seconds" becomes the lower median over its sittings, the recorded figure and the
+// rounds', with those figures kept in its "sittings" (the recorded one first; null for a failed
+// round). Every other line is copied unchanged.
 #include <cstddef>
 #include <functional>
 #include <optional>
