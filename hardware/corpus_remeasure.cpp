@@ -98,11 +98,11 @@ CorpusRemeasureSummary remeasure_corpus(const CorpusRemeasureSpec& spec, const B
   // Round by round, every space of a round on one backend: a fresh backend per space and round
   // cost 1.1 s of worker starts and probe compiles against 0.12 s per config (halide_generated:
   // 4,795 kernels of 6 configs on average), and a sitting is one set of worker processes anyway.
+  const RoundBackend round_backend = [&]() -> Backend& {
+    if (!backend) backend = make_backend();
+    return *backend;
+  };
   for (std::size_t round = 1; round <= spec.rounds; ++round) {
-    const RoundBackend round_backend = [&]() -> Backend& {
-      if (!backend) backend = make_backend();
-      return *backend;
-    };
     for (auto& [key, space] : spaces) {
       const std::string folder = (std::filesystem::path(spec.rounds_folder) / key).string();
       const auto results = measure_round(space.definition->kernel, *space.definition->space, space.configs, round, spec.rounds,

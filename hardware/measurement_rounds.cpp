@@ -77,17 +77,15 @@ Remeasured remeasure(const Kernel& kernel, const SearchSpace& space, const std::
   Remeasured out{std::vector<std::vector<MeasureResult>>(configs.size()), false};
   std::unique_ptr<Backend> backend = make_backend();
   const std::string device = backend->fingerprint();
+  const RoundBackend round_backend = [&]() -> Backend& {
+    if (!backend) backend = make_backend();
+    return *backend;
+  };
   for (std::size_t round = 1; round <= rounds; ++round) {
-    bool measured = false;
-    const RoundBackend round_backend = [&]() -> Backend& {
-      if (!backend) backend = make_backend();
-      measured = true;
-      return *backend;
-    };
     const auto results = measure_round(kernel, space, configs, round, rounds, folder, device, round_backend, stop, progress);
     if (!results) return out;
     for (std::size_t i = 0; i < configs.size(); ++i) out.rounds[i].push_back((*results)[i]);
-    if (measured) backend.reset();  // fresh workers each round
+    backend.reset();  // fresh workers each round (a backend starts its workers on first use)
   }
   out.complete = true;
   return out;
