@@ -9,6 +9,7 @@
 // A batch is compiled by several workers at once (compile_workers), then run and timed one
 // config at a time: two measurements sharing the cores would disturb each other's timing.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,6 +22,8 @@
 #include "hardware/reference/output_check.h"
 
 namespace perftune {
+
+struct BlasProblem;
 
 struct HalideBackendOptions {
   int threads = 0;                       // Halide's thread pool; 0 = the machine's cores
@@ -112,7 +115,7 @@ class HalideBackend : public Backend {
   // library reference (measure_library).
   std::vector<PeerMeasurement> measure_peers(const Kernel& kernel) override;
   // The kernel's dots (OpenBLAS) and convolutions (oneDNN) timed by torch with the same threads
-  // (blas_problem.h); nullopt for a kernel without them.
+  // and with one, the faster kept (blas_problem.h); nullopt for a kernel without them.
   std::optional<PeerMeasurement> measure_library(const Kernel& kernel);
 
   const HalideBackendOptions& options() const { return options_; }
@@ -135,6 +138,14 @@ class HalideBackend : public Backend {
   static constexpr int kBusyAfterRetakes = 3;
   MeasureResult retaken_in_fresh_workers(const Kernel& kernel, const nlohmann::json& request_schedule, bool autoscheduled, MeasureResult disturbed,
                                          std::string* schedule = nullptr);
+  // The retake loop of both a config (above) and the library reference: take_again(&disturbed)
+  // measures once more in a fresh worker; on_kept, when given, is called when its result is kept.
+  MeasureResult retaken(MeasureResult disturbed, const std::function<MeasureResult(bool* disturbed)>& take_again,
+                        const std::function<void()>& on_kept = {});
+  // The library reference on `threads` threads, retaken when disturbed.
+  MeasureResult library_timing(const BlasProblem& problem, int threads);
+  // ... timed once in a fresh perftune_blas_runner; `disturbed` as run_once's.
+  MeasureResult library_once(const BlasProblem& problem, int threads, bool* disturbed);
   nlohmann::json compile_request(const Kernel& kernel, const nlohmann::json& schedule, bool autoscheduled) const;
   nlohmann::json run_request(const Kernel& kernel) const;
   nlohmann::json timing_request() const;

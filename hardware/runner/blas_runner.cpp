@@ -6,11 +6,15 @@
 //
 // Reads one JSON request per line: {"calls": [{"kind": "gemm", "batch": B, "m": M, "k": K, "n":
 // N} | {"kind": "conv", "input": [N, C, ...], "weight": [O, C, ...], "stride": [...], "padding":
-// [...], "dilation": [...]}, ...], "timing": {...as the Halide runner's...}}, times the calls run
-// in sequence, and answers {"status": "ok", "repeats": [T1, ...]} or {"status":
-// "runtime_error", "message": "..."}.
+// [...], "dilation": [...]}, ...], "timing": {...as the Halide runner's...}, "threads": T,
+// "parallel_guard": N}, times the calls run in sequence on T threads (default THREADS), and answers
+// {"status": "ok", "repeats": [T1, ...]} or {"status": "runtime_error", "message": "..."}. On
+// more than one thread the timing is guarded as the
+// Halide runner's is (runner/parallel_guard.h, with torch's own probe: runner/torch_parallel_probe.h;
+// N caps the attempts, 0 = no guard), and the answer also holds "attempts", "parallel_ratio" and
+// "disturbed" when every attempt was.
 // torch::mm / bmm call the system BLAS (OpenBLAS with libopenblas0-openmp), torch's f32
-// convolutions oneDNN; both use THREADS OpenMP threads.
+// convolutions oneDNN; both on T OpenMP threads.
 #include <torch/torch.h>
 
 #include <chrono>
@@ -21,8 +25,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hardware/runner/parallel_guard.h"
 #include "hardware/runner/sample_timer.h"
 #include "hardware/runner/steady_memory.h"
+#include "hardware/runner/torch_parallel_probe.h"
 
 namespace {
 
@@ -51,7 +57,7 @@ std::function<void()> library_call(const json& call) {
   throw std::runtime_error("unknown kind " + kind);
 }
 
-json time_calls(const json& request) {
+json time_calls(const json& request, const perftune::ParallelGuard& guard, perftune::TorchParallelProbe& probe) {
   torch::NoGradGuard no_grad;
   std::vector<std::function<void()>> calls;
   for (const json& call : request.at("calls")) calls.push_back(library_call(call));
@@ -63,11 +69,18 @@ json time_calls(const json& request) {
   // thread pool and faults its code in. A warm-up over the budget is the only sample
   // (sample_timer.h), and a demo once recorded a 200 us pair of sgemm calls at 1.67 s.
   run();
-  const auto start = Clock::now();
-  run();  // warm-up: what time_samples plans the samples by
-  const double warm_up = std::chrono::duration<double>(Clock::now() - start).count();
-  const auto samples = perftune::time_samples(run, warm_up, perftune::SampleTiming::from_json(request.value("timing", json::object())));
-  return {{"status", "ok"}, {"repeats", samples}};
+  const perftune::SampleTiming timing = perftune::SampleTiming::from_json(request.value("timing", json::object()));
+  const auto time = [&](int /*attempt*/) {
+    const auto start = Clock::now();
+    run();  // warm-up (after the probe's calls, too): what time_samples plans the samples by
+    return perftune::time_samples(run, std::chrono::duration<double>(Clock::now() - start).count(), timing);
+  };
+  json reply = {{"status", "ok"}};
+  if (guard.threads > 1 && guard.max_attempts > 0)
+    perftune::write_guarded(reply, perftune::guarded_samples(guard, [&] { return probe.ratio(); }, time, perftune::ParallelGuard::pause));
+  else
+    reply["repeats"] = time(1);
+  return reply;
 }
 
 }  // namespace
@@ -77,13 +90,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s THREADS\n", argv[0]);
     return 2;
   }
-  torch::set_num_threads(std::stoi(argv[1]));
+  const int threads = std::stoi(argv[1]);
   perftune::reuse_freed_memory();  // as the Halide runner: the library's workspace is reused
   std::string line;
   while (std::getline(std::cin, line)) {
     json reply;
     try {
-      reply = time_calls(json::parse(line));
+      const json request = json::parse(line);
+      const int request_threads = request.value("threads", threads);
+      torch::set_num_threads(request_threads);
+      perftune::TorchParallelProbe probe(request_threads);
+      reply = time_calls(request, {request_threads, request.value("parallel_guard", perftune::ParallelGuard{}.max_attempts)}, probe);
     } catch (const std::exception& error) {
       reply = {{"status", "runtime_error"}, {"message", std::string("bad request: ") + error.what()}};
     }

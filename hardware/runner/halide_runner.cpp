@@ -40,7 +40,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <variant>
 
 #include <nlohmann/json.hpp>
@@ -229,14 +228,8 @@ json run(Compiled& compiled, const json& request) {
   if (!guarded) {
     reply["repeats"] = time(1);
   } else {
-    const perftune::GuardedSamples kept = perftune::guarded_samples(
-        guard, [] { return probe.ratio(); }, time,
-        [](int attempt) { std::this_thread::sleep_for(std::chrono::duration<double>(perftune::ParallelGuard::pause_seconds(attempt))); },
-        std::optional<double>(ratio_before_warm_up));
-    reply["repeats"] = kept.samples;
-    reply["attempts"] = kept.attempts;
-    reply["parallel_ratio"] = kept.ratio;
-    if (kept.disturbed) reply["disturbed"] = true;
+    perftune::write_guarded(reply, perftune::guarded_samples(guard, [] { return probe.ratio(); }, time, perftune::ParallelGuard::pause,
+                                                             std::optional<double>(ratio_before_warm_up)));
   }
   if (!compiled.schedule_hash.empty()) reply["schedule"] = compiled.schedule_hash;
   return reply;

@@ -11,8 +11,12 @@
 // takes it again in a fresh worker (HalideBackend). A disturbance only slows a kernel, so the
 // fastest attempt is the one nearest the truth.
 #include <algorithm>
+#include <chrono>
 #include <optional>
+#include <thread>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "hardware/runner/sample_timer.h"
 
@@ -26,6 +30,7 @@ struct ParallelGuard {
   bool disturbed(double ratio) const { return threads > 1 && ratio > tolerance / threads; }
   // The pause before attempt `attempt` (from 2): 50 ms, doubling.
   static double pause_seconds(int attempt) { return 0.05 * static_cast<double>(1L << std::clamp(attempt - 2, 0, 20)); }
+  static void pause(int attempt) { std::this_thread::sleep_for(std::chrono::duration<double>(pause_seconds(attempt))); }
 };
 
 struct GuardedSamples {
@@ -55,6 +60,15 @@ GuardedSamples guarded_samples(const ParallelGuard& guard, Probe&& probe, Time&&
     if (!disturbed) break;
   }
   return kept;
+}
+
+// A runner's reply to a guarded timing, as HalideBackend reads it: "repeats", "attempts",
+// "parallel_ratio", and "disturbed": true when every attempt was.
+inline void write_guarded(nlohmann::json& reply, const GuardedSamples& kept) {
+  reply["repeats"] = kept.samples;
+  reply["attempts"] = kept.attempts;
+  reply["parallel_ratio"] = kept.ratio;
+  if (kept.disturbed) reply["disturbed"] = true;
 }
 
 }  // namespace perftune

@@ -1,6 +1,5 @@
 #include "hardware/runner/parallel_probe.h"
 
-#include <algorithm>
 #include <chrono>
 
 namespace perftune::halide {
@@ -8,7 +7,6 @@ namespace {
 
 constexpr int kSize = 256;
 constexpr int kCalls = 20;
-constexpr long kSerialEvery = 16;
 
 // out = A x B, blocked as a tuned CPU schedule is (a 64 x 16 accumulator tile per task), so its
 // speed-up on the machine's threads is what a tuned kernel's would be.
@@ -53,17 +51,7 @@ double ParallelProbe::seconds_per_call(Halide::Pipeline& pipeline) {
 
 double ParallelProbe::ratio() {
   if (!pipelines_) pipelines_ = std::make_unique<Pipelines>();
-  const double parallel = seconds_per_call(pipelines_->parallel);
-  // The serial reference is the fastest seen: three timings on first use, then one every
-  // kSerialEvery calls, so a worker that started on a busy machine (a slow reference, which would
-  // make disturbed ratios read quiet) corrects it within a few configs.
-  const int timings = serial_seconds_ == 0 ? 3 : calls_ % kSerialEvery == 0 ? 1 : 0;
-  for (int t = 0; t < timings; ++t) {
-    const double serial = seconds_per_call(pipelines_->serial);
-    serial_seconds_ = serial_seconds_ == 0 ? serial : std::min(serial_seconds_, serial);
-  }
-  ++calls_;
-  return parallel / serial_seconds_;
+  return ratio_([this] { return seconds_per_call(pipelines_->parallel); }, [this] { return seconds_per_call(pipelines_->serial); });
 }
 
 }  // namespace perftune::halide

@@ -1,11 +1,14 @@
 #pragma once
-// The probe of runner/parallel_guard.h: a 256^3 matmul, one pipeline parallel over row tiles and
-// one serial, JIT-compiled once per worker (about 0.3 s, on its first use). ratio() times 20
-// calls of the parallel one (6 ms on 2 threads here) against the serial one's fastest: three
-// timings on first use (40 ms), then one every 16 ratios (one per 8 timings).
+// The probe of runner/parallel_guard.h in the Halide runner: a 256^3 matmul, one pipeline
+// parallel over row tiles and one serial, JIT-compiled once per worker (about 0.3 s, on its first
+// use). ratio() times 20 calls of the parallel one (6 ms on 2 threads here) against the serial
+// one's fastest (runner/parallel_ratio.h: three timings on first use, 40 ms, then one every 16
+// ratios, one per 8 timings).
 #include <Halide.h>
 
 #include <memory>
+
+#include "hardware/runner/parallel_ratio.h"
 
 namespace perftune::halide {
 
@@ -19,8 +22,7 @@ class ParallelProbe {
   struct Pipelines;
   double seconds_per_call(Halide::Pipeline& pipeline);
   std::unique_ptr<Pipelines> pipelines_;  // compiled on first use
-  double serial_seconds_ = 0;
-  long calls_ = 0;
+  ParallelRatio ratio_;
 };
 
 }  // namespace perftune::halide

@@ -417,6 +417,55 @@ TEST_CASE("a config disturbed at every attempt is retaken in fresh workers; a ma
   }
 }
 
+TEST_CASE("the library reference is guarded and retaken in fresh workers as a config is, and timed on one thread too", "[hardware][halide]") {
+  const Kernel kernel = kernel_of(param("a", "[64, 48]", 0) + "," + param("b", "[48, 40]", 1) +
+                                  R"(, {"name": "y", "opcode": "dot", "shape": [64, 40], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}})");
+  const std::string count_file = scratch_dir("library_retakes") + "/disturbed_left";
+  const auto library_with_disturbances = [&](int left, ParallelGuardCounts& counts) {
+    std::ofstream(count_file) << left;
+    HalideBackendOptions options = fast_halide_options();
+    options.threads = 2;
+    options.parallel_guard_attempts = 4;
+    options.blas_runner = {std::string(PERFTUNE_TEST_DIR) + "/fixtures/runners/disturbed_relay.py",
+                           std::string(PERFTUNE_BINARY_DIR) + "/perftune_blas_runner", count_file};
+    HalideBackend backend(options);
+    const std::optional<PeerMeasurement> library = backend.measure_library(kernel);
+    counts = backend.parallel_guard_counts();
+    REQUIRE(library);
+    CAPTURE(library->result.message);
+    REQUIRE(library->result.ok());
+    return *library;
+  };
+  ParallelGuardCounts counts;
+  SECTION("one disturbed timing: retaken once; the one-thread timing is not guarded") {
+    library_with_disturbances(1, counts);
+    CHECK(counts.timed == 2);
+    CHECK(counts.retaken == 1);
+    CHECK(counts.disturbed == 0);
+  }
+  SECTION("disturbed throughout: two retakes, the fastest kept, flagged") {
+    library_with_disturbances(1000, counts);
+    CHECK(counts.timed == 3);
+    CHECK(counts.retaken == 1);
+    CHECK(counts.disturbed == 1);
+  }
+  SECTION("the real runner's own guard watches its two-thread timing") {
+    HalideBackendOptions options = fast_halide_options();
+    options.threads = 2;
+    options.parallel_guard_attempts = 4;
+    HalideBackend backend(options);
+    const std::optional<PeerMeasurement> library = backend.measure_library(kernel);
+    REQUIRE(library);
+    REQUIRE(library->result.ok());
+    // Under ctest -j2 the other core may be busy, which the guard reads as a disturbance: then
+    // the timing is retaken, at most twice.
+    CHECK(backend.parallel_guard_counts().timed >= 1);
+    CHECK(backend.parallel_guard_counts().timed <= 3);
+    const bool two_threads = library->settings == "torch::mm [64x48]x[48x40], 2 threads";
+    CHECK((two_threads || library->settings == "torch::mm [64x48]x[48x40], 1 thread (faster than 2)"));
+  }
+}
+
 TEST_CASE("Halide's autoschedulers are measured as named peers at their best settings", "[hardware][halide]") {
   const Kernel kernel = kernel_of(param("a", "[64, 48]", 0) + "," + param("b", "[48, 40]", 1) +
                                   R"(, {"name": "y", "opcode": "dot", "shape": [64, 40], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}})");
