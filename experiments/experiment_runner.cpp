@@ -11,8 +11,8 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <ostream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -25,6 +25,7 @@
 #include "distributed/ranks.h"
 #include "experiments/experiment_plots.h"
 #include "experiments/gnuplot.h"
+#include "experiments/live/machine_check.h"
 #include "experiments/live/remeasurement.h"
 #include "experiments/live/scheduler_comparison.h"
 #include "experiments/live/space_peers.h"
@@ -32,6 +33,7 @@
 #include "experiments/scoring/optimum_noise.h"
 #include "experiments/scoring/speedup_curves.h"
 #include "experiments/scoring/time_axis_score.h"
+#include "hardware/wrappers/first_measure_hook.h"
 #include "hardware/wrappers/measure_once_backend.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
@@ -314,13 +316,14 @@ void complete_live_baseline(SpaceBaseline& baseline, std::size_t space, const Ex
 // A live space's runs re-measured (experiments/live/remeasurement.h): their picks at the scored budgets
 // and the space's fastest configs (the experiment's and each reference's), logged under
 // OUTPUT/remeasured/SPACE. Empty when `stop` ended it before every round was measured (a later
-// call goes on from the logs).
+// call goes on from the logs). `before_measuring` is called before each round's first measurement.
 std::optional<nlohmann::ordered_json> remeasure_live_space(const RemeasurePlan& plan, const Campaign& campaign, std::size_t space,
                                                            const std::string& space_name,
                                                            const std::vector<RunTask>& tasks, const std::vector<Campaign>& campaigns,
                                                            const std::vector<RunCurve>& curves, const std::vector<std::string>& strategies,
                                                            const std::vector<std::size_t>& budgets, const std::string& folder,
-                                                           const std::function<bool()>& stop, std::ostream* progress) {
+                                                           const std::function<bool()>& stop, const std::function<void()>& before_measuring,
+                                                           std::ostream* progress) {
   const ProgramTarget target = program_target(campaign);
   const std::vector<std::string> knob_names = target.space->knob_names();
   std::vector<LiveRun> runs;
@@ -340,7 +343,8 @@ std::optional<nlohmann::ordered_json> remeasure_live_space(const RemeasurePlan& 
         ++reference_configs;
       }
   const Remeasured measured = remeasure(target.kernel, *target.space, configs, plan.repeats, folder,
-                                        [&] { return make_backend(campaign.backend, Corpus{}, ""); }, stop, progress);
+                                        [&] { return std::make_unique<FirstMeasureHook>(make_backend(campaign.backend, Corpus{}, ""), before_measuring); },
+                                        stop, progress);
   if (!measured.complete) return std::nullopt;
   if (progress) *progress << "[experiment] re-measuring the peers of " << target.kernel.name() << std::endl;
   const std::optional<nlohmann::ordered_json> peers = remeasured_peers(campaign, folder, plan.repeats, stop);
@@ -479,6 +483,19 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
     memo.emplace((fs::path(output) / (ranks.size() > 1 ? "measured_once.rank" + std::to_string(ranks.rank()) + ".jsonl"
                                                        : std::string("measured_once.jsonl"))).string(),
                  experiment.memo_scope);
+  // Each phase of this sitting that measures on this CPU is preceded by a machine check
+  // (experiments/live/machine_check.h), each rank's in its own file.
+  const bool on_this_cpu = campaigns.front().backend.type == "cpu";
+  const std::string checks_file =
+      (fs::path(output) / (ranks.size() > 1 ? "machine_checks.rank" + std::to_string(ranks.rank()) + ".jsonl" : std::string("machine_checks.jsonl")))
+          .string();
+  std::set<std::string> checked_phases;
+  const auto check_machine_before = [&](const std::string& phase) {
+    if (!on_this_cpu || !checked_phases.insert(phase).second) return;
+    const MachineCheck check = check_machine(phase, static_cast<unsigned>(std::max(0, campaigns.front().backend.cpu.threads)));
+    append_machine_check(checks_file, check);
+    if (progress) *progress << "[experiment] machine check before the " << phase << ": " << describe(check) << std::endl;
+  };
   tbb::task_arena arena(live ? 1 : static_cast<int>(jobs));
   arena.execute([&] {
     tbb::parallel_for(std::size_t{0}, tasks.size(), std::size_t{1}, [&](std::size_t i) {
@@ -496,6 +513,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
           return;
         }
         if (keep_run_folder(task.folder, run_ids[i])) ++changed;
+        check_machine_before("runs");  // live runs run one at a time (the arena above)
         // A live space's peers are measured once for the space below, not in every run.
         CampaignRunOptions run_options{task.folder, nullptr, false};
         if (memo)
@@ -582,7 +600,8 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
         if (!campaign.source.path.empty()) continue;
         const std::string folder = (fs::path(output) / "remeasured" / plot_file_stem(baselines[s].name)).string();
         const auto scores = remeasure_live_space(*experiment.remeasure, campaign, s, baselines[s].name, tasks, campaigns, curves,
-                                                 strategy_names, scored, folder, past_stop_time, progress);
+                                                 strategy_names, scored, folder, past_stop_time,
+                                                 [&] { check_machine_before("remeasure"); }, progress);
         if (!scores)
           return {{"experiment", experiment.name}, {"stopped_early", true}, {"finished_runs", tasks.size()}, {"runs", tasks.size()},
                   {"remeasured_spaces", remeasured.size()}};
@@ -646,6 +665,10 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                      "single measurements (experiments/live/remeasurement.h). The peers are measured again in the same rounds, and "
                      "vs_fastest_scheduler_remeasured divides the fastest scheduler's median by the mean re-measured pick "
                      "(pick_seconds_at): both from one machine and day, where the runs' own figures come from many sittings"},
+      {"machine_checks", "a live experiment on this CPU: before the first measurement of each sitting's runs and of its "
+                         "re-measure, the FMA FLOP/s of one core and of the backend's threads and the DRAM triad bandwidth "
+                         "on them (perftune calibrate's micro-benchmarks, about 1 s): sittings whose checks differ ran on a "
+                         "different machine, whatever their figures say (experiments/live/machine_check.h)"},
       {"noise_ceiling", "per re-measured space (noise_ceiling_at) and averaged like a strategy (remeasured_noise_ceiling): "
                         "the P of runs that measured the space's 10 fastest re-measured configs once each and kept the "
                         "fastest figure, each round standing for such a sitting and the config kept valued at the mean of "
@@ -661,6 +684,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   if (!sources_only.empty()) summary["source_only_spaces"] = std::move(sources_only);
   summary["strategies"] = tables["strategies"];
   if (!noise_ceiling.is_null()) summary["remeasured_noise_ceiling"] = std::move(noise_ceiling);
+  if (on_this_cpu) summary["machine_checks"] = read_machine_checks(checks_file);
   summary["spaces"] = std::move(spaces);
   const std::string summary_path = (fs::path(output) / "summary.json").string();
   write_file_atomically(summary_path, summary.dump(1) + "\n");

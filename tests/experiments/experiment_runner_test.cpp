@@ -474,4 +474,16 @@ TEST_CASE("a live experiment on the Halide backend runs a tuner and Adams2019's 
   REQUIRE(read_file(dir + "/out/remeasured/mm_program/peers_round_1.json") == round_one);
   REQUIRE(again["spaces"][0]["remeasured"]["peers"] == remeasured["peers"]);
   REQUIRE(again["reused_runs"] == summary["runs"]);
+  // The machine was checked before the runs' first measurement and the re-measure's, once each;
+  // the second sitting measured nothing, so it checked nothing.
+  const auto& checks = summary["machine_checks"];
+  REQUIRE(checks.size() == 2);
+  REQUIRE(checks[0]["phase"] == "runs");
+  REQUIRE(checks[1]["phase"] == "remeasure");
+  for (const auto& check : checks) {
+    REQUIRE(check["fma_flops_one_core"].get<double>() > 1e8);
+    REQUIRE(check["fma_flops_threads"].get<double>() > 1e8);
+    REQUIRE(check["triad_bandwidth_threads"].get<double>() > 1e7);
+  }
+  REQUIRE(again["machine_checks"] == checks);
 }

@@ -1,0 +1,73 @@
+#include "experiments/live/machine_check.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "hardware/calibrate.h"
+#include "ir/input_error.h"
+#include "ir/measurement.h"
+
+namespace perftune {
+namespace {
+
+// Four times the last-level cache and at least 64 MiB per array, as calibrate's triad: DRAM.
+std::size_t triad_bytes() {
+  constexpr std::size_t kMinimum = std::size_t{64} << 20;
+  const std::int64_t l3 = read_cache_sizes().l3;
+  return std::max(kMinimum, static_cast<std::size_t>(l3 > 0 ? 4 * l3 : 0));
+}
+
+}  // namespace
+
+nlohmann::ordered_json MachineCheck::to_json() const {
+  return {{"phase", phase},
+          {"unix_time", unix_seconds},
+          {"threads", threads},
+          {"fma_flops_one_core", fma_flops_one_core},
+          {"fma_flops_threads", fma_flops_threads},
+          {"triad_bandwidth_threads", triad_bandwidth_threads}};
+}
+
+MachineCheck check_machine(const std::string& phase, unsigned threads, double seconds) {
+  MachineCheck check;
+  check.phase = phase;
+  check.unix_seconds = unix_now();
+  check.threads = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+  check.fma_flops_one_core = measure_fma_flops(1, seconds);
+  check.fma_flops_threads = measure_fma_flops(check.threads, seconds);
+  check.triad_bandwidth_threads = measure_triad_bandwidth(check.threads, triad_bytes(), seconds);
+  return check;
+}
+
+void append_machine_check(const std::string& file, const MachineCheck& check) {
+  std::ofstream out(file, std::ios::app);
+  out << check.to_json().dump() << "\n" << std::flush;
+  if (!out) throw std::runtime_error(file + ": cannot append a machine check");
+}
+
+nlohmann::ordered_json read_machine_checks(const std::string& file) {
+  nlohmann::ordered_json checks = nlohmann::ordered_json::array();
+  std::ifstream in(file);
+  std::string line;
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
+    if (line.empty()) continue;
+    nlohmann::ordered_json entry = nlohmann::ordered_json::parse(line, nullptr, false);
+    const bool torn = in.eof();  // a last line without its newline: a kill while it was written
+    if (torn && !entry.is_object()) break;
+    if (!entry.is_object() || !entry.contains("fma_flops_one_core"))
+      throw InputError(file, "line " + std::to_string(number), "a machine check (a JSON object with fma_flops_one_core)");
+    checks.push_back(std::move(entry));
+  }
+  return checks;
+}
+
+std::string describe(const MachineCheck& check) {
+  char text[160];
+  std::snprintf(text, sizeof text, "FMA %.0f GFLOP/s on 1 core, %.0f on %u; triad %.1f GB/s", check.fma_flops_one_core / 1e9,
+                check.fma_flops_threads / 1e9, check.threads, check.triad_bandwidth_threads / 1e9);
+  return text;
+}
+
+}  // namespace perftune
