@@ -9,10 +9,9 @@
 // [...], "dilation": [...]}, ...], "timing": {...as the Halide runner's...}, "threads": T,
 // "parallel_guard": N}, times the calls run in sequence on T threads (default THREADS), and answers
 // {"status": "ok", "repeats": [T1, ...]} or {"status": "runtime_error", "message": "..."}. On
-// more than one thread the timing is guarded as the
-// Halide runner's is (runner/parallel_guard.h, with torch's own probe: runner/torch_parallel_probe.h;
-// N caps the attempts, 0 = no guard), and the answer also holds "attempts", "parallel_ratio" and
-// "disturbed" when every attempt was.
+// more than one thread the timing is guarded as the Halide runner's is (runner/parallel_guard.h,
+// with torch's own probe: runner/torch_parallel_probe.h; N caps the attempts, 0 = no guard), and
+// the answer also holds "attempts", "parallel_ratio" and "disturbed" when every attempt was.
 // torch::mm / bmm call the system BLAS (OpenBLAS with libopenblas0-openmp), torch's f32
 // convolutions oneDNN; both on T OpenMP threads.
 #include <torch/torch.h>

@@ -5,13 +5,12 @@
 namespace perftune {
 namespace {
 
-// Large enough that OpenBLAS splits it evenly: on this project's 2-vCPU machines a 256^3 or
-// 512^3 sgemm runs at 0.8-5x its one-thread time on 2 threads, quiet or not, a 1024^3 at
-// 0.54-0.59x (12 ms against 22 ms).
+// After one-thread work the first two or three 2-thread calls run at the one-thread speed, for
+// some 40-60 ms on this project's 2-vCPU machines (the idle vCPU wakes slowly): a 1024^3 sgemm at
+// 20-23 ms, then 11 ms. Timed right after a thread-count switch, a 256^3 or 512^3 probe read
+// 0.8-5x instead of ~0.55; a 1024^3 one warmed by three calls reads 0.50-0.57 quiet.
 constexpr std::int64_t kSize = 1024;
 constexpr int kCalls = 2;
-// After one-thread work the first two or three 2-thread calls run at the one-thread speed (20-23
-// ms, then 11 ms: the idle vCPU wakes slowly), so parallel timings are warmed by three.
 constexpr int kParallelWarmUp = 3;
 
 }  // namespace
