@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "distributed/ranks.h"
 #include "experiments/experiment.h"
 #include "experiments/experiment_runner.h"
+#include "experiments/live/machine_check.h"
 #include "experiments/live/scheduler_comparison.h"
 #include "experiments/model_study/model_study.h"
 #include "experiments/scoring/optimum_noise.h"
@@ -190,6 +192,17 @@ const bool registered = register_command({"experiment",
           std::cout << std::setw(9) << most;
         }
         std::cout << "\n";
+      }
+      // Which machine each sitting measured on: sittings whose checks differ do not compare.
+      if (summary.contains("machine_checks") && !summary["machine_checks"].empty()) {
+        std::cout << "\nmachine checks (before each sitting's first measurement and its re-measure's)\n";
+        for (const auto& check : summary["machine_checks"]) {
+          const auto when = static_cast<std::time_t>(check["unix_time"].get<double>());
+          char date[32];
+          std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&when));
+          std::cout << "  " << date << "  " << std::left << std::setw(10) << check["phase"].get<std::string>() << std::right
+                    << describe(check) << "\n";
+        }
       }
       // Where the recording cannot rank its optimum, P's last percent measures noise: say where.
       std::ostringstream ties;

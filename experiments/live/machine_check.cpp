@@ -63,10 +63,13 @@ nlohmann::ordered_json read_machine_checks(const std::string& file) {
   return checks;
 }
 
-std::string describe(const MachineCheck& check) {
+std::string describe(const MachineCheck& check) { return describe(check.to_json()); }
+
+std::string describe(const nlohmann::ordered_json& check) {
   char text[160];
-  std::snprintf(text, sizeof text, "FMA %.0f GFLOP/s on 1 core, %.0f on %u; triad %.1f GB/s", check.fma_flops_one_core / 1e9,
-                check.fma_flops_threads / 1e9, check.threads, check.triad_bandwidth_threads / 1e9);
+  std::snprintf(text, sizeof text, "FMA %.0f GFLOP/s on 1 core, %.0f on %u; triad %.1f GB/s", check.at("fma_flops_one_core").get<double>() / 1e9,
+                check.at("fma_flops_threads").get<double>() / 1e9, check.at("threads").get<unsigned>(),
+                check.at("triad_bandwidth_threads").get<double>() / 1e9);
   return text;
 }
 

@@ -34,7 +34,9 @@ void append_machine_check(const std::string& file, const MachineCheck& check);
 // the file and line.
 nlohmann::ordered_json read_machine_checks(const std::string& file);
 
-// One line for a progress log: "FMA 118 GFLOP/s on 1 core, 236 on 2; triad 35.0 GB/s".
+// One line for a progress log: "FMA 118 GFLOP/s on 1 core, 236 on 2; triad 35.0 GB/s"; of a
+// check as read_machine_checks gives it, too.
 std::string describe(const MachineCheck& check);
+std::string describe(const nlohmann::ordered_json& check);
 
 }  // namespace perftune
