@@ -1,14 +1,19 @@
 // perftune remeasure COLLECT.json --output LOG [--spaces fusion|tile|all] [--rounds N]: measures a
 // collected corpus's configs again in more sittings and writes the log with each runtime the median
 // over them (hardware/corpus_remeasure.h); rerunning resumes where it stopped.
+#include <algorithm>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <utility>
 #include <unistd.h>
 
 #include "cli/command.h"
 #include "hardware/corpus_collection.h"
 #include "hardware/corpus_remeasure.h"
 #include "hardware/halide_backend.h"
+#include "hardware/machine_check.h"
+#include "hardware/wrappers/first_measure_hook.h"
 
 namespace perftune::cli {
 namespace {
@@ -42,8 +47,16 @@ const bool registered = register_command({"remeasure", "Measure a collected corp
       const CorpusRemeasureSpec spec{collect.output, o->output, o->rounds_folder.empty() ? o->output + ".rounds" : o->rounds_folder,
                                      o->rounds, *spaces};
       const bool terminal = ::isatty(2);
+      // Which machine this sitting measured on (hardware/machine_check.h): checked once, before the
+      // first round that measures (every round makes a fresh backend).
+      std::function<void()> check = machine_check_hook("remeasure", static_cast<unsigned>(std::max(0, collect.cpu.threads)),
+                                                       spec.output + ".machine_checks.jsonl", &std::cerr);
+      const auto check_once = [&check] {
+        if (check) std::exchange(check, nullptr)();
+      };
       const CorpusRemeasureSummary summary = remeasure_corpus(
-          spec, [&] { return std::make_unique<HalideBackend>(collect.cpu); }, nullptr, [&](const CollectProgress& p) {
+          spec, [&] { return std::make_unique<FirstMeasureHook>(std::make_unique<HalideBackend>(collect.cpu), check_once); }, nullptr,
+          [&](const CollectProgress& p) {
             std::cerr << (terminal ? "\r" : "") << progress_bar(p) << (terminal ? "" : "\n") << std::flush;
           });
       if (terminal) std::cerr << "\n";

@@ -1,6 +1,6 @@
 // A live sitting's machine checks: appended one line each, read back in order, a torn last line
 // (a kill while writing) left out, any other bad line named.
-#include "experiments/live/machine_check.h"
+#include "hardware/machine_check.h"
 
 #include <fstream>
 

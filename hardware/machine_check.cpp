@@ -1,4 +1,4 @@
-#include "experiments/live/machine_check.h"
+#include "hardware/machine_check.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -61,6 +61,14 @@ nlohmann::ordered_json read_machine_checks(const std::string& file) {
     checks.push_back(std::move(entry));
   }
   return checks;
+}
+
+std::function<void()> machine_check_hook(std::string phase, unsigned threads, std::string file, std::ostream* log) {
+  return [phase = std::move(phase), threads, file = std::move(file), log] {
+    const MachineCheck check = check_machine(phase, threads);
+    append_machine_check(file, check);
+    if (log) *log << "machine check before the " << phase << ": " << describe(check) << std::endl;
+  };
 }
 
 std::string describe(const MachineCheck& check) { return describe(check.to_json()); }

@@ -1,12 +1,14 @@
 #pragma once
-// What the machine could do when a live experiment measured: whole sittings on this project's
-// shared machines run 1.3-2.3x apart (the same 1024^3 matmul config at 4.3 ms one day, 10-13 ms
-// another), and a sitting's own figures do not show it. So a live sitting first times three
-// micro-benchmarks of `perftune calibrate` (hardware/calibrate.h: the FMA kernel on one core and on
-// the backend's threads, the DRAM triad on them; about 1 s) before its first measurement, and
-// again before the re-measure phase's, and appends them to OUTPUT/machine_checks.jsonl; the
-// summary lists every line, so a reader sees which sittings ran on a slower machine before
-// comparing their figures.
+// What the machine could do when a sitting measured: whole sittings on this project's shared
+// machines run 1.3-2.3x apart (the same 1024^3 matmul config at 4.3 ms one day, 10-13 ms
+// another), and a sitting's own figures do not show it. So a sitting first times three
+// micro-benchmarks of `perftune calibrate` (calibrate.h: the FMA kernel on one core and on the
+// backend's threads, the DRAM triad on them; about 1 s) and appends them to a machine_checks.jsonl:
+// a live experiment before its runs' first measurement and its re-measure's
+// (experiments/experiment_runner.cpp, listed in its summary), `perftune collect` and `perftune
+// remeasure` before their first (OUTPUT.machine_checks.jsonl beside their log).
+#include <functional>
+#include <ostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -14,7 +16,7 @@
 namespace perftune {
 
 struct MachineCheck {
-  std::string phase;       // "runs" or "remeasure"
+  std::string phase;       // "runs", "remeasure", "collect"
   double unix_seconds = 0;
   unsigned threads = 1;
   double fma_flops_one_core = 0;      // f32 FLOP/s
@@ -33,6 +35,11 @@ void append_machine_check(const std::string& file, const MachineCheck& check);
 // while it was written) is left out; any other line that is not a check throws InputError naming
 // the file and line.
 nlohmann::ordered_json read_machine_checks(const std::string& file);
+
+// The check as a FirstMeasureHook callback (wrappers/first_measure_hook.h) for a sitting that
+// logs to `file`: checks the machine on `threads`, appends the check, and writes it to `log` (when
+// given) as "machine check before the PHASE: ...".
+std::function<void()> machine_check_hook(std::string phase, unsigned threads, std::string file, std::ostream* log);
 
 // One line for a progress log: "FMA 118 GFLOP/s on 1 core, 236 on 2; triad 35.0 GB/s"; of a
 // check as read_machine_checks gives it, too.
