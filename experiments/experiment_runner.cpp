@@ -492,9 +492,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   std::set<std::string> checked_phases;
   const auto check_machine_before = [&](const std::string& phase) {
     if (!on_this_cpu || !checked_phases.insert(phase).second) return;
-    const MachineCheck check = check_machine(phase, static_cast<unsigned>(std::max(0, campaigns.front().backend.cpu.threads)));
-    append_machine_check(checks_file, check);
-    if (progress) *progress << "[experiment] machine check before the " << phase << ": " << describe(check) << std::endl;
+    machine_check_hook(phase, static_cast<unsigned>(std::max(0, campaigns.front().backend.cpu.threads)), checks_file, progress)();
   };
   tbb::task_arena arena(live ? 1 : static_cast<int>(jobs));
   arena.execute([&] {
