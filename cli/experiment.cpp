@@ -203,6 +203,7 @@ const bool registered = register_command({"experiment",
           std::cout << "  " << date << "  " << std::left << std::setw(10) << check["phase"].get<std::string>() << std::right
                     << describe(check) << "\n";
         }
+        if (const auto warning = machines_differ(summary["machine_checks"])) std::cout << "  warning: " << *warning << "\n";
       }
       // Where the recording cannot rank its optimum, P's last percent measures noise: say where.
       std::ostringstream ties;

@@ -71,6 +71,24 @@ std::function<void()> machine_check_hook(std::string phase, unsigned threads, st
   };
 }
 
+std::optional<std::string> machines_differ(const nlohmann::ordered_json& checks, double tolerance) {
+  for (const char* rate : {"fma_flops_one_core", "fma_flops_threads"}) {
+    double slowest = 0, fastest = 0;
+    for (const auto& check : checks) {
+      const double value = check.at(rate).get<double>();
+      slowest = slowest == 0 ? value : std::min(slowest, value);
+      fastest = std::max(fastest, value);
+    }
+    if (slowest > 0 && fastest > (1 + tolerance) * slowest) {
+      char text[200];
+      std::snprintf(text, sizeof text, "the sittings ran on different machines (%s from %.0f to %.0f GFLOP/s): figures from different sittings do not compare",
+                    rate, slowest / 1e9, fastest / 1e9);
+      return std::string(text);
+    }
+  }
+  return std::nullopt;
+}
+
 std::string describe(const MachineCheck& check) { return describe(check.to_json()); }
 
 std::string describe(const nlohmann::ordered_json& check) {

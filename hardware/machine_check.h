@@ -8,6 +8,7 @@
 // (experiments/experiment_runner.cpp, listed in its summary), `perftune collect` and `perftune
 // remeasure` before their first (OUTPUT.machine_checks.jsonl beside their log).
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -40,6 +41,12 @@ nlohmann::ordered_json read_machine_checks(const std::string& file);
 // logs to `file`: checks the machine on `threads`, appends the check, and writes it to `log` (when
 // given) as "machine check before the PHASE: ...".
 std::function<void()> machine_check_hook(std::string phase, unsigned threads, std::string file, std::ostream* log);
+
+// When the checks' FMA rates (one core, or the threads) differ by more than `tolerance` (a share of
+// the slower), the sittings ran on different machines, whose figures do not compare: a sentence
+// saying so, naming the two rates; else nothing. The FMA kernel reads within 0.1% from sitting to
+// sitting on one machine here, and 2x apart across this project's two kinds of host.
+std::optional<std::string> machines_differ(const nlohmann::ordered_json& checks, double tolerance = 0.2);
 
 // One line for a progress log: "FMA 118 GFLOP/s on 1 core, 236 on 2; triad 35.0 GB/s"; of a
 // check as read_machine_checks gives it, too.

@@ -35,6 +35,17 @@ TEST_CASE("machine checks are appended and read back in order; a torn last line 
   CHECK(describe(made_up("runs", 1.18e11)) == "FMA 118 GFLOP/s on 1 core, 236 on 2; triad 30.0 GB/s");
 }
 
+TEST_CASE("checks whose FMA rates differ by over a fifth say the sittings ran on different machines", "[experiments]") {
+  nlohmann::ordered_json checks = nlohmann::ordered_json::array({made_up("runs", 1.18e11).to_json(), made_up("remeasure", 1.182e11).to_json()});
+  CHECK_FALSE(machines_differ(checks));
+  CHECK_FALSE(machines_differ(nlohmann::ordered_json::array()));
+  checks.push_back(made_up("runs", 2.36e11).to_json());
+  const auto warning = machines_differ(checks);
+  REQUIRE(warning);
+  CHECK(*warning == "the sittings ran on different machines (fma_flops_one_core from 118 to 236 GFLOP/s): figures from different "
+                    "sittings do not compare");
+}
+
 TEST_CASE("a line that is not a machine check is named by file and line", "[experiments]") {
   const std::string file = scratch_dir("machine_checks_bad") + "/machine_checks.jsonl";
   append_machine_check(file, made_up("runs", 1e11));
