@@ -5,7 +5,6 @@
 #include <functional>
 #include <iostream>
 #include <memory>
-#include <utility>
 #include <unistd.h>
 
 #include "cli/command.h"
@@ -49,13 +48,10 @@ const bool registered = register_command({"remeasure", "Measure a collected corp
       const bool terminal = ::isatty(2);
       // Which machine this sitting measured on (hardware/machine_check.h): checked once, before the
       // first round that measures (every round makes a fresh backend).
-      std::function<void()> check = machine_check_hook("remeasure", static_cast<unsigned>(std::max(0, collect.cpu.threads)),
-                                                       spec.output + ".machine_checks.jsonl", &std::cerr);
-      const auto check_once = [&check] {
-        if (check) std::exchange(check, nullptr)();
-      };
+      const std::function<void()> check = machine_check_hook("remeasure", static_cast<unsigned>(std::max(0, collect.cpu.threads)),
+                                                             spec.output + ".machine_checks.jsonl", &std::cerr);
       const CorpusRemeasureSummary summary = remeasure_corpus(
-          spec, [&] { return std::make_unique<FirstMeasureHook>(std::make_unique<HalideBackend>(collect.cpu), check_once); }, nullptr,
+          spec, [&] { return std::make_unique<FirstMeasureHook>(std::make_unique<HalideBackend>(collect.cpu), check); }, nullptr,
           [&](const CollectProgress& p) {
             std::cerr << (terminal ? "\r" : "") << progress_bar(p) << (terminal ? "" : "\n") << std::flush;
           });

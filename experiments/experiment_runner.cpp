@@ -489,11 +489,11 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   const std::string checks_file =
       (fs::path(output) / (ranks.size() > 1 ? "machine_checks.rank" + std::to_string(ranks.rank()) + ".jsonl" : std::string("machine_checks.jsonl")))
           .string();
-  std::set<std::string> checked_phases;
-  const auto check_machine_before = [&](const std::string& phase) {
-    if (!on_this_cpu || !checked_phases.insert(phase).second) return;
-    machine_check_hook(phase, static_cast<unsigned>(std::max(0, campaigns.front().backend.cpu.threads)), checks_file, progress)();
+  const auto machine_check_before = [&](const std::string& phase) -> std::function<void()> {
+    if (!on_this_cpu) return [] {};
+    return machine_check_hook(phase, static_cast<unsigned>(std::max(0, campaigns.front().backend.cpu.threads)), checks_file, progress);
   };
+  const std::function<void()> check_before_runs = machine_check_before("runs"), check_before_remeasure = machine_check_before("remeasure");
   tbb::task_arena arena(live ? 1 : static_cast<int>(jobs));
   arena.execute([&] {
     tbb::parallel_for(std::size_t{0}, tasks.size(), std::size_t{1}, [&](std::size_t i) {
@@ -511,7 +511,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
           return;
         }
         if (keep_run_folder(task.folder, run_ids[i])) ++changed;
-        check_machine_before("runs");  // live runs run one at a time (the arena above)
+        check_before_runs();  // live runs run one at a time (the arena above)
         // A live space's peers are measured once for the space below, not in every run.
         CampaignRunOptions run_options{task.folder, nullptr, false};
         if (memo)
@@ -599,7 +599,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
         const std::string folder = (fs::path(output) / "remeasured" / plot_file_stem(baselines[s].name)).string();
         const auto scores = remeasure_live_space(*experiment.remeasure, campaign, s, baselines[s].name, tasks, campaigns, curves,
                                                  strategy_names, scored, folder, past_stop_time,
-                                                 [&] { check_machine_before("remeasure"); }, progress);
+                                                 check_before_remeasure, progress);
         if (!scores)
           return {{"experiment", experiment.name}, {"stopped_early", true}, {"finished_runs", tasks.size()}, {"runs", tasks.size()},
                   {"remeasured_spaces", remeasured.size()}};

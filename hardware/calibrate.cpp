@@ -216,6 +216,10 @@ double measure_call_seconds(double seconds) {
   return best;
 }
 
+std::size_t dram_triad_bytes(const CacheSizes& caches) {
+  return std::max<std::size_t>(64u << 20, 4 * static_cast<std::size_t>(std::max<std::int64_t>(0, caches.l3)));
+}
+
 CalibrationResult calibrate_host(const CalibrationOptions& options) {
   CalibrationResult result;
   result.cpu_name = read_cpu_name();
@@ -226,7 +230,7 @@ CalibrationResult calibrate_host(const CalibrationOptions& options) {
   result.flops_one_core = measure_fma_flops(1, seconds);
   result.flops_all_cores = measure_fma_flops(result.cores, seconds);
   std::size_t bytes = options.triad_bytes;
-  if (bytes == 0) bytes = std::max<std::size_t>(64u << 20, 4 * static_cast<std::size_t>(result.caches.l3));
+  if (bytes == 0) bytes = dram_triad_bytes(result.caches);
   result.bandwidth_one_core = measure_triad_bandwidth(1, bytes, seconds);
   result.bandwidth_all_cores = measure_triad_bandwidth(result.cores, bytes, seconds);
   result.call_seconds = measure_call_seconds(std::min(seconds, 0.1));

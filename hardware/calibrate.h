@@ -49,6 +49,9 @@ double measure_fma_flops(unsigned threads, double seconds);
 // Triad a[i] = b[i] + s * c[i] over three arrays of `bytes_per_array` bytes, split over
 // `threads` threads; the best pass of those run within about `seconds`, in bytes/s.
 double measure_triad_bandwidth(unsigned threads, std::size_t bytes_per_array, double seconds);
+// Bytes per triad array that stream from DRAM: 4x the last-level cache, at least 64 MiB (STREAM's
+// rule: each array >= 4x the sum of the caches).
+std::size_t dram_triad_bytes(const CacheSizes& caches);
 // Seconds per indirect call of an empty function (a kernel launch on the CPU backend).
 double measure_call_seconds(double seconds);
 

@@ -3,24 +3,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <thread>
+#include <utility>
 
 #include "hardware/calibrate.h"
 #include "ir/input_error.h"
 #include "ir/measurement.h"
 
 namespace perftune {
-namespace {
-
-// Four times the last-level cache and at least 64 MiB per array, as calibrate's triad: DRAM.
-std::size_t triad_bytes() {
-  constexpr std::size_t kMinimum = std::size_t{64} << 20;
-  const std::int64_t l3 = read_cache_sizes().l3;
-  return std::max(kMinimum, static_cast<std::size_t>(l3 > 0 ? 4 * l3 : 0));
-}
-
-}  // namespace
-
 nlohmann::ordered_json MachineCheck::to_json() const {
   return {{"phase", phase},
           {"unix_time", unix_seconds},
@@ -37,7 +28,7 @@ MachineCheck check_machine(const std::string& phase, unsigned threads, double se
   check.threads = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
   check.fma_flops_one_core = measure_fma_flops(1, seconds);
   check.fma_flops_threads = measure_fma_flops(check.threads, seconds);
-  check.triad_bandwidth_threads = measure_triad_bandwidth(check.threads, triad_bytes(), seconds);
+  check.triad_bandwidth_threads = measure_triad_bandwidth(check.threads, dram_triad_bytes(read_cache_sizes()), seconds);
   return check;
 }
 
@@ -64,7 +55,8 @@ nlohmann::ordered_json read_machine_checks(const std::string& file) {
 }
 
 std::function<void()> machine_check_hook(std::string phase, unsigned threads, std::string file, std::ostream* log) {
-  return [phase = std::move(phase), threads, file = std::move(file), log] {
+  return [phase = std::move(phase), threads, file = std::move(file), log, checked = std::make_shared<bool>(false)] {
+    if (std::exchange(*checked, true)) return;
     const MachineCheck check = check_machine(phase, threads);
     append_machine_check(file, check);
     if (log) *log << "machine check before the " << phase << ": " << describe(check) << std::endl;
