@@ -1,6 +1,5 @@
 // perftune collect COLLECT.json [--plan]: measures tile and fusion configs of programs on
 // this CPU into a record log, with a progress bar; rerunning resumes where it stopped.
-#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <unistd.h>
@@ -45,7 +44,7 @@ const bool registered = register_command({"collect", "Build a training corpus by
       const ProposeConfigs propose = spec.model_picks_per_kernel > 0 ? make_model_picker(parse_model_picks(spec)) : ProposeConfigs{};
       // Which machine this sitting measured on (hardware/machine_check.h), checked before its first measurement.
       FirstMeasureHook backend(std::make_unique<RankSpreadBackend>(std::make_unique<HalideBackend>(spec.cpu), ranks),
-                               machine_check_hook("collect", static_cast<unsigned>(std::max(0, spec.cpu.threads)),
+                               machine_check_hook("collect", spec.cpu.threads,
                                                   spec.output + ".machine_checks.jsonl", &std::cerr));
       const bool terminal = ::isatty(2);
       const auto summary = collect_corpus(spec, backend, [&](const CollectProgress& p) {

@@ -1,7 +1,6 @@
 // perftune remeasure COLLECT.json --output LOG [--spaces fusion|tile|all] [--rounds N]: measures a
 // collected corpus's configs again in more sittings and writes the log with each runtime the median
 // over them (hardware/corpus_remeasure.h); rerunning resumes where it stopped.
-#include <algorithm>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -48,7 +47,7 @@ const bool registered = register_command({"remeasure", "Measure a collected corp
       const bool terminal = ::isatty(2);
       // Which machine this sitting measured on (hardware/machine_check.h): checked once, before the
       // first round that measures (every round makes a fresh backend).
-      const std::function<void()> check = machine_check_hook("remeasure", static_cast<unsigned>(std::max(0, collect.cpu.threads)),
+      const std::function<void()> check = machine_check_hook("remeasure", collect.cpu.threads,
                                                              spec.output + ".machine_checks.jsonl", &std::cerr);
       const CorpusRemeasureSummary summary = remeasure_corpus(
           spec, [&] { return std::make_unique<FirstMeasureHook>(std::make_unique<HalideBackend>(collect.cpu), check); }, nullptr,

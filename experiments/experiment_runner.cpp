@@ -491,7 +491,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
           .string();
   const auto machine_check_before = [&](const std::string& phase) -> std::function<void()> {
     if (!on_this_cpu) return [] {};
-    return machine_check_hook(phase, static_cast<unsigned>(std::max(0, campaigns.front().backend.cpu.threads)), checks_file, progress);
+    return machine_check_hook(phase, campaigns.front().backend.cpu.threads, checks_file, progress);
   };
   const std::function<void()> check_before_runs = machine_check_before("runs"), check_before_remeasure = machine_check_before("remeasure");
   tbb::task_arena arena(live ? 1 : static_cast<int>(jobs));

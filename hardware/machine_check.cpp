@@ -54,8 +54,8 @@ nlohmann::ordered_json read_machine_checks(const std::string& file) {
   return checks;
 }
 
-std::function<void()> machine_check_hook(std::string phase, unsigned threads, std::string file, std::ostream* log) {
-  return [phase = std::move(phase), threads, file = std::move(file), log, checked = std::make_shared<bool>(false)] {
+std::function<void()> machine_check_hook(std::string phase, int threads, std::string file, std::ostream* log) {
+  return [phase = std::move(phase), threads = static_cast<unsigned>(std::max(0, threads)), file = std::move(file), log, checked = std::make_shared<bool>(false)] {
     if (std::exchange(*checked, true)) return;
     const MachineCheck check = check_machine(phase, threads);
     append_machine_check(file, check);

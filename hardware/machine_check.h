@@ -38,10 +38,11 @@ void append_machine_check(const std::string& file, const MachineCheck& check);
 nlohmann::ordered_json read_machine_checks(const std::string& file);
 
 // The check as a FirstMeasureHook callback (wrappers/first_measure_hook.h) for a sitting that
-// logs to `file`: on its first call (its copies included) checks the machine on `threads`,
+// logs to `file`: on its first call (its copies included) checks the machine on the backend's
+// `threads` (HalideBackendOptions::threads: 0 or less, the machine's cores),
 // appends the check, and writes it to `log` (when given) as "machine check before the PHASE: ...";
 // later calls do nothing, so every backend of a sitting (a round each) may hold it.
-std::function<void()> machine_check_hook(std::string phase, unsigned threads, std::string file, std::ostream* log);
+std::function<void()> machine_check_hook(std::string phase, int threads, std::string file, std::ostream* log);
 
 // When the checks' FMA rates (one core, or the threads) differ by more than `tolerance` (a share of
 // the slower), the sittings ran on different machines, whose figures do not compare: a sentence
