@@ -12,6 +12,8 @@ namespace perftune {
 
 namespace {
 
+constexpr const char* kParallelKnob = "parallel";
+constexpr const char* kOrderKnob = "order";
 constexpr const char* kAccumulateKnob = "accumulate";
 constexpr const char* kPadKnob = "pad";
 

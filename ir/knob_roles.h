@@ -7,11 +7,8 @@
 //   fuse.<e>       1 if edge e of the program (index into Program::edges()) is fused, else 0
 //   vector         lanes along the innermost output dimension (the program's last)
 //   unroll         rows of the next dimension unrolled around the lanes
-//   parallel       0 = serial, 1 = the outermost tile loop parallel, 2 = the two outermost fused
-//                  into one parallel loop
-//   order          1 = the two innermost tile loops swapped
 // Any other name is a generic knob (e.g. a Kernel Tuner parameter) that only learned models read;
-// vector, unroll, parallel and order are generic knobs too, whose meaning the featurizer also reads.
+// vector and unroll are generic knobs too, whose meaning the featurizer also reads.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -26,8 +23,6 @@ namespace perftune {
 inline constexpr const char* kTileReductionKnob = "tile.red";
 inline constexpr const char* kVectorKnob = "vector";
 inline constexpr const char* kUnrollKnob = "unroll";
-inline constexpr const char* kParallelKnob = "parallel";
-inline constexpr const char* kOrderKnob = "order";
 std::string tile_out_knob(std::size_t dimension);
 std::string fuse_knob(std::size_t edge);
 

@@ -19,23 +19,6 @@ float tail_share(std::int64_t tile, std::int64_t block, std::int64_t extent) {
   const std::int64_t b = std::max<std::int64_t>(1, std::min(block, extent));
   return static_cast<float>(t % b) / static_cast<float>(t);
 }
-
-// Tasks of the parallel loop as the Halide backend builds it (hardware/halide/apply_schedule.cpp):
-// tile loops innermost first, the innermost two swapped by `order` 1, the outermost (parallel 1)
-// or the two outermost fused (parallel 2) made parallel. A tile of 0 (no knob) spans its dimension.
-std::int64_t parallel_tasks(const std::vector<std::int64_t>& tiles, const std::vector<std::int64_t>& extents,
-                            std::int64_t parallel, std::int64_t order) {
-  const std::size_t rank = extents.size();
-  if (parallel <= 0 || rank == 0) return 1;
-  std::vector<std::int64_t> counts;  // tile loop trip counts, innermost first
-  for (std::size_t d = rank; d-- > 0;) {
-    const std::int64_t extent = std::max<std::int64_t>(1, extents[d]);
-    const std::int64_t tile = tiles[d] > 0 ? std::min(tiles[d], extent) : extent;
-    counts.push_back((extent + tile - 1) / tile);
-  }
-  if (order == 1 && rank >= 2) std::swap(counts[0], counts[1]);
-  return parallel >= 2 && rank >= 2 ? counts[rank - 1] * counts[rank - 2] : counts[rank - 1];
-}
 }  // namespace
 
 ConfigFeaturizer::ConfigFeaturizer(const KernelGraphFeatures& kernel, const SearchSpace& space,
@@ -51,8 +34,6 @@ ConfigFeaturizer::ConfigFeaturizer(const KernelGraphFeatures& kernel, const Sear
     if (roles_[k].role == KnobRole::kFuse) ++fuse_knob_count_;
     if (space.knobs()[k].name == kVectorKnob) vector_knob_ = k;
     if (space.knobs()[k].name == kUnrollKnob) unroll_knob_ = k;
-    if (space.knobs()[k].name == kParallelKnob) parallel_knob_ = k;
-    if (space.knobs()[k].name == kOrderKnob) order_knob_ = k;
     if (roles_[k].role != KnobRole::kGeneric) continue;
     const Knob& knob = space.knobs()[k];
     if (const KnobNormalization* norm = vocabulary.knob(knob.name))
@@ -133,13 +114,6 @@ void ConfigFeaturizer::featurize(std::span<const Config> configs, std::span<floa
     float* tail = row + kTailFeatureOffset;
     if (vector_knob_ && rank >= 1) tail[0] = tail_share(tiles[rank - 1], config.values[*vector_knob_], output_dims_[rank - 1]);
     if (unroll_knob_ && rank >= 2) tail[1] = tail_share(tiles[rank - 2], config.values[*unroll_knob_], output_dims_[rank - 2]);
-    if (parallel_knob_) {
-      const std::int64_t tasks = parallel_tasks(tiles, output_dims_, config.values[*parallel_knob_],
-                                                order_knob_ ? config.values[*order_knob_] : 0);
-      float* parallel = row + kParallelFeatureOffset;
-      parallel[0] = log_feature(static_cast<double>(tasks));
-      parallel[1] = static_cast<float>(std::min<std::int64_t>(tasks, 8)) / 8.0f;
-    }
   }
 }
 

@@ -8,7 +8,6 @@
 //   fuse block    fraction of the space's fuse.<e> knobs set, log2 of how many are set
 //   tail block    the share of the innermost tile's points past its last full vector, and of the
 //                 next dimension's rows past its last full unrolled block
-//   parallel block the number of tasks the parallel loop hands out: log2, and its share of 8
 //   hybrid block  the analytical model's estimate (surrogate/analytical/analytical_features.h), written by
 //                 the learned model when GnnParams::analytical_feature is on; zeros here
 // plus, for early join, a per-node "fused with a neighbour" flag.
@@ -37,16 +36,10 @@ inline constexpr std::size_t kFuseFeatureWidth = 4;
 // points where a 16-wide one pays none. Halide's Adams2019 featurizes the same split (vectors
 // against scalars); from log-scaled tiles and lanes a network would have to learn a modulus.
 inline constexpr std::size_t kTailFeatureWidth = 2;
-// Parallel tasks (knobs parallel and order over the tiles): a parallel loop over one tile, e.g. the
-// batch of a batch-1 program, runs on one core. Adams2019 featurizes the same count (its "inner
-// and outer parallelism"); from a generic parallel value and per-dimension tile shares a network
-// would have to learn a product of ceilings, and the corpora's large kernels rarely teach it.
-inline constexpr std::size_t kParallelFeatureWidth = 2;
 // Where each block starts in a config's row (the tile block at 0).
 inline constexpr std::size_t kFuseFeatureOffset = kTileFeatureWidth + kGenericFeatureWidth;
 inline constexpr std::size_t kTailFeatureOffset = kFuseFeatureOffset + kFuseFeatureWidth;
-inline constexpr std::size_t kParallelFeatureOffset = kTailFeatureOffset + kTailFeatureWidth;
-inline constexpr std::size_t kAnalyticalFeatureOffset = kParallelFeatureOffset + kParallelFeatureWidth;
+inline constexpr std::size_t kAnalyticalFeatureOffset = kTailFeatureOffset + kTailFeatureWidth;
 inline constexpr std::size_t kConfigFeatureWidth = kAnalyticalFeatureOffset + kAnalyticalFeatureWidth;
 
 // Prepared once per (kernel, space), then used for any number of configs; cheap per config
@@ -74,7 +67,7 @@ class ConfigFeaturizer {
   std::vector<std::int64_t> output_dims_;
   std::int64_t element_bytes_;
   std::size_t dimension_, fuse_knob_count_ = 0, node_count_;
-  std::optional<std::size_t> vector_knob_, unroll_knob_, parallel_knob_, order_knob_;
+  std::optional<std::size_t> vector_knob_, unroll_knob_;
   const std::vector<std::int64_t>* edge_producer_;
   const std::vector<std::int64_t>* edge_consumer_;
 };

@@ -18,9 +18,8 @@ namespace perftune {
 
 // Bumped whenever a feature's meaning, order or scaling changes; stored in checkpoints, which
 // refuse to load under another version. 2: the hybrid block of analytical estimates (config_features.h);
-// 3: the shares of fuse knobs placed inlined and per tile; 4: the ragged-tail block; 5: the
-// parallel-task block and the role of a convolution's or pooling's vectorized (last) dimension.
-inline constexpr int kFeatureSchemaVersion = 5;
+// 3: the shares of fuse knobs placed inlined and per tile; 4: the ragged-tail block.
+inline constexpr int kFeatureSchemaVersion = 4;
 
 // Generic knobs (e.g. Kernel Tuner parameters) get a fixed slot each so the config vector keeps
 // one width; 24 covers the largest shipped space (CLBlast GEMM, 15 parameters) with room to grow.

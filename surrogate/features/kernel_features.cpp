@@ -28,8 +28,6 @@ enum Column : std::size_t {
   kConvInputFeatures,
   kConvOutputFeatures,
   kConvKernelSpatial,
-  kLastDimFeature,                       // a convolution whose last output dim is its output feature dim
-  kLastDimWindowed,                      // the last output dim is a window's (convolution spatial, pooling)
   kIsDot,
   kDotContraction,
   kDotBatch,
@@ -141,19 +139,10 @@ KernelGraphFeatures featurize_kernel(const Kernel& kernel, const FeatureVocabula
       for (std::int64_t v : w.base_dilation) dilated |= v > 1;
       row[kWindowPadding] = log_feature(padding);
       row[kWindowDilated] = dilated ? 1.0f : 0.0f;
-      // A reduce-window's window has one entry per dimension; a convolution's is spatial only.
-      if (!op.convolution && w.size.size() == rank && rank > 0 && w.size.back() > 1) row[kLastDimWindowed] = 1.0f;
     }
     const auto operands = body.operands(id);
     if (op.convolution) {
       row[kIsConvolution] = 1.0f;
-      // The backend vectorizes the last output dim: along output features (channels-last) lanes
-      // broadcast one input and read contiguous weights, along a spatial dim (channels-first) they
-      // read shifted input rows; the best lane width differs, and dim sizes alone do not say which.
-      const auto last = static_cast<std::int64_t>(rank) - 1;
-      const auto& spatial = op.convolution->output_spatial;
-      if (op.convolution->output_feature == last) row[kLastDimFeature] = 1.0f;
-      if (std::find(spatial.begin(), spatial.end(), last) != spatial.end()) row[kLastDimWindowed] = 1.0f;
       if (!operands.empty())
         row[kConvInputFeatures] = log_feature(dim_or_one(body.op(operands[0]).shape, op.convolution->input_feature));
       row[kConvOutputFeatures] = log_feature(dim_or_one(op.shape, op.convolution->output_feature));

@@ -16,7 +16,7 @@ namespace perftune {
 inline constexpr std::size_t kMaxFeatureRank = 6;
 // log2 of sizes up to 2^32 stays within [0, 2] after this scale, a range MLPs train well on.
 inline constexpr float kLogScale = 1.0f / 16.0f;
-inline constexpr std::size_t kNodeFeatureWidth = 68;
+inline constexpr std::size_t kNodeFeatureWidth = 66;
 
 struct KernelGraphFeatures {
   std::size_t node_count = 0;

@@ -5,7 +5,6 @@
 #include "surrogate/features/config_features.h"
 #include "surrogate/features/feature_cache.h"
 #include "surrogate/features/kernel_features.h"
-#include "op_builders.h"
 #include "synthetic_kernels.h"
 
 using namespace perftune;
@@ -159,63 +158,4 @@ TEST_CASE("config features give the share of a tile past its last full vector an
   std::vector<float> row(kConfigFeatureWidth);
   plain.featurize(std::vector<Config>{Config{{28}}}, row);
   CHECK(row[kTailFeatureOffset] == 0.0f);
-}
-
-TEST_CASE("config features count the tasks the parallel loop hands out") {
-  // Output 256 x 512; the parallel loop runs over the outermost tile loop, or the two outermost
-  // fused, and order 1 swaps the two innermost tile loops (here: the only two).
-  const auto measured = testing::measured_kernel("k", 256, 512, 64);
-  const FeatureVocabulary vocabulary = FeatureVocabulary::build(std::vector<const MeasuredKernel*>{&measured}, 1);
-  const auto kernel = featurize_kernel(measured.kernel, vocabulary);
-  const SearchSpace space({{tile_out_knob(0), {64, 256}},
-                           {tile_out_knob(1), {128, 512}},
-                           {kParallelKnob, {0, 1, 2}},
-                           {kOrderKnob, {0, 1}}});
-  const ConfigFeaturizer featurizer(kernel, space, vocabulary);
-  const std::vector<Config> configs{Config{{64, 128, 0, 0}}, Config{{64, 128, 1, 0}}, Config{{64, 128, 2, 0}},
-                                    Config{{256, 128, 1, 0}}, Config{{256, 128, 1, 1}}, Config{{256, 512, 2, 0}}};
-  std::vector<float> out(configs.size() * kConfigFeatureWidth);
-  featurizer.featurize(configs, out);
-  const auto share_of_eight = [&](std::size_t config) { return out[config * kConfigFeatureWidth + kParallelFeatureOffset + 1]; };
-  CHECK(share_of_eight(0) == Approx(1.0 / 8));  // serial: one task
-  CHECK(share_of_eight(1) == Approx(4.0 / 8));  // 256 / 64 rows of tiles
-  CHECK(share_of_eight(2) == 1.0f);             // 4 x 4 tiles, capped at 8
-  CHECK(share_of_eight(3) == Approx(1.0 / 8));  // one tile of rows: a parallel loop of one task
-  CHECK(share_of_eight(4) == Approx(4.0 / 8));  // swapped: the 4 column tiles outermost
-  CHECK(share_of_eight(5) == Approx(1.0 / 8));  // one tile in all
-  const auto log_tasks = [&](std::size_t config) { return out[config * kConfigFeatureWidth + kParallelFeatureOffset]; };
-  CHECK(log_tasks(0) < log_tasks(1));
-  CHECK(log_tasks(1) < log_tasks(2));
-  CHECK(log_tasks(3) == log_tasks(0));
-
-  const SearchSpace without({{tile_out_knob(0), {64}}});
-  const ConfigFeaturizer plain(kernel, without, vocabulary);
-  std::vector<float> row(kConfigFeatureWidth);
-  plain.featurize(std::vector<Config>{Config{{64}}}, row);
-  CHECK(row[kParallelFeatureOffset] == 0.0f);
-}
-
-TEST_CASE("node features tell a convolution vectorized along channels from one along a spatial dim") {
-  // Two 3x3 convolutions of the same sizes, [1,8,8,8] in and out, channels last and first: only
-  // which output dim is last (the one the backend vectorizes) tells them apart at the conv node.
-  const auto conv_kernel = [](bool channels_last) {
-    Program p("conv");
-    const OpId in = p.add_op(test::parameter("in", 0, test::f32({1, 8, 8, 8})));
-    const OpId k = p.add_op(test::parameter("k", 1, test::f32({3, 3, 8, 8})));
-    Op conv = test::make_op("conv", "convolution", test::f32({1, 8, 8, 8}));
-    conv.convolution = channels_last ? ConvolutionDims{0, 3, {1, 2}, 2, 3, {0, 1}, 0, 3, {1, 2}}
-                                     : ConvolutionDims{0, 1, {2, 3}, 2, 3, {0, 1}, 0, 1, {2, 3}};
-    conv.window = Window{{3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {1, 1}};
-    p.add_op(conv, {in, k});
-    return Kernel("conv", std::move(p));
-  };
-  const auto nhwc = featurize_kernel(conv_kernel(true), FeatureVocabulary{});
-  const auto nchw = featurize_kernel(conv_kernel(false), FeatureVocabulary{});
-  const std::size_t conv_row = 2 * kNodeFeatureWidth;
-  std::vector<std::size_t> differing;
-  for (std::size_t c = 0; c < kNodeFeatureWidth; ++c)
-    if (nhwc.node_features[conv_row + c] != nchw.node_features[conv_row + c]) differing.push_back(c);
-  REQUIRE(differing.size() == 2);
-  for (std::size_t c : differing) CHECK(nhwc.node_features[conv_row + c] + nchw.node_features[conv_row + c] == 1.0f);
-  CHECK(nhwc.node_features[conv_row + differing[0]] != nhwc.node_features[conv_row + differing[1]]);
 }
