@@ -55,9 +55,10 @@ nlohmann::ordered_json read_machine_checks(const std::string& file) {
 }
 
 std::function<void()> machine_check_hook(std::string phase, int threads, std::string file, std::ostream* log) {
-  return [phase = std::move(phase), threads = static_cast<unsigned>(std::max(0, threads)), file = std::move(file), log, checked = std::make_shared<bool>(false)] {
+  const auto backend_threads = static_cast<unsigned>(std::max(0, threads));  // 0: the machine's cores
+  return [phase = std::move(phase), backend_threads, file = std::move(file), log, checked = std::make_shared<bool>(false)] {
     if (std::exchange(*checked, true)) return;
-    const MachineCheck check = check_machine(phase, threads);
+    const MachineCheck check = check_machine(phase, backend_threads);
     append_machine_check(file, check);
     if (log) *log << "machine check before the " << phase << ": " << describe(check) << std::endl;
   };
