@@ -112,8 +112,10 @@ void print_over_seeds(StudyConfig config, const LoadedSources& sources, const Ev
   std::vector<SeededTable> tables;
   double seconds = 0.0;
   const std::uint64_t first = config.train.seed;
+  const int first_trees = config.trees.seed;
   for (int i = 0; i < options.seeds; ++i) {
     config.train.seed = first + static_cast<std::uint64_t>(i);
+    config.trees.seed = first_trees + i;
     progress << "[eval] training seed " << config.train.seed << " (" << i + 1 << " of " << options.seeds << ")" << std::endl;
     StudyResult result = run_evaluation(config, sources, &progress, cpu_default_tiling);
     seconds += result.seconds;
@@ -166,8 +168,9 @@ const bool registered = register_command({"eval", "Evaluate the learned model ag
         throw std::invalid_argument("--fusion-breakdown shows one trained model's picks; run it without --seeds");
       if (options->seeds > 1 && !options->predictions.empty())
         throw std::invalid_argument("--predictions writes one trained model's predictions; run it without --seeds");
-      if (options->seeds > 1 && std::find(config.models.begin(), config.models.end(), "learned") == config.models.end())
-        throw std::invalid_argument("--seeds: " + config.file + " scores no learned model, the only one a training seed changes");
+      auto scores = [&](const char* model) { return std::find(config.models.begin(), config.models.end(), model) != config.models.end(); };
+      if (options->seeds > 1 && !scores("learned") && !scores("trees"))
+        throw std::invalid_argument("--seeds: " + config.file + " scores no learned or tree model, the only ones a training seed changes");
       const LoadedSources sources = load_sources(config);
       // Progress (per-epoch training logs) on stderr, always: stdout holds only the results table,
       // so `perftune eval ... > table.txt` gets the table alone.

@@ -1,4 +1,5 @@
-// perftune train TRAIN.json [--output CHECKPOINT] [--json]: train the learned model on the
+// perftune train TRAIN.json [--output CHECKPOINT] [--json]: train the learned model (the GNN, or with
+// "learner": "trees" the tree model) on the
 // training side of the config's split and write a checkpoint (weights + JSON metadata).
 #include <iostream>
 #include <memory>
@@ -43,6 +44,18 @@ const bool registered = register_command({"train", "Train the learned performanc
       config.train.gradient_sync = sync.get();
       const LoadedSources sources = load_sources(config);
       std::ostream* progress = ranks.rank() > 0 ? nullptr : options->json ? &std::cerr : &std::cout;
+      if (config.learner == "trees") {
+        if (ranks.rank() > 0) return;  // boosting is not data-parallel here: rank 0 trains alone
+        TreeTrainReport report;
+        auto model = train_trees_from_config(config, sources, progress, &report);
+        nlohmann::ordered_json summary{{"config", config.file}, {"checkpoint", output}, {"training", report.to_json()}};
+        model->save(output, summary);
+        if (options->json) print_json(summary.dump(2));
+        else
+          std::cout << "trained the tree model in " << report.seconds << " s (" << report.kernels << " kernels, " << report.rows
+                    << " configs, " << report.features << " features)\ncheckpoint: " << output << "\n";
+        return;
+      }
       TrainReport report;
       auto model = train_from_config(config, sources, cpu_default_tiling, progress, &report);
       if (ranks.rank() > 0) return;

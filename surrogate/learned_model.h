@@ -7,7 +7,8 @@
 
 namespace perftune {
 
-// A trained model from a checkpoint written by `perftune train` (the JSON file). Throws
+// A trained model from a checkpoint written by `perftune train` (the JSON file): the GNN, or the
+// tree model for a trees checkpoint (surrogate/trees/tree_cost_model.h). Throws
 // InputError naming the file for a wrong schema version or mismatched weights.
 std::unique_ptr<CostModel> load_learned_model(const std::string& checkpoint);
 // An untrained model that learns online from CostModel::update (AutoTVM-style tuning from

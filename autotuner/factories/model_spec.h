@@ -4,7 +4,8 @@
 //   {"type": "analytical", "device": PATH}    roofline baseline over a device spec; without "device",
 //                                             the shipped spec for the source's device, found in
 //                                             ../hardware beside the campaign (configs/hardware)
-//   {"type": "learned", "checkpoint": PATH}   GNN trained by `perftune train` (pre-trained)
+//   {"type": "learned", "checkpoint": PATH}   GNN trained by `perftune train` (pre-trained), or the
+//                                             tree model where the config's "learner" is "trees"
 //   {"type": "learned", "params": PATH}       GNN trained online from scratch by the tuner's updates
 //                                             (AutoTVM-style); PATH is a configs/models/*.json
 //   {"type": "learned", "checkpoints": [PATH, ...], "residual": {...}}

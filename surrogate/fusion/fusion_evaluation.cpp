@@ -96,6 +96,7 @@ std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKern
 std::optional<ModelScores> score_fusion(CostModel& model, const MeasuredKernel& program, const KernelTiling& tiling) {
   const auto [configs, measured] = ok_configs(program);
   if (configs.size() < 2) return std::nullopt;
+  if (!model.predicts_absolute_time()) return score_cost_model(model, program);
   const std::vector<double> predicted = predict_program_seconds(model, program, configs, tiling);
   return ModelScores{kendall_tau(predicted, measured), top_k_slowdown(predicted, measured, 1),
                      top_k_slowdown(predicted, measured, 5), top_k_slowdown(predicted, measured, 10),

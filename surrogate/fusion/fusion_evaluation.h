@@ -42,7 +42,9 @@ std::vector<double> predict_program_seconds(CostModel& model, const MeasuredKern
                                             std::span<const Config> configs, const KernelTiling& tiling);
 
 // Tau, top-K slowdown and MAPE of the summed prediction over the program's successful fusion
-// measurements; nullopt with fewer than two.
+// measurements; nullopt with fewer than two. A model that only ranks (predicts_absolute_time()
+// false: its scores do not add up) scores the whole program's configs directly, as a live tuner of
+// the fusion space asks it, without a MAPE.
 std::optional<ModelScores> score_fusion(CostModel& model, const MeasuredKernel& program, const KernelTiling& tiling);
 
 }  // namespace perftune

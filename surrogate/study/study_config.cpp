@@ -27,7 +27,7 @@ std::optional<std::string> resolve(const std::string& relative, const std::strin
 }  // namespace
 
 const std::vector<std::string>& known_model_names() {
-  static const std::vector<std::string> names{"learned", "analytical", "default", "random", "references"};
+  static const std::vector<std::string> names{"learned", "trees", "analytical", "default", "random", "references"};
   return names;
 }
 
@@ -35,7 +35,7 @@ StudyConfig StudyConfig::load(const std::string& path) {
   const nlohmann::json json = parse_json_file(path);
   const JsonView view(json, path);
   view.expect_keys({"comment", "sources", "split", "model", "train", "models", "checkpoint", "analytical_device",
-                    "fusion_selection_weight"});
+                    "fusion_selection_weight", "trees", "learner"});
   StudyConfig config;
   config.file = path;
   const JsonView sources = view.at("sources");
@@ -58,12 +58,26 @@ StudyConfig StudyConfig::load(const std::string& path) {
     }
   }
   if (auto train = view.find("train")) config.train = TrainOptions::from_json(*train);
+  if (auto trees = view.find("trees")) {
+    if (trees->is_object()) {
+      config.trees = TreeParams::from_json(*trees);
+    } else {
+      const auto found = resolve(trees->as_string(), path, /*data=*/false);
+      if (!found) trees->fail("an existing tree model parameter file (configs/models/trees.json)");
+      config.trees = TreeParams::load(*found);
+    }
+  }
+  if (auto learner = view.find("learner")) {
+    config.learner = learner->as_string();
+    if (config.learner != "gnn" && config.learner != "trees")
+      learner->fail("\"gnn\" (the \"model\" section) or \"trees\" (the \"trees\" section)");
+  }
   if (auto models = view.find("models")) {
     config.models = models->as_string_list();
     if (config.models.empty()) models->fail("at least one model");
     for (std::size_t i = 0; i < config.models.size(); ++i)
       if (std::find(known_model_names().begin(), known_model_names().end(), config.models[i]) == known_model_names().end())
-        models->at(i).fail("one of \"learned\", \"analytical\", \"default\", \"random\", \"references\"");
+        models->at(i).fail("one of \"learned\", \"trees\", \"analytical\", \"default\", \"random\", \"references\"");
   }
   if (auto checkpoint = view.find("checkpoint")) config.checkpoint = checkpoint->as_string();
   if (auto device = view.find("analytical_device")) {

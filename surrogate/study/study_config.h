@@ -4,9 +4,13 @@
 //    "split": {"by": "device", "test": ["TITAN RTX"]},
 //    "model": "configs/models/tpugraphs_baseline.json" (or an inline object),
 //    "train": {"epochs": 30, ...},
-//    "models": ["learned", "analytical", "default", "random", "references"],   (eval only;
+//    "models": ["learned", "trees", "analytical", "default", "random", "references"],   (eval only;
+//               "trees": the gradient-boosted tree model, trained on the same side as "learned";
 //               "references": a column per reference the test kernels' logs hold, e.g. each
 //               Halide autoscheduler's pick, scored by its slowdown against the best measured config)
+//    "trees": "configs/models/trees.json" (or an inline object; optional: the tree model's
+//             hyper-parameters, surrogate/trees/tree_params.h),
+//    "learner": "gnn" or "trees"  (train only; optional, default "gnn": which model perftune train writes),
 //    "analytical_device": "configs/hardware/tpu_v3.json"  (optional; default: the spec
 //                                                          device_spec_path() names for each kernel's device)
 //    "checkpoint": "runs/gemm.json",                  (train: written; eval: loaded instead of training)
@@ -27,6 +31,7 @@
 #include "surrogate/gnn/gnn_params.h"
 #include "surrogate/gnn/train_options.h"
 #include "surrogate/training/data_split.h"
+#include "surrogate/trees/tree_params.h"
 
 namespace perftune {
 
@@ -36,6 +41,8 @@ struct StudyConfig {
   SplitSpec split;
   GnnParams params;
   TrainOptions train;
+  TreeParams trees;
+  std::string learner = "gnn";  // what perftune train trains: "gnn" (params, train) or "trees"
   std::optional<std::string> checkpoint;
   std::optional<std::string> analytical_device;  // resolved DeviceSpec path for "analytical"
   std::string hardware_dir;                      // configs/hardware, for the per-device default spec

@@ -11,6 +11,8 @@
 #include "ir/input_error.h"
 #include "ir/source.h"
 #include "surrogate/analytical/analytical_model.h"
+#include "surrogate/learned_model.h"
+#include "surrogate/trees/tree_training.h"
 
 namespace perftune {
 
@@ -82,6 +84,26 @@ std::unique_ptr<GnnCostModel> train_fold(const StudyConfig& config, const Fold& 
                    report, fusion_selection(config, fold, tiling), &programs);
 }
 
+// The tree model of a fold, its analytical block for the training kernels' device where a spec
+// applies (a GPU of a Kernel Tuner cache has none, nor a device whose spec file is missing: the
+// block stays zero, and the progress says why). Unlike the GNN it learns
+// whole programs' fusion configs as groups of their own: its scores rank, they do not add up.
+std::unique_ptr<TreeCostModel> train_trees_fold(const StudyConfig& config, const Fold& fold, std::ostream* progress,
+                                                TreeTrainReport* report) {
+  std::vector<const MeasuredKernel*> train = fold.train;
+  train.insert(train.end(), fold.validation.begin(), fold.validation.end());  // no early stopping: trained on
+  TreeParams params = config.trees;
+  if (!params.analytical_device) {
+    try {
+      params.analytical_device = load_device_spec(config.analytical_device ? *config.analytical_device
+                                                                           : shared_device_spec_path(train, config.hardware_dir));
+    } catch (const std::exception& error) {  // no spec for the device, or its file is missing
+      if (progress) *progress << "trees: no analytical block (" << error.what() << ")\n";
+    }
+  }
+  return train_trees(train, params, progress, report);
+}
+
 }  // namespace
 
 LoadedSources load_sources(const StudyConfig& config) {
@@ -94,17 +116,36 @@ LoadedSources load_sources(const StudyConfig& config) {
   return loaded;
 }
 
-std::unique_ptr<GnnCostModel> train_from_config(const StudyConfig& config, const LoadedSources& sources,
-                                                const KernelTiling& tiling, std::ostream* progress, TrainReport* report) {
-  const auto folds = make_folds(sources.kernels, config.split, config.file);
+namespace {
+const Fold& single_fold(const StudyConfig& config, const LoadedSources& sources, std::vector<Fold>& folds) {
+  folds = make_folds(sources.kernels, config.split, config.file);
   if (folds.size() != 1)
     throw InputError(config.file, "$.split.by", "a split with one training side (leave_one_out trains one model per "
                                                 "kernel: use perftune eval)");
-  const Fold& fold = folds.front();
+  return folds.front();
+}
+
+void report_sides(const Fold& fold, std::ostream* progress) {
   if (progress)
     *progress << "training on " << fold.train.size() << " kernels (" << fold.validation.size() << " for validation, "
               << fold.test.size() << " held out for testing, " << fold.left_out << " equal to a held-out one and left out)\n";
+}
+}  // namespace
+
+std::unique_ptr<GnnCostModel> train_from_config(const StudyConfig& config, const LoadedSources& sources,
+                                                const KernelTiling& tiling, std::ostream* progress, TrainReport* report) {
+  std::vector<Fold> folds;
+  const Fold& fold = single_fold(config, sources, folds);
+  report_sides(fold, progress);
   return train_fold(config, fold, tiling, progress, report);
+}
+
+std::unique_ptr<TreeCostModel> train_trees_from_config(const StudyConfig& config, const LoadedSources& sources,
+                                                       std::ostream* progress, TreeTrainReport* report) {
+  std::vector<Fold> folds;
+  const Fold& fold = single_fold(config, sources, folds);
+  report_sides(fold, progress);
+  return train_trees_fold(config, fold, progress, report);
 }
 
 namespace {
@@ -141,13 +182,14 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
     result.table.models.insert(result.table.models.end(), names.begin(), names.end());
     result.table.references.assign(names.begin(), names.end());
   }
-  const bool wants_learned = std::find(config.models.begin(), config.models.end(), "learned") != config.models.end();
+  auto wants = [&](const char* name) { return std::find(config.models.begin(), config.models.end(), name) != config.models.end(); };
+  const bool wants_learned = wants("learned");
   for (const Fold& fold : folds) {
     FoldReport report{fold.name, fold.train.size(), fold.test.size(), result.table.rows.size(), 0, {}, false};
-    std::unique_ptr<GnnCostModel> learned;
+    std::unique_ptr<CostModel> learned;
     if (wants_learned) {
       if (config.checkpoint) {
-        learned = GnnCostModel::load(*config.checkpoint);
+        learned = load_learned_model(*config.checkpoint);
         report.from_checkpoint = true;
       } else {
         if (progress && folds.size() > 1) *progress << "fold " << fold.name << ": training on " << fold.train.size() << " kernels\n";
@@ -167,6 +209,11 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
         }
       }
     }
+    std::unique_ptr<TreeCostModel> trees;
+    if (wants("trees")) {
+      if (progress) *progress << "training the tree model on " << fold.train.size() << " kernels\n";
+      trees = train_trees_fold(config, fold, folds.size() > 1 ? nullptr : progress, nullptr);
+    }
     for (const MeasuredKernel* kernel : fold.test) {
       const bool fusion = is_fusion_space(*kernel);
       KernelRow row{fusion ? "fusion" : "tile", kernel->kernel.name(), kernel->device, 0, {}};
@@ -175,6 +222,7 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
       for (const std::string& name : result.table.models) {
         std::optional<ModelScores> scores;
         CostModel* model = name == "learned"      ? learned.get()
+                           : name == "trees"      ? trees.get()
                            : name == "analytical" ? analytical_for(config, *kernel, analytical_models)
                                                   : nullptr;
         if (model) scores = fusion ? score_fusion(*model, *kernel, tiling) : score_cost_model(*model, *kernel);

@@ -13,6 +13,7 @@
 #include "surrogate/study/study_config.h"
 #include "surrogate/training/data_split.h"
 #include "surrogate/training/trainer.h"
+#include "surrogate/trees/tree_training.h"
 
 namespace perftune {
 
@@ -30,6 +31,11 @@ LoadedSources load_sources(const StudyConfig& config);
 // never sees the test side.
 std::unique_ptr<GnnCostModel> train_from_config(const StudyConfig& config, const LoadedSources& sources,
                                                 const KernelTiling& tiling, std::ostream* progress, TrainReport* report);
+
+// `perftune train` with "learner": "trees": the tree model (surrogate/trees) on the same training
+// side, validation kernels included (it has no early stopping).
+std::unique_ptr<TreeCostModel> train_trees_from_config(const StudyConfig& config, const LoadedSources& sources,
+                                                       std::ostream* progress, TreeTrainReport* report);
 
 struct FoldReport {
   std::string fold;

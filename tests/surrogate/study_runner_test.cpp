@@ -167,7 +167,10 @@ TEST_CASE("a bad study config names the file and the place") {
                                     "train": {"epoch_selection": "shared"}})",
                                 "$.fusion_selection_weight"},
                             Row{R"({"sources": ["eval.json"], "split": {"by": "kernel"}, "train": {"correction_scales": [0.5]}})",
-                                "$.train.correction_scales"});
+                                "$.train.correction_scales"},
+                            Row{R"({"sources": ["eval.json"], "split": {"by": "kernel"}, "learner": "forest"})", "$.learner"},
+                            Row{R"({"sources": ["eval.json"], "split": {"by": "kernel"}, "trees": {"eta": 2}})", "$.trees.eta"},
+                            Row{R"({"sources": ["eval.json"], "split": {"by": "kernel"}, "trees": "nope.json"})", "$.trees"});
   CAPTURE(row.text);
   std::ofstream(dir + "/eval.json") << row.text;
   REQUIRE_THROWS_WITH(StudyConfig::load(dir + "/eval.json"), Catch::Contains("eval.json") && Catch::Contains(row.where));
@@ -236,6 +239,35 @@ TEST_CASE("a program split keeps a held-out program's kernels out of training an
   REQUIRE(result.table.tasks() == std::vector<std::string>{"tile", "fusion"});
   REQUIRE(std::isfinite(result.table.averages("fusion").at("learned").kendall_tau));
   REQUIRE(to_json(result.table)["tasks"].contains("fusion"));
+}
+
+TEST_CASE("evaluation trains the tree model on the same side and scores it beside the learned one") {
+  const std::string dir = scratch_dir("study_trees");
+  write_program_log(dir);
+  write_log(dir);
+  std::ofstream(dir + "/eval.json") << R"({"sources": ["cpu.jsonl", "corpus.jsonl"], "split": {"by": "program", "test_fraction": 0.5, "seed": 2},
+      "model": {"hidden": 16, "opcode_embedding": 8, "min_opcode_count": 1}, "train": {"epochs": 2, "steps_per_epoch": 5},
+      "trees": {"rounds": 20, "max_depth": 3, "min_opcode_count": 1}, "models": ["learned", "trees", "random"]})";
+  const StudyConfig config = StudyConfig::load(dir + "/eval.json");
+  REQUIRE(config.trees.rounds == 20);
+  const StudyResult result = run_evaluation(config, load_sources(config), nullptr);
+  const auto tile = result.table.averages("tile").at("trees");
+  CHECK(tile.kendall_tau > 0.3);
+  CHECK(std::isnan(tile.mape));  // its scores rank; they are no seconds
+  // A fusion space is ranked directly, not through sums of scores that do not add up.
+  CHECK(std::isfinite(result.table.averages("fusion").at("trees").kendall_tau));
+}
+
+TEST_CASE("perftune train writes a trees checkpoint when the config's learner is trees") {
+  const std::string dir = scratch_dir("study_train_trees");
+  write_log(dir);
+  std::ofstream(dir + "/train.json") << R"({"sources": ["corpus.jsonl"], "split": {"by": "kernel", "test_fraction": 0.25},
+      "learner": "trees", "trees": {"rounds": 20, "max_depth": 3, "min_opcode_count": 1}})";
+  const StudyConfig config = StudyConfig::load(dir + "/train.json");
+  TreeTrainReport report;
+  auto model = train_trees_from_config(config, load_sources(config), nullptr, &report);
+  CHECK(report.kernels == 12);  // 6 of 8 kernels on 2 devices
+  CHECK(model->params().rounds == 20);
 }
 
 TEST_CASE("evaluation scores the analytical model where a device spec applies") {

@@ -1,0 +1,48 @@
+#include "surrogate/trees/tree_params.h"
+
+#include "surrogate/json_fields.h"
+
+namespace perftune {
+
+nlohmann::ordered_json TreeParams::to_json() const {
+  nlohmann::ordered_json json{{"objective", objective}, {"rounds", rounds},       {"eta", eta},
+                              {"max_depth", max_depth}, {"subsample", subsample}, {"colsample", colsample},
+                              {"min_opcode_count", min_opcode_count}, {"seed", seed}, {"threads", threads},
+                              {"online_rounds", online_rounds}, {"online_depth", online_depth}};
+  if (analytical_device) json["analytical_device"] = device_spec_to_json(*analytical_device);
+  return json;
+}
+
+TreeParams TreeParams::from_json(const JsonView& json) {
+  json.expect_keys({"objective", "rounds", "eta", "max_depth", "subsample", "colsample", "min_opcode_count", "seed",
+                    "threads", "online_rounds", "online_depth", "analytical_device", "comment"});
+  TreeParams p;
+  if (auto v = json.find("objective")) {
+    p.objective = v->as_string();
+    if (p.objective != "rank:pairwise" && p.objective != "reg:squarederror")
+      v->fail("\"rank:pairwise\" or \"reg:squarederror\"");
+  }
+  read_positive_ints(json, {{"rounds", &p.rounds}, {"max_depth", &p.max_depth}, {"min_opcode_count", &p.min_opcode_count},
+                            {"online_depth", &p.online_depth}});
+  auto share = [&](const char* key, double& into) {
+    if (auto v = json.find(key)) {
+      into = v->as_non_negative_number();
+      if (into <= 0 || into > 1) v->fail("a number in (0, 1]");
+    }
+  };
+  share("eta", p.eta);
+  share("subsample", p.subsample);
+  share("colsample", p.colsample);
+  if (auto v = json.find("seed")) p.seed = static_cast<int>(v->as_count("a seed >= 0"));
+  if (auto v = json.find("threads")) p.threads = static_cast<int>(v->as_count("a thread count >= 0 (0: one per core)"));
+  if (auto v = json.find("online_rounds")) p.online_rounds = static_cast<int>(v->as_count("a count >= 0 of trees"));
+  if (auto v = json.find("analytical_device")) p.analytical_device = device_spec_from_json(*v);
+  return p;
+}
+
+TreeParams TreeParams::load(const std::string& path) {
+  const nlohmann::json json = parse_json_file(path);
+  return from_json(JsonView(json, path));
+}
+
+}  // namespace perftune
