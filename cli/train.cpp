@@ -1,6 +1,6 @@
-// perftune train TRAIN.json [--output CHECKPOINT] [--json]: train the learned model (the GNN, or with
-// "learner": "trees" the tree model) on the
-// training side of the config's split and write a checkpoint (weights + JSON metadata).
+// perftune train TRAIN.json [--output CHECKPOINT] [--json]: train the learned model (the GNN, or the
+// tree model with "learner": "trees") on the training side of the config's split and write a
+// checkpoint (weights + JSON metadata).
 #include <iostream>
 #include <memory>
 

@@ -24,6 +24,15 @@ std::optional<std::string> resolve(const std::string& relative, const std::strin
   return std::nullopt;
 }
 
+// A hyper-parameter section: an object inline, or the path of a file (resolved as above).
+template <typename Params>
+Params read_params(const JsonView& section, const std::string& config_path, const char* expected) {
+  if (section.is_object()) return Params::from_json(section);
+  const auto found = resolve(section.as_string(), config_path, /*data=*/false);
+  if (!found) section.fail(expected);
+  return Params::load(*found);
+}
+
 }  // namespace
 
 const std::vector<std::string>& known_model_names() {
@@ -48,25 +57,10 @@ StudyConfig StudyConfig::load(const std::string& path) {
     config.sources.push_back(*found);
   }
   config.split = SplitSpec::from_json(view.at("split"));
-  if (auto model = view.find("model")) {
-    if (model->is_object()) {
-      config.params = GnnParams::from_json(*model);
-    } else {
-      const auto found = resolve(model->as_string(), path, /*data=*/false);
-      if (!found) model->fail("an existing model parameter file (configs/models/*.json)");
-      config.params = GnnParams::load(*found);
-    }
-  }
+  if (auto model = view.find("model")) config.params = read_params<GnnParams>(*model, path, "an existing model parameter file (configs/models/*.json)");
   if (auto train = view.find("train")) config.train = TrainOptions::from_json(*train);
-  if (auto trees = view.find("trees")) {
-    if (trees->is_object()) {
-      config.trees = TreeParams::from_json(*trees);
-    } else {
-      const auto found = resolve(trees->as_string(), path, /*data=*/false);
-      if (!found) trees->fail("an existing tree model parameter file (configs/models/trees.json)");
-      config.trees = TreeParams::load(*found);
-    }
-  }
+  if (auto trees = view.find("trees"))
+    config.trees = read_params<TreeParams>(*trees, path, "an existing tree model parameter file (configs/models/trees.json)");
   if (auto learner = view.find("learner")) {
     config.learner = learner->as_string();
     if (config.learner != "gnn" && config.learner != "trees")

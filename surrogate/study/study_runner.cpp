@@ -117,35 +117,28 @@ LoadedSources load_sources(const StudyConfig& config) {
 }
 
 namespace {
-const Fold& single_fold(const StudyConfig& config, const LoadedSources& sources, std::vector<Fold>& folds) {
-  folds = make_folds(sources.kernels, config.split, config.file);
+// `perftune train`'s one fold, its sides reported.
+Fold training_fold(const StudyConfig& config, const LoadedSources& sources, std::ostream* progress) {
+  auto folds = make_folds(sources.kernels, config.split, config.file);
   if (folds.size() != 1)
     throw InputError(config.file, "$.split.by", "a split with one training side (leave_one_out trains one model per "
                                                 "kernel: use perftune eval)");
-  return folds.front();
-}
-
-void report_sides(const Fold& fold, std::ostream* progress) {
+  const Fold& fold = folds.front();
   if (progress)
     *progress << "training on " << fold.train.size() << " kernels (" << fold.validation.size() << " for validation, "
               << fold.test.size() << " held out for testing, " << fold.left_out << " equal to a held-out one and left out)\n";
+  return std::move(folds.front());
 }
 }  // namespace
 
 std::unique_ptr<GnnCostModel> train_from_config(const StudyConfig& config, const LoadedSources& sources,
                                                 const KernelTiling& tiling, std::ostream* progress, TrainReport* report) {
-  std::vector<Fold> folds;
-  const Fold& fold = single_fold(config, sources, folds);
-  report_sides(fold, progress);
-  return train_fold(config, fold, tiling, progress, report);
+  return train_fold(config, training_fold(config, sources, progress), tiling, progress, report);
 }
 
 std::unique_ptr<TreeCostModel> train_trees_from_config(const StudyConfig& config, const LoadedSources& sources,
                                                        std::ostream* progress, TreeTrainReport* report) {
-  std::vector<Fold> folds;
-  const Fold& fold = single_fold(config, sources, folds);
-  report_sides(fold, progress);
-  return train_trees_fold(config, fold, progress, report);
+  return train_trees_fold(config, training_fold(config, sources, progress), progress, report);
 }
 
 namespace {

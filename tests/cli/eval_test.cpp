@@ -177,5 +177,33 @@ TEST_CASE("perftune eval --seeds trains once per seed and reports the means and 
   CHECK(no_predictions.err.find("--predictions writes one trained model's predictions") != std::string::npos);
 }
 
+
+TEST_CASE("train with \"learner\": \"trees\" writes a tree checkpoint that eval --checkpoint scores", "[cli][eval]") {
+  const std::string dir = scratch_dir("cli_eval_trees");
+  const std::string eval = write_toy_eval(dir);
+  nlohmann::json config = nlohmann::json::parse(std::ifstream(eval));
+  config["learner"] = "trees";
+  config["trees"] = {{"rounds", 10}, {"max_depth", 3}, {"min_opcode_count", 1}};
+  std::ofstream(dir + "/trees.json") << config.dump();
+  const SubprocessResult trained = perftune_cli({"train", dir + "/trees.json", "-o", dir + "/model.json", "--json"});
+  CAPTURE(trained.out, trained.err);
+  REQUIRE(trained.ok());
+  CHECK(nlohmann::json::parse(trained.out)["training"]["rows"].get<int>() > 0);
+  CHECK(std::ifstream(dir + "/model.ubj").good());
+
+  const SubprocessResult r = perftune_cli({"eval", eval, "--checkpoint", dir + "/model.json", "--json"});
+  CAPTURE(r.out, r.err);
+  REQUIRE(r.ok());
+  const nlohmann::json result = nlohmann::json::parse(r.out);
+  CHECK(result["models"]["learned"]["kendall_tau"].is_number());
+  CHECK(result["models"]["learned"]["mape"].is_null());  // a ranking: no seconds to compare
+
+  config["learner"] = "forest";
+  std::ofstream(dir + "/bad.json") << config.dump();
+  const SubprocessResult bad = perftune_cli({"train", dir + "/bad.json", "-o", dir + "/bad_model.json"});
+  CHECK_FALSE(bad.ok());
+  CHECK(bad.err.find("$.learner") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace perftune
