@@ -1,9 +1,6 @@
 #include "surrogate/trees/tree_cost_model.h"
 
-#include <algorithm>
-#include <cmath>
 #include <filesystem>
-#include <numeric>
 
 #include "ir/file_io.h"
 #include "ir/input_error.h"
@@ -81,7 +78,7 @@ void TreeCostModel::update(const Kernel& kernel, const SearchSpace& space, std::
   auto booster = std::make_unique<XgbBooster>(&matrix);
   booster->set_param("objective", params_.objective);
   booster->set_param("max_depth", std::to_string(params_.online_depth));
-  booster->set_param("eta", "0.3");
+  booster->set_param("eta", "0.3");  // a few points, a few trees: each must count (not tuned)
   booster->set_param("min_child_weight", "0");
   booster->set_param("nthread", "1");
   booster->set_param("seed", std::to_string(params_.seed));

@@ -39,7 +39,7 @@ class TreeCostModel : public CostModel {
   // InputError naming the file for something that is no trees checkpoint, another feature schema,
   // a missing booster file or one whose feature count does not match.
   static std::unique_ptr<TreeCostModel> load(const std::string& checkpoint);
-  // True if the JSON at `checkpoint` says it is a trees checkpoint (false for anything else).
+  // True if a checkpoint's parsed JSON says it is a trees checkpoint (false for anything else).
   static bool is_checkpoint(const nlohmann::json& json);
 
  private:
