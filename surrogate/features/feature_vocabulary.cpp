@@ -8,6 +8,13 @@
 
 namespace perftune {
 
+void check_feature_schema(const JsonView& version) {
+  const auto found = version.as_int();
+  if (found != kFeatureSchemaVersion)
+    version.fail("feature schema version " + std::to_string(kFeatureSchemaVersion) + " (this build), found " +
+                 std::to_string(found) + "; retrain the model with this build");
+}
+
 double signed_log2(double value) { return std::copysign(std::log2(1.0 + std::fabs(value)), value); }
 
 namespace {

@@ -21,6 +21,10 @@ namespace perftune {
 // 3: the shares of fuse knobs placed inlined and per tile; 4: the ragged-tail block.
 inline constexpr int kFeatureSchemaVersion = 4;
 
+// A checkpoint's "feature_schema_version" (the JsonView of that key): fails naming it unless it is
+// this build's version, so a model is retrained rather than fed features it never learned.
+void check_feature_schema(const JsonView& version);
+
 // Generic knobs (e.g. Kernel Tuner parameters) get a fixed slot each so the config vector keeps
 // one width; 24 covers the largest shipped space (CLBlast GEMM, 15 parameters) with room to grow.
 inline constexpr std::size_t kMaxGenericKnobs = 24;

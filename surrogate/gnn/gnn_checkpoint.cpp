@@ -90,11 +90,7 @@ std::unique_ptr<GnnCostModel> GnnCostModel::load(const std::string& checkpoint) 
   const JsonView view(json, checkpoint);
   view.expect_keys({"format", "feature_schema_version", "weights", "params", "train", "vocabulary", "correction_scale", "extra"});
   if (view.at("format").as_string() != kCheckpointFormat) view.at("format").fail(std::string("\"") + kCheckpointFormat + "\"");
-  const auto version = view.at("feature_schema_version").as_int();
-  if (version != kFeatureSchemaVersion)
-    view.at("feature_schema_version")
-        .fail("feature schema version " + std::to_string(kFeatureSchemaVersion) + " (this build), found " +
-              std::to_string(version) + "; retrain the model with this build");
+  check_feature_schema(view.at("feature_schema_version"));
   auto model = std::make_unique<GnnCostModel>(GnnParams::from_json(view.at("params")),
                                               FeatureVocabulary::from_json(view.at("vocabulary")),
                                               TrainOptions::from_json(view.at("train")));

@@ -34,14 +34,19 @@ std::optional<std::string> analytical_spec_path(const StudyConfig& config, const
   }
 }
 
+// The device spec a model trained on `train` estimates with: the config's, else the one spec of the
+// training kernels' device (std::invalid_argument where they have none or several).
+DeviceSpec training_device_spec(const StudyConfig& config, const std::vector<const MeasuredKernel*>& train) {
+  return load_device_spec(config.analytical_device ? *config.analytical_device : shared_device_spec_path(train, config.hardware_dir));
+}
+
 // The config's hyper-parameters with the hybrid feature's device spec filled in from the training
 // kernels' device (one spec for all of them).
 GnnParams resolved_params(const StudyConfig& config, const std::vector<const MeasuredKernel*>& train) {
   GnnParams params = config.params;
   if (!params.analytical_feature || params.analytical_device) return params;
   try {
-    params.analytical_device = load_device_spec(config.analytical_device ? *config.analytical_device
-                                                                         : shared_device_spec_path(train, config.hardware_dir));
+    params.analytical_device = training_device_spec(config, train);
   } catch (const std::invalid_argument& error) {
     throw InputError(config.file, "$.model.analytical_feature", error.what());
   }
@@ -95,8 +100,7 @@ std::unique_ptr<TreeCostModel> train_trees_fold(const StudyConfig& config, const
   TreeParams params = config.trees;
   if (!params.analytical_device) {
     try {
-      params.analytical_device = load_device_spec(config.analytical_device ? *config.analytical_device
-                                                                           : shared_device_spec_path(train, config.hardware_dir));
+      params.analytical_device = training_device_spec(config, train);
     } catch (const std::exception& error) {  // no spec for the device, or its file is missing
       if (progress) *progress << "trees: no analytical block (" << error.what() << ")\n";
     }

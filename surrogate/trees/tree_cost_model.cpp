@@ -111,11 +111,7 @@ std::unique_ptr<TreeCostModel> TreeCostModel::load(const std::string& checkpoint
     throw InputError(checkpoint, "$.format", std::string("\"") + kCheckpointFormat + "\" (a checkpoint perftune train writes for trees)");
   const JsonView view(json, checkpoint);
   view.expect_keys({"format", "feature_schema_version", "booster", "params", "vocabulary", "extra"});
-  const auto version = view.at("feature_schema_version").as_int();
-  if (version != kFeatureSchemaVersion)
-    view.at("feature_schema_version")
-        .fail("feature schema version " + std::to_string(kFeatureSchemaVersion) + " (this build), found " +
-              std::to_string(version) + "; retrain the model with this build");
+  check_feature_schema(view.at("feature_schema_version"));
   TreeParams params = TreeParams::from_json(view.at("params"));
   TreeFeaturizer featurizer(FeatureVocabulary::from_json(view.at("vocabulary")), params.analytical_device);
   const std::string booster_file =
