@@ -4,6 +4,7 @@
 #include <iostream>
 #include <string>
 
+#include "autotuner/factories/schedule_feature_sources.h"
 #include "cli/command.h"
 #include "distributed/ranks.h"
 #include "surrogate/training/torch_threads.h"
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   CLI::App app{"perftune: an autotuner for tensor programs driven by a learned performance model"};
   app.require_subcommand(1);
   perftune::configure_torch_threads();
+  perftune::provide_schedule_feature_sources();
   app.set_version_flag("--version", "perftune 0.1");
   auto& all = commands();
   std::sort(all.begin(), all.end(), [](const Command& a, const Command& b) { return a.name < b.name; });

@@ -27,6 +27,9 @@
 // With PERFTUNE_HALIDE_STMT=FILE in its environment it also writes each pipeline's lowered loop
 // nest to FILE (the last one compiled wins), to see what a config became; with
 // PERFTUNE_HALIDE_SCHEDULE=FILE, an autoscheduler's schedule source (the last one wins).
+// A request with "loop_nest": true stops after lowering (no code generation, ~36 ms) and replies
+// {"status": "ok", "loop_nest": [...], "compile_seconds": C}: the statistics of the loop nest its
+// config or autoscheduler produced (hardware/loop_nest_features.h).
 #include <Halide.h>
 #include <sys/resource.h>
 
@@ -45,6 +48,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hardware/halide/apply_schedule.h"
+#include "hardware/halide/loop_nest_stats.h"
 #include "hardware/halide/lowering.h"
 #include "hardware/halide_schedule.h"
 #include "hardware/reference/input_data.h"
@@ -111,7 +115,8 @@ struct Compiled {
   std::string schedule_hash;  // an autoscheduler's schedule source, hashed; empty for a config
 };
 
-// The request's program under its schedule or autoscheduler, compiled; or the failure reply.
+// The request's program under its schedule or autoscheduler, compiled; or the reply itself: a
+// failure, or a loop-nest request's statistics.
 std::variant<std::unique_ptr<Compiled>, json> compile(const json& request) {
   auto compiled = std::make_unique<Compiled>();
   compiled->body = perftune::program_from_json(perftune::JsonView(request.at("program"), "request", "$.program"));
@@ -154,10 +159,16 @@ std::variant<std::unique_ptr<Compiled>, json> compile(const json& request) {
       if (const char* file = std::getenv("PERFTUNE_HALIDE_SCHEDULE")) std::ofstream(file) << source;
       for (const std::string& key : set) unsetenv(key.c_str());
     }
+    std::vector<Halide::Argument> arguments;
+    for (const Halide::ImageParam& input : lowered.inputs) arguments.push_back(input);
+    // A loop-nest request stops at the lowered module: its statistics are the reply.
+    if (request.value("loop_nest", false)) {
+      const Halide::Module module = scheduled.pipeline.compile_to_module(arguments, "perftune_loop_nest", target);
+      const auto row = perftune::halide::loop_nest_stats(module, "perftune_loop_nest");
+      return json{{"status", "ok"}, {"loop_nest", row}, {"compile_seconds", seconds_since(compile_start)}};
+    }
     // For a person reading what a schedule became: the loop nest, as Halide's lowered statement.
     if (const char* stmt = std::getenv("PERFTUNE_HALIDE_STMT")) {
-      std::vector<Halide::Argument> arguments;
-      for (const Halide::ImageParam& input : lowered.inputs) arguments.push_back(input);
       scheduled.pipeline.compile_to_lowered_stmt(stmt, arguments, Halide::StmtOutputFormat::Text, target);
     }
     scheduled.pipeline.compile_jit(target);
@@ -248,7 +259,7 @@ json handle(const json& request) {
     return run(*compiled, request);
   }
   auto compiled = compile(request);
-  if (json* failed = std::get_if<json>(&compiled)) return *failed;
+  if (json* reply = std::get_if<json>(&compiled)) return *reply;
   std::unique_ptr<Compiled>& pipeline = std::get<std::unique_ptr<Compiled>>(compiled);
   if (request.contains("keep")) {
     const double seconds = pipeline->compile_seconds;

@@ -113,7 +113,13 @@ std::unique_ptr<TreeCostModel> TreeCostModel::load(const std::string& checkpoint
   view.expect_keys({"format", "feature_schema_version", "booster", "params", "vocabulary", "extra"});
   check_feature_schema(view.at("feature_schema_version"));
   TreeParams params = TreeParams::from_json(view.at("params"));
-  TreeFeaturizer featurizer(FeatureVocabulary::from_json(view.at("vocabulary")), params.analytical_device);
+  TreeFeaturizer featurizer = [&] {
+    try {
+      return make_tree_featurizer(FeatureVocabulary::from_json(view.at("vocabulary")), params);
+    } catch (const std::invalid_argument& error) {
+      throw InputError(checkpoint, "$.params.schedule_features", std::string("schedule features this program provides: ") + error.what());
+    }
+  }();
   const std::string booster_file =
       (std::filesystem::path(checkpoint).parent_path() / view.at("booster").as_string()).string();
   if (!path_exists(booster_file)) throw InputError(booster_file, "", "the booster file named by " + checkpoint);

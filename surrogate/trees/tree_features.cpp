@@ -16,14 +16,17 @@ constexpr std::size_t kPoolings = 3;  // mean, max, sum
 
 }  // namespace
 
-TreeFeaturizer::TreeFeaturizer(FeatureVocabulary vocabulary, const std::optional<DeviceSpec>& analytical_device)
-    : vocabulary_(std::move(vocabulary)) {
+TreeFeaturizer::TreeFeaturizer(FeatureVocabulary vocabulary, const std::optional<DeviceSpec>& analytical_device,
+                               std::shared_ptr<ScheduleFeatureSource> schedule_features)
+    : vocabulary_(std::move(vocabulary)), schedule_features_(std::move(schedule_features)) {
   if (analytical_device) analytical_ = std::make_shared<const AnalyticalModel>(*analytical_device);
 }
 
 std::size_t TreeFeaturizer::summary_width() const { return kPoolings * kNodeFeatureWidth + vocabulary_.opcode_count() + 2; }
 
-std::size_t TreeFeaturizer::width() const { return summary_width() + kConfigFeatureWidth; }
+std::size_t TreeFeaturizer::width() const {
+  return summary_width() + kConfigFeatureWidth + (schedule_features_ ? schedule_features_->width() : 0);
+}
 
 std::vector<float> TreeFeaturizer::rows(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs) const {
   const KernelGraphFeatures graph = featurize_kernel(kernel, vocabulary_);
@@ -54,17 +57,26 @@ std::vector<float> TreeFeaturizer::rows(const Kernel& kernel, const SearchSpace&
       std::copy_n(estimates.begin() + i * kAnalyticalFeatureWidth, kAnalyticalFeatureWidth,
                   config_rows.begin() + i * kConfigFeatureWidth + kAnalyticalFeatureOffset);
   }
+  const std::size_t schedule_width = schedule_features_ ? schedule_features_->width() : 0;
+  std::vector<float> schedule_rows(configs.size() * schedule_width);
+  if (schedule_features_) schedule_features_->rows(kernel, space, configs, schedule_rows);
   std::vector<float> out;
   out.reserve(configs.size() * width());
   for (std::size_t i = 0; i < configs.size(); ++i) {
     out.insert(out.end(), summary.begin(), summary.end());
     out.insert(out.end(), config_rows.begin() + i * kConfigFeatureWidth, config_rows.begin() + (i + 1) * kConfigFeatureWidth);
+    out.insert(out.end(), schedule_rows.begin() + i * schedule_width, schedule_rows.begin() + (i + 1) * schedule_width);
   }
   // An estimate the analytical model cannot give (an infinite time) is missing to the trees, which
   // learn a direction for missing values; XGBoost rejects infinities.
   for (float& value : out)
     if (std::isinf(value)) value = std::numeric_limits<float>::quiet_NaN();
   return out;
+}
+
+TreeFeaturizer make_tree_featurizer(FeatureVocabulary vocabulary, const TreeParams& params) {
+  return TreeFeaturizer(std::move(vocabulary), params.analytical_device,
+                        params.schedule_features.empty() ? nullptr : schedule_features(params.schedule_features));
 }
 
 }  // namespace perftune

@@ -10,12 +10,15 @@ nlohmann::ordered_json TreeParams::to_json() const {
                               {"min_opcode_count", min_opcode_count}, {"seed", seed}, {"threads", threads},
                               {"online_rounds", online_rounds}, {"online_depth", online_depth}};
   if (analytical_device) json["analytical_device"] = device_spec_to_json(*analytical_device);
+  if (!schedule_features.empty()) json["schedule_features"] = schedule_features;
+  if (max_configs_per_kernel > 0) json["max_configs_per_kernel"] = max_configs_per_kernel;
   return json;
 }
 
 TreeParams TreeParams::from_json(const JsonView& json) {
   json.expect_keys({"objective", "rounds", "eta", "max_depth", "subsample", "colsample", "min_opcode_count", "seed",
-                    "threads", "online_rounds", "online_depth", "analytical_device", "comment"});
+                    "threads", "online_rounds", "online_depth", "analytical_device", "schedule_features",
+                    "max_configs_per_kernel", "comment"});
   TreeParams p;
   if (auto v = json.find("objective")) {
     p.objective = v->as_string();
@@ -37,6 +40,9 @@ TreeParams TreeParams::from_json(const JsonView& json) {
   if (auto v = json.find("threads")) p.threads = static_cast<int>(v->as_count("a thread count >= 0 (0: one per core)"));
   if (auto v = json.find("online_rounds")) p.online_rounds = static_cast<int>(v->as_count("a count >= 0 of trees"));
   if (auto v = json.find("analytical_device")) p.analytical_device = device_spec_from_json(*v);
+  if (auto v = json.find("schedule_features")) p.schedule_features = v->as_string();
+  if (auto v = json.find("max_configs_per_kernel"))
+    p.max_configs_per_kernel = static_cast<int>(v->as_count("a count >= 0 of configs (0: all)"));
   return p;
 }
 

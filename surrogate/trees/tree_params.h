@@ -32,6 +32,12 @@ struct TreeParams {
   // The analytical block of the config features (surrogate/analytical/analytical_features.h); training fills
   // it from the study config as for the hybrid GNN; without it the block stays zero.
   std::optional<DeviceSpec> analytical_device;
+  // The schedule features appended to each row (schedule_features.h), by the name the program
+  // provides them under, e.g. "halide_loop_nest"; empty: none.
+  std::string schedule_features;
+  // Training rows per kernel: a kernel with more successful configs trains on this many, drawn at
+  // random by the kernel (the same for every seed), to bound what its schedule features cost; 0: all.
+  int max_configs_per_kernel = 0;
 
   nlohmann::ordered_json to_json() const;
   // Absent keys keep their default; unknown keys and out-of-range values are InputErrors naming the JSON path.

@@ -1,9 +1,12 @@
 #include "surrogate/trees/tree_training.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ostream>
+#include <random>
 #include <stdexcept>
 
+#include "ir/stable_hash.h"
 #include "surrogate/trees/tree_labels.h"
 
 namespace perftune {
@@ -15,19 +18,32 @@ nlohmann::ordered_json TreeTrainReport::to_json() const {
 std::unique_ptr<TreeCostModel> train_trees(const std::vector<const MeasuredKernel*>& train, const TreeParams& params,
                                            std::ostream* progress, TreeTrainReport* report) {
   const auto start = std::chrono::steady_clock::now();
-  TreeFeaturizer featurizer(FeatureVocabulary::build(train, params.min_opcode_count), params.analytical_device);
+  TreeFeaturizer featurizer = make_tree_featurizer(FeatureVocabulary::build(train, params.min_opcode_count), params);
   std::vector<float> rows, labels;
   std::vector<unsigned> groups;
-  for (const MeasuredKernel* kernel : train) {
+  for (std::size_t k = 0; k < train.size(); ++k) {
+    const MeasuredKernel* kernel = train[k];
     if (!kernel->space) continue;
+    std::vector<const Measurement*> measured;
+    for (const Measurement* m : kernel->first_recordings())
+      if (m->result.ok()) measured.push_back(m);
+    if (measured.size() < 2) continue;
+    if (params.max_configs_per_kernel > 0 && measured.size() > static_cast<std::size_t>(params.max_configs_per_kernel)) {
+      // Drawn by the kernel, not the training seed: every seed trains on the same configs, whose
+      // schedule features a source computes once per process.
+      std::mt19937_64 sampler(stable_hash(kernel->kernel.key()));
+      std::shuffle(measured.begin(), measured.end(), sampler);
+      measured.resize(static_cast<std::size_t>(params.max_configs_per_kernel));
+    }
     std::vector<Config> configs;
     std::vector<double> seconds;
-    for (const Measurement* m : kernel->first_recordings())
-      if (m->result.ok()) {
-        configs.push_back(m->config);
-        seconds.push_back(m->result.seconds);
-      }
-    if (configs.size() < 2) continue;
+    for (const Measurement* m : measured) {
+      configs.push_back(m->config);
+      seconds.push_back(m->result.seconds);
+    }
+    if (progress && !params.schedule_features.empty() && (k + 1) % 500 == 0)
+      *progress << "trees: " << params.schedule_features << " features of " << k + 1 << " of " << train.size() << " kernels, "
+                << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s\n";
     const std::vector<float> kernel_rows = featurizer.rows(kernel->kernel, *kernel->space, configs);
     rows.insert(rows.end(), kernel_rows.begin(), kernel_rows.end());
     const std::vector<float> kernel_labels = tree_labels(params.objective, seconds);

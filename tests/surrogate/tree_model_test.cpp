@@ -2,12 +2,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <catch2/catch.hpp>
 
 #include "ir/input_error.h"
 #include "surrogate/evaluation/ranking_metrics.h"
 #include "surrogate/learned_model.h"
+#include "surrogate/trees/schedule_features.h"
 #include "surrogate/trees/tree_labels.h"
 #include "surrogate/trees/tree_training.h"
 #include "synthetic_kernels.h"
@@ -149,4 +151,52 @@ TEST_CASE("online trees learn the target's own law on top of the pre-trained ran
   // Other kernels keep the pre-trained ranking.
   const MeasuredKernel other = testing::measured_kernel("other", 256, 512, 128);
   CHECK(tau(*model, other) > 0.6);
+}
+
+namespace {
+
+// What a backend would say a config compiles to: here its first knob, and a column it never knows.
+class FirstKnobSource : public ScheduleFeatureSource {
+ public:
+  std::size_t width() const override { return 2; }
+  void rows(const Kernel&, const SearchSpace&, std::span<const Config> configs, std::span<float> out) override {
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      out[2 * i] = static_cast<float>(configs[i].values.at(0));
+      out[2 * i + 1] = std::numeric_limits<float>::quiet_NaN();
+    }
+    configs_seen += configs.size();
+  }
+  std::size_t configs_seen = 0;
+};
+
+}  // namespace
+
+TEST_CASE("schedule features join the trees' rows by the name the program provides, in training and from a checkpoint") {
+  auto source = std::make_shared<FirstKnobSource>();
+  provide_schedule_features("test_first_knob", [source] { return source; });
+  const auto train = testing::synthetic_corpus(6, 7);
+  TreeParams params = quick_params();
+  params.schedule_features = "test_first_knob";
+  params.max_configs_per_kernel = 10;
+  TreeTrainReport report;
+  auto model = train_trees(pointers(train), params, nullptr, &report);
+  CHECK(report.rows == 6 * 10);  // each kernel's configs drawn down to 10
+  CHECK(source->configs_seen == 6 * 10);
+  TreeTrainReport plain_report;
+  train_trees(pointers(train), quick_params(), nullptr, &plain_report);
+  CHECK(report.features == plain_report.features + 2);
+
+  const std::string dir = scratch_dir("trees_schedule_features");
+  model->save(dir + "/trees.json");
+  auto loaded = load_learned_model(dir + "/trees.json");
+  REQUIRE(score(*loaded, train[0]).predicted == score(*model, train[0]).predicted);
+
+  SECTION("a checkpoint naming features this program does not provide is refused, naming the file and the key") {
+    nlohmann::json json = nlohmann::json::parse(std::ifstream(dir + "/trees.json"));
+    json["params"]["schedule_features"] = "test_not_provided";
+    std::ofstream(dir + "/foreign.json") << json.dump();
+    REQUIRE_THROWS_WITH(load_learned_model(dir + "/foreign.json"), Catch::Contains("foreign.json") &&
+                                                                     Catch::Contains("schedule_features") &&
+                                                                     Catch::Contains("test_first_knob"));
+  }
 }
