@@ -14,9 +14,11 @@ struct Provided {
 };
 
 std::mutex provided_mutex;
+// Never destroyed: a source may own worker processes, which must not be stopped during static
+// destruction (the subprocess machinery's own statics may be gone); they end with perftune.
 std::map<std::string, Provided>& provided() {
-  static std::map<std::string, Provided> sources;
-  return sources;
+  static auto* sources = new std::map<std::string, Provided>;
+  return *sources;
 }
 
 }  // namespace
