@@ -178,6 +178,26 @@ TEST_CASE("perftune eval --seeds trains once per seed and reports the means and 
 }
 
 
+TEST_CASE("eval scores trees with the Halide loop nest of every config, lowered by the workers", "[cli][eval]") {
+  const std::string dir = scratch_dir("cli_eval_loop_nest");
+  nlohmann::json config = nlohmann::json::parse(std::ifstream(write_heldout_sample_eval(dir)));
+  config["models"] = {"trees", "random"};
+  config["trees"] = {{"rounds", 10}, {"max_depth", 3}, {"min_opcode_count", 1}, {"schedule_features", "halide_loop_nest"},
+                     {"max_configs_per_kernel", 4}};
+  std::ofstream(dir + "/loop_nest.json") << config.dump();
+  const SubprocessResult r = perftune_cli({"eval", dir + "/loop_nest.json", "--json"}, 300);
+  CAPTURE(r.out, r.err);
+  REQUIRE(r.ok());  // and the workers end with perftune
+  const nlohmann::json result = nlohmann::json::parse(r.out);
+  CHECK(result["tasks"]["tile"]["trees"]["kendall_tau"].is_number());
+
+  config["trees"]["schedule_features"] = "no_such_features";
+  std::ofstream(dir + "/unknown.json") << config.dump();
+  const SubprocessResult unknown = perftune_cli({"eval", dir + "/unknown.json"});
+  CHECK_FALSE(unknown.ok());
+  CHECK(unknown.err.find("\"no_such_features\" are not provided by this program (provided: halide_loop_nest)") != std::string::npos);
+}
+
 TEST_CASE("train with \"learner\": \"trees\" writes a tree checkpoint that eval --checkpoint scores", "[cli][eval]") {
   const std::string dir = scratch_dir("cli_eval_trees");
   const std::string eval = write_toy_eval(dir);
