@@ -53,9 +53,8 @@ AnchoredSearch::AnchoredSearch(std::unique_ptr<Strategy> inner, AnchoredOptions 
 std::vector<Config> AnchoredSearch::propose(const SearchContext& context, std::size_t n) {
   if (!context.model) throw std::invalid_argument("anchored search needs a cost model");
   const auto local_count = static_cast<std::size_t>(std::lround(options_.share * static_cast<double>(n)));
-  const std::size_t pool = options_.diversity_pool;
-  std::vector<Config> proposed = near_anchors(context, local_count * pool, options_);
-  if (pool > 1) proposed = diverse_pick(proposed, local_count);
+  const std::size_t pool = std::max(options_.diversity_pool, options_.reranker ? options_.rerank_pool : 1);
+  std::vector<Config> proposed = pick(context, near_anchors(context, local_count * pool, options_), local_count);
   // The wrapped strategy searches every round, so its state (chains, population) carries on
   // as it would alone; it is asked for n (times the pool) so that overlaps with the local picks
   // still leave enough.
@@ -63,12 +62,21 @@ std::vector<Config> AnchoredSearch::propose(const SearchContext& context, std::s
   std::vector<Config> global;
   for (Config& config : inner_->propose(context, n * pool))
     if (taken.insert(config).second) global.push_back(std::move(config));
-  if (pool > 1) global = diverse_pick(global, n - std::min(n, proposed.size()));
+  global = pick(context, std::move(global), n - std::min(n, proposed.size()));
   for (Config& config : global) {
     if (proposed.size() >= n) break;
     proposed.push_back(std::move(config));
   }
   return proposed;
+}
+
+std::vector<Config> AnchoredSearch::pick(const SearchContext& context, std::vector<Config> ranked, std::size_t k) const {
+  if (options_.reranker && options_.rerank_pool > 1 && ranked.size() > k)
+    ranked = rank_by_model(*options_.reranker, context.kernel, context.space, std::move(ranked));
+  else if (options_.diversity_pool > 1)
+    return diverse_pick(ranked, k);
+  if (ranked.size() > k) ranked.resize(k);
+  return ranked;
 }
 
 }  // namespace perftune

@@ -28,6 +28,11 @@ struct AnchoredOptions {
   // Each part of the proposals (near the anchors, the wrapped strategy's) is picked from this many
   // times as many of its best-scored configs by knob-value coverage (diverse_pick.h); 1: the best.
   std::size_t diversity_pool = 1;
+  // Or each part is the best of this many times as many by a second model, the re-ranker: one
+  // too slow to search with, such as trees that read what each config compiles to
+  // (hardware/loop_nest_features.h). Pre-trained only: the tuner updates the search's model.
+  std::size_t rerank_pool = 1;
+  std::shared_ptr<CostModel> reranker;
 };
 
 class AnchoredSearch : public Strategy {
@@ -41,6 +46,9 @@ class AnchoredSearch : public Strategy {
   std::vector<Config> propose(const SearchContext& context, std::size_t n) override;
 
  private:
+  // The first k of `ranked` (best-scored first), or its diverse pick, or the re-ranker's best k.
+  std::vector<Config> pick(const SearchContext& context, std::vector<Config> ranked, std::size_t k) const;
+
   std::unique_ptr<Strategy> inner_;
   AnchoredOptions options_;
 };

@@ -1,6 +1,7 @@
 #include "autotuner/factories/strategy_factory.h"
 
 #include "search/random_search.h"
+#include "surrogate/learned_model.h"
 
 namespace perftune {
 
@@ -47,7 +48,7 @@ MutationWeights parse_mutation(const JsonView& parent) {
 std::optional<AnchoredOptions> parse_anchored(const JsonView& parent) {
   const auto view = parent.find("anchored");
   if (!view) return std::nullopt;
-  view->expect_keys({"share", "depth", "beam", "measured_anchors", "diversity_pool"});
+  view->expect_keys({"share", "depth", "beam", "measured_anchors", "diversity_pool", "rerank"});
   AnchoredOptions options;
   options.share = get_probability(*view, "share", options.share);
   options.depth = get_count(*view, "depth", options.depth);
@@ -55,6 +56,12 @@ std::optional<AnchoredOptions> parse_anchored(const JsonView& parent) {
   if (const auto member = view->find("measured_anchors"))
     options.measured_anchors = static_cast<std::size_t>(member->as_count("a count of configs >= 0"));
   options.diversity_pool = get_count(*view, "diversity_pool", options.diversity_pool);
+  if (const auto rerank = view->find("rerank")) {
+    rerank->expect_keys({"checkpoint", "pool"});
+    options.rerank_pool = get_count(*rerank, "pool", 8);
+    if (options.rerank_pool < 2) rerank->at("pool").fail("a pool of 2 or more times the picks");
+    options.reranker = load_learned_model(rerank->at("checkpoint").as_string());
+  }
   return options;
 }
 

@@ -7,10 +7,12 @@
 //    "restart_after", "mutation": {"random_value", "neighbour_step", "several_knobs"}, "warmup"}
 //   {"type": "evolution", "population", "generations", "mutation_probability", "measured_share", "mutation",
 //    "warmup"}                       warmup: random proposals for the first N measurements (search/warmup.h)
-//   either of those two with "anchored": {"share", "depth", "beam", "measured_anchors", "diversity_pool"}:
+//   either of those two with "anchored": {"share", "depth", "beam", "measured_anchors", "diversity_pool", "rerank"}:
 //                                      a share of each round's proposals from the model's best configs near
 //                                      the campaign's first configs and the best measured, each part picked
-//                                      for knob coverage from diversity_pool x as many (search/anchored_search.h)
+//                                      for knob coverage from diversity_pool x as many (search/anchored_search.h),
+//                                      or with "rerank": {"checkpoint": MODEL, "pool": 8} the best by a second,
+//                                      slower model of pool x as many
 //   {"type": "measured_annealing", "chains", "start_temperature", "min_temperature", "cooling", "mutation"}
 //   {"type": "measured_evolution", "parents", "mutation_probability", "mutation"}
 //   {"type": "autoscheduler_sampling", ...}   a peer, not a strategy over the space: Halide's

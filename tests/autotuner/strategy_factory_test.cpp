@@ -51,6 +51,8 @@ TEST_CASE("a bad anchored block names its place") {
       {R"({"type": "evolution", "anchored": {"width": 3}})", "$.strategy.anchored.width", "no such key"},
       {R"({"type": "evolution", "anchored": {"diversity_pool": 0}})", "$.strategy.anchored.diversity_pool", "positive"},
       {R"({"type": "measured_evolution", "anchored": {}})", "$.strategy.anchored", "no such key"},
+      {R"({"type": "evolution", "anchored": {"rerank": {"checkpoint": "x.json", "pool": 1}}})", "$.strategy.anchored.rerank.pool", "2 or more"},
+      {R"({"type": "evolution", "anchored": {"rerank": {"pool": 4}}})", "$.strategy.anchored.rerank", "\"checkpoint\""},
   }));
   CAPTURE(text);
   CHECK_THROWS_AS(parse(text), InputError);

@@ -77,6 +77,33 @@ TEST_CASE("with a diversity pool both parts of the proposals cover more knob val
   CHECK(values_covered(diverse) > values_covered(plain));
 }
 
+TEST_CASE("with a re-ranker each part of the proposals is its best of the search model's wider pool") {
+  const std::string inner = GENERATE(as<std::string>{}, "annealing", "evolution");
+  CAPTURE(inner);
+  ToyAnchored toy;
+  const SearchContext context = toy.context();
+  AnchoredOptions wide;
+  wide.depth = 2;
+  const auto plain = AnchoredSearch(testing::small_strategy(inner), wide).propose(context, 8);
+  // The search model's own pools, four times as wide, are what the re-ranker chooses from.
+  const auto local_pool = near_anchors(context, 4 * 4, wide);
+  // A re-ranker that prefers the anchor's corner of the space, unlike the search model.
+  auto reranker = std::make_shared<testing::ToyCostModel>(Config{{1, 1, 2}});
+  AnchoredOptions options = wide;
+  options.rerank_pool = 4;
+  options.reranker = reranker;
+  const auto reranked = AnchoredSearch(testing::small_strategy(inner), options).propose(context, 8);
+  REQUIRE(reranked.size() == 8);
+  REQUIRE(plain.size() == 8);
+  for (std::size_t i = 0; i < 4; ++i)
+    CHECK(std::find(local_pool.begin(), local_pool.end(), reranked[i]) != local_pool.end());
+  // The re-ranker's best of the local pool comes first; plain proposals start at the model's best.
+  const auto by_reranker = rank_by_model(*reranker, toy.kernel, toy.space, local_pool);
+  CHECK(reranked[0] == by_reranker[0]);
+  CHECK(reranked[0] != plain[0]);
+  CHECK_FALSE(reranker->batch_sizes.empty());
+}
+
 TEST_CASE("the beam walks several knobs from an anchor, through measured configs, proposing none of them") {
   const SearchSpace space = testing::tile_space(10);
   const Config target{{512, 512, 512}};
