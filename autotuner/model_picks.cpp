@@ -30,7 +30,7 @@ ProposeConfigs make_model_picker(const ModelPicksSpec& spec) {
   return [model, strategy_spec = spec.strategy, seed = spec.seed](const Kernel& kernel, const SearchSpace& space,
                                                                   std::span<const Config> anchors, std::size_t n) {
     // A strategy of its own per kernel, as each campaign has: strategies keep state between rounds.
-    const std::unique_ptr<Strategy> strategy = make_strategy(strategy_spec);
+    const std::unique_ptr<Strategy> strategy = make_strategy(strategy_spec, load_reranker);
     const History nothing_measured;
     const SearchContext context{kernel, space, model.get(), nothing_measured, seed, 0, {}, anchors};
     // As the tuner's first round: the strategy's proposals, ranked by the model.

@@ -135,7 +135,7 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   std::unique_ptr<Backend> backend = make_backend(campaign.backend, corpus, measured.device);
   if (options.wrap_backend) backend = options.wrap_backend(std::move(backend));
   std::unique_ptr<CostModel> model = make_model(campaign.model, measured.device);
-  std::unique_ptr<Strategy> strategy = make_strategy(campaign.strategy);
+  std::unique_ptr<Strategy> strategy = make_strategy(campaign.strategy, load_reranker);
   // Search asks the model about the configs it revisits through a score cache. Only an online
   // learned model, or any with a residual on the target, changes its scores at update(); the
   // analytical model's update() is a no-op.

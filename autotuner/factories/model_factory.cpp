@@ -117,4 +117,6 @@ std::unique_ptr<CostModel> make_model(const ModelSpec& spec, const std::string& 
   throw InputError(spec.file, spec.path + ".type", "one of \"none\", \"analytical\", \"learned\", \"recorded\", \"gaussian_process\"");
 }
 
+std::shared_ptr<CostModel> load_reranker(const std::string& checkpoint) { return load_learned_model(checkpoint); }
+
 }  // namespace perftune

@@ -13,4 +13,8 @@ namespace perftune {
 // build or a spec that cannot be read.
 std::unique_ptr<CostModel> make_model(const ModelSpec& spec, const std::string& source_device = "");
 
+// A trained model from its checkpoint (perftune train's output), shared: what a strategy's
+// "rerank" names (strategy_factory.h).
+std::shared_ptr<CostModel> load_reranker(const std::string& checkpoint);
+
 }  // namespace perftune

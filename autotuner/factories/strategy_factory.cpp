@@ -1,7 +1,6 @@
 #include "autotuner/factories/strategy_factory.h"
 
 #include "search/random_search.h"
-#include "surrogate/learned_model.h"
 
 namespace perftune {
 
@@ -45,7 +44,7 @@ MutationWeights parse_mutation(const JsonView& parent) {
   return weights;
 }
 
-std::optional<AnchoredOptions> parse_anchored(const JsonView& parent) {
+std::optional<AnchoredOptions> parse_anchored(const JsonView& parent, std::string& rerank_checkpoint) {
   const auto view = parent.find("anchored");
   if (!view) return std::nullopt;
   view->expect_keys({"share", "depth", "beam", "measured_anchors", "diversity_pool", "rerank"});
@@ -60,7 +59,7 @@ std::optional<AnchoredOptions> parse_anchored(const JsonView& parent) {
     rerank->expect_keys({"checkpoint", "pool"});
     options.rerank_pool = get_count(*rerank, "pool", 8);
     if (options.rerank_pool < 2) rerank->at("pool").fail("a pool of 2 or more times the picks");
-    options.reranker = load_learned_model(rerank->at("checkpoint").as_string());
+    rerank_checkpoint = rerank->at("checkpoint").as_string();
   }
   return options;
 }
@@ -91,7 +90,7 @@ StrategySpec parse_strategy_spec(const JsonView& view) {
     options.warmup = get_warmup(view);
     options.mutation = parse_mutation(view);
     spec.options = options;
-    spec.anchored = parse_anchored(view);
+    spec.anchored = parse_anchored(view, spec.rerank_checkpoint);
   } else if (spec.type == "evolution") {
     view.expect_keys({"type", "population", "generations", "mutation_probability", "measured_share", "mutation", "warmup",
                       "anchored"});
@@ -103,7 +102,7 @@ StrategySpec parse_strategy_spec(const JsonView& view) {
     options.warmup = get_warmup(view);
     options.mutation = parse_mutation(view);
     spec.options = options;
-    spec.anchored = parse_anchored(view);
+    spec.anchored = parse_anchored(view, spec.rerank_checkpoint);
   } else if (spec.type == "measured_annealing") {
     view.expect_keys({"type", "chains", "start_temperature", "min_temperature", "cooling", "mutation"});
     MeasuredAnnealingOptions options;
@@ -129,7 +128,7 @@ StrategySpec parse_strategy_spec(const JsonView& view) {
   return spec;
 }
 
-std::unique_ptr<Strategy> make_strategy(const StrategySpec& spec) {
+std::unique_ptr<Strategy> make_strategy(const StrategySpec& spec, const RerankerLoader& load_reranker) {
   struct Maker {
     std::unique_ptr<Strategy> operator()(const RandomOptions&) const { return std::make_unique<RandomSearch>(); }
     std::unique_ptr<Strategy> operator()(const ExhaustiveOptions& o) const { return std::make_unique<ExhaustiveSearch>(o); }
@@ -142,7 +141,13 @@ std::unique_ptr<Strategy> make_strategy(const StrategySpec& spec) {
     }
   };
   std::unique_ptr<Strategy> strategy = std::visit(Maker{}, spec.options);
-  if (spec.anchored) return std::make_unique<AnchoredSearch>(std::move(strategy), *spec.anchored);
+  if (!spec.anchored) return strategy;
+  AnchoredOptions anchored = *spec.anchored;
+  if (!spec.rerank_checkpoint.empty()) {
+    if (!load_reranker) throw std::invalid_argument("this strategy re-ranks with " + spec.rerank_checkpoint + ", but nothing here loads models");
+    anchored.reranker = load_reranker(spec.rerank_checkpoint);
+  }
+  return std::make_unique<AnchoredSearch>(std::move(strategy), anchored);
   return strategy;
 }
 

@@ -18,6 +18,7 @@
 //   {"type": "autoscheduler_sampling", ...}   a peer, not a strategy over the space: Halide's
 //                                      Adams2019 sampled (autotuner/autoscheduler_sampling.h); the
 //                                      campaign runner runs it instead of the tuning loop
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,11 +44,17 @@ struct StrategySpec {
                MeasuredEvolutionOptions, AutoschedulerSamplingOptions>
       options;
   std::optional<AnchoredOptions> anchored;  // annealing and evolution only
+  std::string rerank_checkpoint;            // the anchored re-ranker's model, if any
 };
+
+// Loads the model a strategy re-ranks with (model_factory.h: load_reranker), kept out of this
+// file so that its parsing builds without the models (fuzz/).
+using RerankerLoader = std::function<std::shared_ptr<CostModel>(const std::string& checkpoint)>;
 
 // Throws InputError naming the JSON path of an unknown key, a wrong type or an out-of-range value.
 StrategySpec parse_strategy_spec(const JsonView& view);
-// Throws std::invalid_argument for "autoscheduler_sampling", which proposes no configs.
-std::unique_ptr<Strategy> make_strategy(const StrategySpec& spec);
+// Throws std::invalid_argument for "autoscheduler_sampling", which proposes no configs, and for a
+// re-ranking strategy without `load_reranker`.
+std::unique_ptr<Strategy> make_strategy(const StrategySpec& spec, const RerankerLoader& load_reranker = {});
 
 }  // namespace perftune

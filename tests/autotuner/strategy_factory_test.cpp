@@ -44,6 +44,21 @@ TEST_CASE("an anchored annealing or evolution wraps its strategy; absent, the st
   CHECK(make_strategy(plain)->name() == "annealing");
 }
 
+TEST_CASE("a re-ranking anchored strategy loads its model through the loader it is given") {
+  const StrategySpec spec = parse(R"({"type": "evolution", "anchored": {"rerank": {"checkpoint": "trees.json", "pool": 6}}})");
+  REQUIRE(spec.anchored);
+  CHECK(spec.anchored->rerank_pool == 6);
+  CHECK(spec.rerank_checkpoint == "trees.json");
+  CHECK_THROWS_WITH(make_strategy(spec), Catch::Contains("trees.json"));
+  std::vector<std::string> loaded;
+  const auto strategy = make_strategy(spec, [&](const std::string& checkpoint) {
+    loaded.push_back(checkpoint);
+    return std::shared_ptr<CostModel>();
+  });
+  CHECK(loaded == std::vector<std::string>{"trees.json"});
+  CHECK(strategy->name() == "evolution anchored");
+}
+
 TEST_CASE("a bad anchored block names its place") {
   const auto [text, place, expected] = GENERATE(table<std::string, std::string, std::string>({
       {R"({"type": "annealing", "anchored": {"share": 1.5}})", "$.strategy.anchored.share", "[0, 1]"},
