@@ -148,7 +148,6 @@ std::unique_ptr<Strategy> make_strategy(const StrategySpec& spec, const Reranker
     anchored.reranker = load_reranker(spec.rerank_checkpoint);
   }
   return std::make_unique<AnchoredSearch>(std::move(strategy), anchored);
-  return strategy;
 }
 
 }  // namespace perftune
