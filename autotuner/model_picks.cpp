@@ -20,6 +20,7 @@ ModelPicksSpec parse_model_picks(const CollectSpec& spec) {
   picks.model = parse_model_spec(section.at("model"), resolve);
   if (picks.model.type == "none") section.at("model").fail("a model to pick with (\"none\" picks nothing)");
   picks.strategy = parse_strategy_spec(section.at("strategy"));
+  if (!picks.strategy.rerank_checkpoint.empty()) picks.strategy.rerank_checkpoint = resolve(picks.strategy.rerank_checkpoint);
   if (picks.strategy.type == "autoscheduler_sampling") section.at("strategy").at("type").fail("a strategy over the space (not a peer)");
   picks.seed = static_cast<std::uint64_t>(section.get_int("seed", 1));
   return picks;

@@ -32,6 +32,7 @@ Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
   campaign.backend = parse_backend_spec(root.at("backend"));
   campaign.model = root.has("model") ? parse_model_spec(root.at("model"), resolve) : ModelSpec{"none", "", file, "$.model"};
   campaign.strategy = parse_strategy_spec(root.at("strategy"));
+  if (!campaign.strategy.rerank_checkpoint.empty()) campaign.strategy.rerank_checkpoint = resolve(campaign.strategy.rerank_checkpoint);
 
   const JsonView budget = root.at("budget");
   budget.expect_keys({"measurements", "hardware_seconds"});

@@ -44,7 +44,8 @@ struct StrategySpec {
                MeasuredEvolutionOptions, AutoschedulerSamplingOptions>
       options;
   std::optional<AnchoredOptions> anchored;  // annealing and evolution only
-  std::string rerank_checkpoint;            // the anchored re-ranker's model, if any
+  std::string rerank_checkpoint;            // the anchored re-ranker's model, if any (as written; the campaign
+                                            // resolves it against its file, as a model's checkpoint)
 };
 
 // Loads the model a strategy re-ranks with (model_factory.h: load_reranker), kept out of this
