@@ -124,13 +124,17 @@ class NestWalker : public IRVisitor {
 
   void parallel_for(const Call* op) {
     const double extent = extent_of(op->args[2]);
-    counts[kNestParallelLaunches] += executions_;
-    counts[kNestParallelTasks] += executions_ * extent;
-    counts[kNestParallelMaxExtent] = std::max(counts[kNestParallelMaxExtent], extent);
+    count_parallel_loop(extent);
     const Stmt* closure = closure_of(op->args[0]);
     loop(extent, true, [&] {
       if (closure) closure->accept(this);
     });
+  }
+
+  void count_parallel_loop(double extent) {
+    counts[kNestParallelLaunches] += executions_;
+    counts[kNestParallelTasks] += executions_ * extent;
+    counts[kNestParallelMaxExtent] = std::max(counts[kNestParallelMaxExtent], extent);
   }
 
   const Stmt* closure_of(const Expr& function_pointer) {
@@ -190,11 +194,7 @@ class NestWalker : public IRVisitor {
     const double extent = extent_of(op->extent);
     counts[kNestStaticLoops] += 1;
     const bool parallel = op->for_type == ForType::Parallel;  // only before lower_parallel_tasks
-    if (parallel) {
-      counts[kNestParallelLaunches] += executions_;
-      counts[kNestParallelTasks] += executions_ * extent;
-      counts[kNestParallelMaxExtent] = std::max(counts[kNestParallelMaxExtent], extent);
-    }
+    if (parallel) count_parallel_loop(extent);
     Interval range(find_constant_bound(op->min, Direction::Lower, bounds_),
                    find_constant_bound(simplify(op->min + op->extent - 1), Direction::Upper, bounds_));
     ScopedBinding<Interval> bind(bounds_, op->name, range);
