@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,10 @@ class HalideLoopNestSource : public ScheduleFeatureSource {
     std::lock_guard lock(mutex_);
     std::map<Config, std::vector<float>>& known = lowered_[kernel.key()];
     std::vector<Config> missing;
+    std::set<Config> queued;
     std::vector<std::map<std::string, std::int64_t>> schedules;
     for (const Config& config : configs)
-      if (!known.count(config) && std::find(missing.begin(), missing.end(), config) == missing.end()) {
+      if (!known.count(config) && queued.insert(config).second) {
         missing.push_back(config);
         schedules.push_back(named_knobs(space, config));
       }
