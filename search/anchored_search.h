@@ -30,7 +30,8 @@ struct AnchoredOptions {
   std::size_t diversity_pool = 1;
   // Or each part is the best of this many times as many by a second model, the re-ranker: one
   // too slow to search with, such as trees that read what each config compiles to
-  // (hardware/loop_nest_features.h). Pre-trained only: the tuner updates the search's model.
+  // (hardware/loop_nest_features.h). The tuner updates the search's model; the anchored search
+  // updates the re-ranker with each measurement it has not yet seen, before it re-ranks.
   std::size_t rerank_pool = 1;
   std::shared_ptr<CostModel> reranker;
 };
@@ -49,8 +50,12 @@ class AnchoredSearch : public Strategy {
   // The first k of `ranked` (best-scored first), or its diverse pick, or the re-ranker's best k.
   std::vector<Config> pick(const SearchContext& context, std::vector<Config> ranked, std::size_t k) const;
 
+  // Feeds the re-ranker the history's measurements since the last call.
+  void update_reranker(const SearchContext& context);
+
   std::unique_ptr<Strategy> inner_;
   AnchoredOptions options_;
+  std::size_t reranker_seen_ = 0;  // history entries the re-ranker has been updated with
 };
 
 // The best-scored unmeasured configs (at most n) within `options.depth` one-knob changes of the
