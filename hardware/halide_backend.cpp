@@ -240,24 +240,16 @@ std::vector<MeasureResult> HalideBackend::measure(const Kernel& kernel, const Se
     double cost = 0;
   };
   std::vector<Kept> kept(configs.size());
-  for (auto& worker : workers_) worker->start();  // from this thread: the parent-death signal follows it
-  std::vector<std::thread> compilers;
-  for (std::size_t w = 0; w < workers_.size(); ++w) {
-    compilers.emplace_back([&, w] {
-      WorkerProcess& worker = *workers_[w];
-      for (std::size_t t = w; t < todo.size(); t += workers_.size()) {
-        if (!worker.running()) return;  // it died: the rest compile and run on the way below
-        const std::size_t i = todo[t];
-        nlohmann::json request = compile_request(kernel, schedules[i], false);
-        request["keep"] = i;
-        const WorkerReply reply = worker.request(request.dump(), options_.run_timeout_seconds);
-        MeasureResult compiled = result_of(kernel, reply, reply.wall_seconds, Step::kCompile);
-        kept[i] = {w, worker.starts(), compiled.ok(), !compiled.ok(), reply.wall_seconds};
-        if (!compiled.ok()) results[i] = std::move(compiled);
-      }
-    });
-  }
-  for (std::thread& t : compilers) t.join();
+  // Those whose worker died before their turn compile and run on the way below.
+  run_striped(workers_, todo.size(), [&](WorkerProcess& worker, std::size_t w, std::size_t t) {
+    const std::size_t i = todo[t];
+    nlohmann::json request = compile_request(kernel, schedules[i], false);
+    request["keep"] = i;
+    const WorkerReply reply = worker.request(request.dump(), options_.run_timeout_seconds);
+    MeasureResult compiled = result_of(kernel, reply, reply.wall_seconds, Step::kCompile);
+    kept[i] = {w, worker.starts(), compiled.ok(), !compiled.ok(), reply.wall_seconds};
+    if (!compiled.ok()) results[i] = std::move(compiled);
+  });
   // ... then run and time them one at a time. A pipeline whose worker died since (a crash or a
   // timeout of another config) is compiled and run again.
   for (std::size_t i : todo) {

@@ -4,10 +4,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 namespace perftune {
 
@@ -121,6 +123,29 @@ WorkerReply WorkerProcess::request(const std::string& line, double timeout_secon
       if (n > 0) pending_out_.append(buffer, static_cast<std::size_t>(n));
     }
   }
+}
+
+std::vector<std::size_t> run_striped(std::span<const std::unique_ptr<WorkerProcess>> workers, std::size_t count,
+                                     const std::function<void(WorkerProcess&, std::size_t worker, std::size_t item)>& work) {
+  if (workers.empty()) throw std::invalid_argument("run_striped: no workers");
+  for (const auto& worker : workers) worker->start();
+  std::vector<std::vector<std::size_t>> skipped(workers.size());
+  std::vector<std::thread> threads;
+  for (std::size_t w = 0; w < workers.size(); ++w)
+    threads.emplace_back([&, w] {
+      WorkerProcess& worker = *workers[w];
+      for (std::size_t item = w; item < count; item += workers.size()) {
+        if (worker.running())
+          work(worker, w, item);
+        else
+          skipped[w].push_back(item);
+      }
+    });
+  for (std::thread& thread : threads) thread.join();
+  std::vector<std::size_t> not_run;
+  for (const auto& items : skipped) not_run.insert(not_run.end(), items.begin(), items.end());
+  std::sort(not_run.begin(), not_run.end());
+  return not_run;
 }
 
 }  // namespace perftune

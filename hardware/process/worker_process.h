@@ -5,7 +5,11 @@
 // request starts a new one. The Halide backend keeps one, so the compiler's and the kernels'
 // crashes, hangs and memory stay out of the tuner, and libHalide and its JIT are loaded once,
 // not per measurement.
+#include <cstddef>
+#include <functional>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -49,5 +53,14 @@ class WorkerProcess {
   std::string pending_out_, err_tail_;
   std::size_t starts_ = 0;
 };
+
+// Runs work(worker, index of the worker, item) for items 0..count-1 striped over `workers` (item
+// i on worker i % workers.size()), one thread per worker, and returns the items it did not run, in
+// order: those that came after their worker died (a crash or a timeout stops it). The workers are
+// started from the calling thread and never restarted by the batch's threads, since a worker's
+// parent-death signal follows the thread that started it: one restarted there would be killed
+// when the batch ends. Run the items returned from the calling thread.
+std::vector<std::size_t> run_striped(std::span<const std::unique_ptr<WorkerProcess>> workers, std::size_t count,
+                                     const std::function<void(WorkerProcess&, std::size_t worker, std::size_t item)>& work);
 
 }  // namespace perftune
