@@ -6,7 +6,6 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -48,23 +47,19 @@ std::vector<float> LoopNestFeaturizer::rows(const Program& body, std::span<const
   std::vector<float> out(schedules.size() * kLoopNestFeatureCount, std::numeric_limits<float>::quiet_NaN());
   if (schedules.empty()) return out;
   const nlohmann::json program = program_to_json(body);
-  for (auto& worker : workers_) worker->start();  // from this thread: the parent-death signal follows it
   std::vector<std::size_t> failed(workers_.size(), 0);
-  std::vector<std::thread> lowerers;
-  for (std::size_t w = 0; w < workers_.size(); ++w)
-    lowerers.emplace_back([&, w] {
-      for (std::size_t i = w; i < schedules.size(); i += workers_.size()) {
-        nlohmann::json request = {{"program", program}, {"loop_nest", true}};
-        request["schedule"] = nlohmann::json::object();
-        for (const auto& [name, value] : schedules[i]) request["schedule"][name] = value;
-        const std::optional<std::vector<float>> row = row_of(workers_[w]->request(request.dump(), options_.timeout_seconds));
-        if (row)
-          std::copy(row->begin(), row->end(), out.begin() + i * kLoopNestFeatureCount);
-        else
-          ++failed[w];
-      }
-    });
-  for (std::thread& t : lowerers) t.join();
+  const auto lower = [&](WorkerProcess& worker, std::size_t w, std::size_t i) {
+    nlohmann::json request = {{"program", program}, {"loop_nest", true}};
+    request["schedule"] = nlohmann::json::object();
+    for (const auto& [name, value] : schedules[i]) request["schedule"][name] = value;
+    const std::optional<std::vector<float>> row = row_of(worker.request(request.dump(), options_.timeout_seconds));
+    if (row)
+      std::copy(row->begin(), row->end(), out.begin() + i * kLoopNestFeatureCount);
+    else
+      ++failed[w];
+  };
+  // A config after its worker's crash or timeout is lowered here, restarting the worker from this thread.
+  for (std::size_t i : run_striped(workers_, schedules.size(), lower)) lower(*workers_[i % workers_.size()], i % workers_.size(), i);
   for (std::size_t f : failed) failed_rows_ += f;
   return out;
 }

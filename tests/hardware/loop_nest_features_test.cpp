@@ -62,5 +62,25 @@ TEST_CASE("a schedule the worker rejects is a row of missing values and the next
   CHECK(featurizer.failed_rows() == 1);
 }
 
+TEST_CASE("a worker that crashes is restarted for the rest of the batch and serves the next batch", "[hardware]") {
+  // A stand-in worker that dies on a request naming "crash" and answers a row of zeros to any other.
+  std::string zeros = "0";
+  for (std::size_t i = 1; i < kLoopNestFeatureCount; ++i) zeros += ",0";
+  const std::string script = "while read -r line; do case \"$line\" in *crash*) kill -SEGV $$;; "
+                             "*) echo '{\"status\": \"ok\", \"loop_nest\": [" + zeros + "]}';; esac; done";
+  LoopNestFeaturizer featurizer({.runner = {"/bin/sh", "-c", script}, .workers = 2});
+  const std::map<std::string, std::int64_t> fine = {{"vector", 8}}, crash = {{"crash", 1}};
+  const std::vector<std::map<std::string, std::int64_t>> first = {crash, fine, fine, fine, fine};
+  const std::vector<float> rows = featurizer.rows(matmul().body(), first);
+  CHECK(std::isnan(at(rows, 0, kNestLaneOps)));
+  for (std::size_t r = 1; r < first.size(); ++r) CHECK(at(rows, r, kNestLaneOps) == 0);
+  CHECK(featurizer.failed_rows() == 1);
+  // A worker restarted by one of the batch's threads would die with that thread, failing the next batch.
+  const std::vector<std::map<std::string, std::int64_t>> second(4, fine);
+  const std::vector<float> next = featurizer.rows(matmul().body(), second);
+  for (std::size_t r = 0; r < second.size(); ++r) CHECK(at(next, r, kNestLaneOps) == 0);
+  CHECK(featurizer.failed_rows() == 1);
+}
+
 }  // namespace
 }  // namespace perftune
