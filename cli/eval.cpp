@@ -145,8 +145,8 @@ const bool registered = register_command({"eval", "Evaluate the learned model ag
                    "Write FILE (CSV): per scored model, held-out kernel and config, its measured and predicted runtime "
                    "(a fusion row's as the program's sum) and the config");
     // One intra-op thread by default: kernel graphs are small, and on a shared 2-core machine
-    // OpenMP's spinning barriers made a second thread 12x slower (bench/gnn_bench: 435 vs 5,424
-    // early-join configs/s on a 100-node kernel, load average 5).
+    // OpenMP's spinning barriers make a second thread many times slower, not faster (bench/gnn_bench
+    // compares the two).
     app.add_option("--threads", options->threads, "libtorch intra-op threads (0: one per core)")->capture_default_str();
     app.add_option("--checkpoint", options->checkpoint,
                    "Score this trained model (perftune train's output, an experiment's runs/*/models/*.json) instead of "

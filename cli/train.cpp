@@ -29,8 +29,8 @@ const bool registered = register_command({"train", "Train the learned performanc
     app.add_option("--output,-o", options->output, "Checkpoint to write (overrides the config's \"checkpoint\")");
     app.add_flag("--json", options->json, "Print the training report as JSON (progress goes to stderr)");
     // One intra-op thread by default: kernel graphs are small, and on a shared 2-core machine
-    // OpenMP's spinning barriers made a second thread 12x slower (bench/gnn_bench: 435 vs 5,424
-    // early-join configs/s on a 100-node kernel, load average 5).
+    // OpenMP's spinning barriers make a second thread many times slower, not faster (bench/gnn_bench
+    // compares the two).
     app.add_option("--threads", options->threads, "libtorch intra-op threads (0: one per core)")->capture_default_str();
     app.callback([options] {
       configure_torch_threads(options->threads);

@@ -26,7 +26,8 @@ const bool registered = register_command({"tune", "Run a tuning campaign from JS
     app.add_option("--output", options->output, "Folder for records.jsonl and summary.json (overrides the campaign's)");
     app.add_flag("--json", options->json, "Print the summary as JSON on stdout");
     // One thread by default, as in `perftune train`: search already scores from TBB's threads, and
-    // libtorch's OpenMP workers on top spun in libgomp for 87% of a learned campaign's CPU samples.
+    // libtorch's OpenMP workers on top of them spend most of a learned campaign's CPU spinning in
+    // libgomp's barriers (a profile shows it).
     app.add_option("--threads", options->threads, "libtorch intra-op threads (0: one per core)")->capture_default_str();
     app.callback([options] {
       configure_torch_threads(options->threads);

@@ -96,8 +96,8 @@ CorpusRemeasureSummary remeasure_corpus(const CorpusRemeasureSpec& spec, const B
     space.rounds.resize(space.configs.size());
   }
   // Round by round, every space of a round on one backend: a fresh backend per space and round
-  // cost 1.1 s of worker starts and probe compiles against 0.12 s per config (halide_generated:
-  // 4,795 kernels of 6 configs on average), and a sitting is one set of worker processes anyway.
+  // costs worker starts and probe compiles that outweigh the measurements of a space of a few
+  // configs (as most of a generated corpus's are), and a sitting is one set of worker processes anyway.
   const RoundBackend round_backend = [&]() -> Backend& {
     if (!backend) backend = make_backend();
     return *backend;

@@ -313,8 +313,8 @@ std::optional<PeerMeasurement> HalideBackend::measure_library(const Kernel& kern
     return peer;
   }
   peer.result = library_timing(*problem, options_.threads);
-  // The library at its best: a small convolution runs faster on one thread than on two (oneDNN,
-  // conv_block_small's 1x8x16x16 by 16x8x3x3: 14 us against 19 us here), as a tuned config can run
+  // The library at its best: a small convolution can run faster on one thread than on two (oneDNN
+  // on conv_block_small's 1x8x16x16 by 16x8x3x3 did here), as a tuned config can run
   // serially, so the library is timed on one thread too and the faster kept, as the
   // autoschedulers' two machine parameters are.
   if (options_.threads > 1) {

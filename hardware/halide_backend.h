@@ -29,7 +29,7 @@ struct HalideBackendOptions {
   int threads = 0;                       // Halide's thread pool; 0 = the machine's cores
   double run_timeout_seconds = 60;       // compile + warm-up + timing of one config; over it: timeout
   // The same for a kernel an autoscheduler schedules, its search included: 600 s, the compile
-  // timeout of Adams2019's own autotuning loop (its beam search takes 45 s on a conv layer here).
+  // timeout of Adams2019's own autotuning loop (its beam search takes tens of seconds on a conv layer).
   double autoschedule_timeout_seconds = 600;
   // Repeats: each sample lasts >= min_sample_seconds (1 ms: ~1000x the steady_clock resolution);
   // stop at a robust CV (runner/sample_timer.h) <= target_cv after min_repeats, at max_repeats,

@@ -2,8 +2,8 @@
 // What a config's schedule becomes: statistics of the loop nest Halide lowers it to (after
 // vectorization, unrolling and the parallel loops' closures; no code generation), each count
 // weighted by how often its statement runs. Adams2019's cost model and TVM's XGBoost model read
-// such loop-nest features; perftune's own features only see the knobs. Lowering takes ~36 ms per
-// config, so they suit ranking a few hundred candidates, not a search's inner loop.
+// such loop-nest features; perftune's own features only see the knobs. Lowering takes tens of
+// milliseconds per config, so they suit ranking a few hundred candidates, not a search's inner loop.
 //
 // The Halide worker computes them (a "loop_nest" request, hardware/runner/halide_runner.cpp and
 // hardware/halide/loop_nest_stats.h), so the tuner still never links Halide, and a schedule that

@@ -1,7 +1,7 @@
 #pragma once
 // What the machine could do when a sitting measured: whole sittings on this project's shared
-// machines run 1.3-2.3x apart (the same 1024^3 matmul config at 4.3 ms one day, 10-13 ms
-// another), and a sitting's own figures do not show it. So a sitting first times three
+// machines can run twice as fast on one day as on another (the same config of the same matmul),
+// and a sitting's own figures do not show it. So a sitting first times three
 // micro-benchmarks of `perftune calibrate` (calibrate.h: the FMA kernel on one core and on the
 // backend's threads, the DRAM triad on them; about 1 s) and appends them to a machine_checks.jsonl:
 // a live experiment before its runs' first measurement and its re-measure's

@@ -4,8 +4,8 @@
 // seeds its evolution with the best measured states; here both are the anchors: the campaign's
 // trusted first configs (SearchContext::anchors: its default and the compiler's heuristic) and the
 // best configs measured so far. Before the target's first measurement a pre-trained model is least
-// reliable far from anything known: on halide_live's matmul every model's first global picks
-// measured 1.1-2x the heuristic, while configs two knobs from the heuristic measured 0.9x of it.
+// reliable far from anything known: on halide_live's matmul the models' first global picks ran
+// slower than the heuristic, while configs a few knobs from the heuristic ran faster than it.
 //
 // The neighbourhood is searched on the model, without randomness: a beam over one-knob changes
 // (any other value of one knob, SearchSpace::one_knob_changes), `depth` steps from the anchors,

@@ -3,8 +3,8 @@
 //
 // A live run's curve holds one measurement per config (the experiment's memo measures each config
 // once), and f_opt is the fastest of thousands of them. On a machine whose timings move from one
-// process and minute to the next (here the same config's runtime varies across runs by a robust CV
-// of 4-15%, up to 2x on kernels whose working set is about the size of the L3), that minimum is
+// process and minute to the next (here the same config's runtime varies across runs by several
+// percent, and by far more on kernels whose working set is about the size of the L3), that minimum is
 // the luckiest draw among many near-optimal configs, below what its config runs at, and every
 // strategy's P(b) is measured against it: the winner's curse. So, once the runs are done, the
 // configs the scores depend on are measured again: each run's best after each report budget

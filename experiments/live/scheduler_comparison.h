@@ -9,7 +9,7 @@
 // Two bases: the runs' own figures against the peers measured once (each from whatever sitting
 // and machine ran it), or, where the experiment re-measures its live spaces, each run's pick and
 // each peer measured again in the same rounds (remeasurement.h): only a ratio measured side by
-// side holds on machines of one kind that differ by 1.2-2x.
+// side holds on machines of one kind whose speeds differ from day to day by more than the ratio.
 #include <cstddef>
 #include <string>
 #include <vector>

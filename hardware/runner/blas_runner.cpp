@@ -66,7 +66,7 @@ json time_calls(const json& request, const perftune::ParallelGuard& guard, perft
   using Clock = std::chrono::steady_clock;
   // Untimed: the library's first call allocates and packs, and in a fresh runner also starts its
   // thread pool and faults its code in. A warm-up over the budget is the only sample
-  // (sample_timer.h), and a demo once recorded a 200 us pair of sgemm calls at 1.67 s.
+  // (sample_timer.h), and a cold first call can take thousands of times a warm one.
   run();
   const perftune::SampleTiming timing = perftune::SampleTiming::from_json(request.value("timing", json::object()));
   const auto time = [&](int /*attempt*/) {

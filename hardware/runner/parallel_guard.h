@@ -4,8 +4,8 @@
 // each at half speed, with no steal time showing, for a fraction of a second, for seconds, or for
 // the life of one worker process while the next one runs at full speed; so a 2-thread
 // measurement lands at 1x or 2x its true time at random. A probe detects it: a fixed parallel
-// kernel timed before and after the kernel, as a ratio of its one-thread time (0.5-0.65 with 2
-// threads on a quiet machine, 1 when disturbed). A timing whose probes read over `tolerance` /
+// kernel timed before and after the kernel, as a ratio of its one-thread time (near 1 / threads
+// on a quiet machine, 1 when disturbed). A timing whose probes read over `tolerance` /
 // threads is taken again after a pause that doubles from 50 ms, up to `max_attempts` (4: 0.35 s
 // of pauses); when every attempt was disturbed the fastest is kept and flagged, and the backend
 // takes it again in a fresh worker (HalideBackend). A disturbance only slows a kernel, so the

@@ -1,9 +1,9 @@
 #pragma once
 // The probe of runner/parallel_guard.h in the Halide runner: a 256^3 matmul, one pipeline
-// parallel over row tiles and one serial, JIT-compiled once per worker (about 0.3 s, on its first
-// use). ratio() times 20 calls of the parallel one (6 ms on 2 threads here) against the serial
-// one's fastest (runner/parallel_ratio.h: three timings on first use, 40 ms, then one every 16
-// ratios, one per 8 timings).
+// parallel over row tiles and one serial, JIT-compiled once per worker (on its first use).
+// ratio() times 20 calls of the parallel one against the serial one's fastest
+// (runner/parallel_ratio.h: three timings on first use, then one every 16 ratios, one per 8
+// timings): a few milliseconds per probe, small beside a timing.
 #include <Halide.h>
 
 #include <memory>

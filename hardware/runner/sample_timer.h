@@ -5,13 +5,13 @@
 // 3 samples, or 3x the budget). The spread is a robust CV, 1.4826 x the median absolute deviation
 // over the median (the CV of normal samples): the backend reports the median, which one
 // preempted sample does not move, so that sample should not cost 25 more either (with the plain
-// CV, 40 of 60 configs of a small kernel ran to max_repeats on one outlier). A kernel slower than the whole budget is timed by its warm-up run
+// CV, most configs of a small kernel ran to max_repeats on one outlier). A kernel slower than the whole budget is timed by its warm-up run
 // alone: a second run would double the cost of the slowest configs (an unscheduled 1024^3
-// matmul runs 15 s) for a figure within a few percent of the first. One whose run is over
+// matmul runs for seconds) for a figure within a few percent of the first. One whose run is over
 // "single_above" (a multiple of the best config's time, sent by the backend) is timed by one run
 // too, but a warm one: the warm-up pays what later calls do not (page faults on intermediate
-// buffers the allocator then reuses, cold caches), and on a kernel of 28 MB buffers that is up to
-// 40x a 1 ms run, so a config judged by its warm-up could be recorded 40x slower than it runs,
+// buffers the allocator then reuses, cold caches), and on a kernel of large buffers that can be
+// tens of times a warm run, so a config judged by its warm-up could be recorded that much slower,
 // depending only on whether a fast config was measured before it.
 #include <algorithm>
 #include <chrono>

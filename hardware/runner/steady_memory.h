@@ -4,8 +4,8 @@
 // faults of memory fresh from the system.
 //
 // glibc serves a large block with mmap and unmaps it on free (or trims the heap's top), so each
-// call of a pipeline whose schedule computes a 28 MB stage at root touches fresh pages again: on
-// this machine's volumes that was 0.2 s per call for a kernel whose arithmetic takes 7 ms, and a
+// call of a pipeline whose schedule computes a large stage at root touches fresh pages again: on
+// this machine's volumes the page faults took many times the kernel's arithmetic, and a
 // schedule's time measured the allocator, not the schedule. With no mmap and no automatic trim,
 // the first call (the warm-up) pays the faults and later calls reuse the same pages.
 #include <malloc.h>

@@ -5,10 +5,10 @@
 namespace perftune {
 namespace {
 
-// After one-thread work the first two or three 2-thread calls run at the one-thread speed, for
-// some 40-60 ms on this project's 2-vCPU machines (the idle vCPU wakes slowly): a 1024^3 sgemm at
-// 20-23 ms, then 11 ms. Timed right after a thread-count switch, a 256^3 or 512^3 probe read
-// 0.8-5x instead of ~0.55; a 1024^3 one warmed by three calls reads 0.50-0.57 quiet.
+// After one-thread work the first two or three 2-thread calls run at the one-thread speed on this
+// project's 2-vCPU machines (the idle vCPU wakes slowly). Timed right after a thread-count switch,
+// a 256^3 or 512^3 probe reads that wake-up, not a disturbance; a 1024^3 one warmed by three calls
+// reads about 1 / threads on a quiet machine.
 constexpr std::int64_t kSize = 1024;
 constexpr int kCalls = 2;
 constexpr int kParallelWarmUp = 3;

@@ -1,8 +1,8 @@
 #pragma once
 // The probe of runner/parallel_guard.h in the library runner: torch's sgemm (OpenBLAS) of two
-// 1024 x 1024 matrices, 2 calls timed on the runner's threads (25 ms on 2 threads here) against
-// one thread (torch::set_num_threads(1) for the serial timing, then back; 45 ms, three times on
-// first use), as runner/parallel_ratio.h reads it. The library runs on OpenMP threads, not
+// 1024 x 1024 matrices, 2 calls timed on the runner's threads against one thread
+// (torch::set_num_threads(1) for the serial timing, then back; three times on first use), as
+// runner/parallel_ratio.h reads it. The library runs on OpenMP threads, not
 // Halide's pool, so the library's own pool is what is probed.
 #include <torch/torch.h>
 

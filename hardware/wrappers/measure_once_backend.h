@@ -9,8 +9,8 @@
 // wrong_result; a timeout or a runtime error is measured again. A config a run asks for a second
 // time (the tuner's confirmation of a suspicious new best) is measured for real.
 // A sitting is one process: this machine's runtimes drift between sittings (halide_live's memo,
-// filled over 14 sittings, against the same configs measured again in one: the median per space
-// and sitting 0.6-1.6x), more than the margins between good configs, so figures from other
+// filled over many sittings, against the same configs measured again in one), more than the
+// margins between good configs, so figures from other
 // sittings would rank configs by when they were measured. A config measured only in an earlier
 // sitting is measured again, its new figure appended and served for the rest of this one.
 #include <memory>
