@@ -6,7 +6,7 @@
 // a wider pool of the model's best by greedy submodular coverage; this is that rule: each pick is
 // the pool's config that adds the most knob values not yet in the batch, the better-ranked on ties
 // (so the model's best config always comes first). Measured: `diversity_pool` in
-// experiments/RESULTS.md (halide_live), which also lists a score-aware variant that did worse.
+// experiments/results/halide_live/README.md, which also lists a score-aware variant that did worse.
 #include <cstddef>
 #include <span>
 #include <vector>
