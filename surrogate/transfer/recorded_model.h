@@ -3,8 +3,9 @@
 // measured in a recording of the same kernel (e.g. a Kernel Tuner cache of another GPU). It is a
 // reference, not a learned model: with the recordings of the source devices as the priors of a
 // residual (surrogate/transfer/target_residual.h) it shows what perfect per-source models would give, so an
-// experiment can say how far its learned priors are from that (experiments/RESULTS.md,
-// gpu_transfer). Configs are matched by knob name and value, so the target's space may order its
+// experiment can say how far its learned priors are from that
+// (experiments/results/gpu_transfer/README.md, gpu_transfer_ceiling). Configs are matched by knob
+// name and value, so the target's space may order its
 // knobs differently.
 #include <memory>
 #include <string>
