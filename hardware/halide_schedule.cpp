@@ -144,7 +144,7 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
   std::vector<int> read_depth(n, 2);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const OpId id = *it;
-    if (body.op(id).is_parameter()) continue;
+    if (body.op(id).is_leaf_value()) continue;
     if (std::find(outputs.begin(), outputs.end(), id) != outputs.end()) continue;
     Placement chosen = Placement::kRoot;
     bool first = true, stored = false;
@@ -198,7 +198,7 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
   check_range(kOrderKnob, loop_order, 0, 1);
   for (OpId id = 0; id < n; ++id) {
     const Op& op = body.op(id);
-    if (op.is_parameter() || schedule.placement[id] != Placement::kRoot) continue;
+    if (op.is_leaf_value() || schedule.placement[id] != Placement::kRoot) continue;
     const bool reduction = is_reduction_opcode(op.opcode);
     const std::int64_t red_extent = reduction ? first_reduction_extent(body, id) : 1;
     StageSchedule stage;

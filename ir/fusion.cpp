@@ -87,7 +87,7 @@ FusionConfig FusionConfig::greedy_elementwise(const Program& program) {
 }
 
 bool is_fusible(const Program& program, const Edge& edge) {
-  return !program.op(edge.producer).is_parameter() && !program.op(edge.consumer).is_parameter();
+  return !program.op(edge.producer).is_leaf_value() && !program.op(edge.consumer).is_leaf_value();
 }
 
 std::vector<std::size_t> fusible_edges(const Program& program) {
@@ -112,7 +112,7 @@ std::vector<int> fusion_groups(const Program& program, const FusionConfig& confi
   std::vector<int> groups(program.size(), -1);
   std::map<std::size_t, int> number_of_root;
   for (OpId id = 0; id < program.size(); ++id) {
-    if (program.op(id).is_parameter()) continue;
+    if (program.op(id).is_leaf_value()) continue;
     const auto [it, inserted] = number_of_root.emplace(sets.find(id), static_cast<int>(number_of_root.size()));
     groups[id] = it->second;
   }
@@ -147,7 +147,9 @@ FusedKernel fused_kernel(const Program& program, const std::vector<int>& groups,
   for (OpId id : fused.members) {
     std::vector<OpId> operands;
     for (OpId producer : program.operands(id)) {
-      if (groups[producer] != g && !local.count(producer)) {
+      if (groups[producer] != g && !local.count(producer) && program.op(producer).is_constant()) {
+        local[producer] = body.add_op(program.op(producer));  // copied into every kernel that reads it, as XLA does
+      } else if (groups[producer] != g && !local.count(producer)) {
         Op parameter;
         parameter.name = program.op(producer).name;
         parameter.opcode = "parameter";

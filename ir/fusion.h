@@ -36,16 +36,17 @@ struct FusedKernel {
 
 struct FusionPlan {
   std::vector<FusedKernel> kernels;  // in an order that respects data dependences
-  std::vector<int> kernel_of_op;     // -1 for program parameters (inputs, not work)
+  std::vector<int> kernel_of_op;     // -1 for program parameters and constants (not work)
 };
 
-// Parameters are inputs, never fused; every other edge may be.
+// Parameters are inputs and constants are copied into each kernel that reads them: edges from
+// either are never fused; every other edge may be.
 bool is_fusible(const Program& program, const Edge& edge);
 bool is_elementwise_opcode(const std::string& opcode);
 // Edge ids (indices into Program::edges()) that a FusionConfig may set.
 std::vector<std::size_t> fusible_edges(const Program& program);
 
-// Group id of each op (-1 for parameters) from union-find over the fused edges.
+// Group id of each op (-1 for parameters and constants) from union-find over the fused edges.
 std::vector<int> fusion_groups(const Program& program, const FusionConfig& config);
 // Empty when the grouped graph is acyclic; else a description of the cycle.
 std::optional<std::string> fusion_cycle(const Program& program, const std::vector<int>& groups);

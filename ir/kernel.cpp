@@ -39,6 +39,7 @@ std::string op_signature(const Op& op) {
     append_list(out, "cks", c.kernel_spatial);
     append_list(out, "co", {c.output_batch, c.output_feature});
     append_list(out, "cos", c.output_spatial);
+    if (c.feature_group_count != 1) out += "fg=" + std::to_string(c.feature_group_count) + ';';  // old keys unchanged
   }
   if (op.dot) {
     append_list(out, "lc", op.dot->lhs_contracting);
@@ -46,6 +47,17 @@ std::string op_signature(const Op& op) {
     append_list(out, "lb", op.dot->lhs_batch);
     append_list(out, "rb", op.dot->rhs_batch);
   }
+  if (op.slice) {
+    append_list(out, "ss", op.slice->start);
+    append_list(out, "sst", op.slice->stride);
+  }
+  if (op.padding) {
+    append_list(out, "pdl", op.padding->low);
+    append_list(out, "pdh", op.padding->high);
+  }
+  append_list(out, "idx", op.indices);
+  if (op.is_constant() && op.literal)
+    out += "lit=" + stable_hash_hex(std::string_view(reinterpret_cast<const char*>(op.literal->data()), op.literal->size() * sizeof(float))) + ';';
   if (op.parameter_number >= 0) out += "p=" + std::to_string(op.parameter_number) + ';';
   if (!op.fusion_kind.empty()) out += "fk=" + op.fusion_kind + ';';
   for (const auto& callee : op.called)

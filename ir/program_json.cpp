@@ -1,6 +1,8 @@
 #include "ir/program_json.h"
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -50,11 +52,18 @@ nlohmann::ordered_json convolution_to_json(const ConvolutionDims& c) {
           {"output_spatial", c.output_spatial}};
 }
 
+nlohmann::ordered_json convolution_json(const ConvolutionDims& c) {
+  nlohmann::ordered_json j = convolution_to_json(c);
+  if (c.feature_group_count != 1) j["feature_group_count"] = c.feature_group_count;
+  return j;
+}
+
 ConvolutionDims convolution_from_json(const JsonView& j) {
   j.expect_keys({"input_batch", "input_feature", "input_spatial", "kernel_input_feature",
                  "kernel_output_feature", "kernel_spatial", "output_batch", "output_feature",
-                 "output_spatial"});
+                 "output_spatial", "feature_group_count"});
   ConvolutionDims c;
+  if (auto m = j.find("feature_group_count")) c.feature_group_count = m->as_positive_int();
   c.input_batch = j.at("input_batch").as_int();
   c.input_feature = j.at("input_feature").as_int();
   c.input_spatial = j.at("input_spatial").as_int_list();
@@ -84,6 +93,58 @@ DotDims dot_from_json(const JsonView& j) {
   if (auto m = j.find("lhs_batch")) d.lhs_batch = m->as_int_list();
   if (auto m = j.find("rhs_batch")) d.rhs_batch = m->as_int_list();
   return d;
+}
+
+SliceDims slice_from_json(const JsonView& j, std::size_t rank) {
+  j.expect_keys({"start", "stride"});
+  SliceDims s{j.at("start").as_int_list(), j.at("stride").as_int_list()};
+  if (s.start.size() != rank) j.at("start").fail("one start per output dimension");
+  if (s.stride.size() != rank) j.at("stride").fail("one stride per output dimension");
+  for (std::int64_t stride : s.stride)
+    if (stride == 0) j.at("stride").fail("non-zero strides");
+  return s;
+}
+
+PadDims padding_from_json(const JsonView& j, std::size_t rank) {
+  j.expect_keys({"low", "high"});
+  PadDims p{j.at("low").as_int_list(), j.at("high").as_int_list()};
+  for (const char* key : {"low", "high"}) {
+    const auto& values = std::string(key) == "low" ? p.low : p.high;
+    if (values.size() != rank) j.at(key).fail("one entry per dimension");
+    for (std::int64_t v : values)
+      if (v < 0) j.at(key).fail("non-negative padding");
+  }
+  return p;
+}
+
+std::shared_ptr<const Literal> literal_from_json(const JsonView& j, std::int64_t count) {
+  if (!j.is_array()) j.fail("a list of numbers");
+  if (static_cast<std::int64_t>(j.size()) != count) j.fail(std::to_string(count) + " values (one per element of the shape)");
+  auto values = std::make_shared<Literal>();
+  values->reserve(j.size());
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const JsonView v = j.at(i);
+    if (v.value().is_string()) {  // JSON has no infinities: literal_to_json writes them as strings
+      const std::string text = v.as_string();
+      if (text == "inf") values->push_back(std::numeric_limits<float>::infinity());
+      else if (text == "-inf") values->push_back(-std::numeric_limits<float>::infinity());
+      else if (text == "nan") values->push_back(std::numeric_limits<float>::quiet_NaN());
+      else v.fail("a number, \"inf\", \"-inf\" or \"nan\"");
+    } else {
+      values->push_back(static_cast<float>(v.as_number()));
+    }
+  }
+  return values;
+}
+
+nlohmann::ordered_json literal_to_json(const Literal& values) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (float v : values) {
+    if (std::isnan(v)) list.push_back("nan");
+    else if (std::isinf(v)) list.push_back(v > 0 ? "inf" : "-inf");
+    else list.push_back(v);
+  }
+  return list;
 }
 
 nlohmann::ordered_json tuple_to_json(const std::vector<Shape>& elements) {
@@ -165,9 +226,14 @@ nlohmann::ordered_json ops_to_json(const Program& program, const std::map<const 
     }
     if (!op.dimensions.empty()) j["dimensions"] = op.dimensions;
     if (op.window) j["window"] = window_to_json(*op.window);
-    if (op.convolution) j["convolution"] = convolution_to_json(*op.convolution);
+    if (op.convolution) j["convolution"] = convolution_json(*op.convolution);
     if (op.dot) j["dot"] = dot_to_json(*op.dot);
+    if (op.slice) j["slice"] = {{"start", op.slice->start}, {"stride", op.slice->stride}};
+    if (op.padding) j["padding"] = {{"low", op.padding->low}, {"high", op.padding->high}};
+    if (!op.indices.empty()) j["indices"] = op.indices;
+    if (op.is_constant() && op.literal) j["value"] = literal_to_json(*op.literal);
     if (op.parameter_number >= 0) j["parameter_number"] = op.parameter_number;
+    if (op.weight) j["weight"] = true;
     if (!op.fusion_kind.empty()) j["fusion_kind"] = op.fusion_kind;
     if (!op.called.empty()) {
       nlohmann::ordered_json list = nlohmann::ordered_json::array();
@@ -225,7 +291,8 @@ Program program_body_from_json(const JsonView& json, ComputationResolver& resolv
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const JsonView j = ops.at(i);
     j.expect_keys({"name", "opcode", "type", "shape", "layout", "tuple", "operands", "dimensions", "window",
-                   "convolution", "dot", "parameter_number", "fusion_kind", "called"});
+                   "convolution", "dot", "slice", "padding", "indices", "value", "parameter_number", "weight",
+                   "fusion_kind", "called"});
     Op op;
     op.name = j.at("name").as_string();
     if (op.name.empty()) j.at("name").fail("a non-empty op name");
@@ -239,7 +306,13 @@ Program program_body_from_json(const JsonView& json, ComputationResolver& resolv
     if (auto m = j.find("window")) op.window = window_from_json(*m);
     if (auto m = j.find("convolution")) op.convolution = convolution_from_json(*m);
     if (auto m = j.find("dot")) op.dot = dot_from_json(*m);
+    if (auto m = j.find("slice")) op.slice = slice_from_json(*m, op.shape.dims.size());
+    if (auto m = j.find("padding")) op.padding = padding_from_json(*m, op.shape.dims.size());
+    if (auto m = j.find("indices")) op.indices = m->as_int_list();
+    if (auto m = j.find("value")) op.literal = literal_from_json(*m, op.shape.element_count());
+    if (op.is_constant() && !op.literal) j.fail("a \"value\" for a constant");
     if (auto m = j.find("parameter_number")) op.parameter_number = m->as_int();
+    op.weight = j.get_bool("weight", false);
     op.fusion_kind = j.get_string("fusion_kind", "");
     if (!ids.emplace(op.name, program.size()).second) j.at("name").fail("a name not used by an earlier op");
     program.add_op(std::move(op));

@@ -170,7 +170,7 @@ class Scheduler {
     }
     // The group's members computed inside this stage's loops.
     for (OpId member = 0; member < body_.size(); ++member) {
-      if (member == id || body_.op(member).is_parameter() || schedule_.group_root[member] != id) continue;
+      if (member == id || body_.op(member).is_leaf_value() || schedule_.group_root[member] != id) continue;
       const Placement p = schedule_.placement[member];
       Halide::Func f = lowered_.funcs[member];
       if (is_reduction_opcode(body_.op(member).opcode)) {

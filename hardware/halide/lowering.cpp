@@ -1,5 +1,6 @@
 #include "hardware/halide/lowering.h"
 
+#include <algorithm>
 #include <string>
 
 #include "hardware/reference/elementwise_ops.h"
@@ -131,11 +132,32 @@ class Lowering {
       std::vector<Expr> args;
       for (OpId o : operands) args.push_back(call(o, index));
       f(vars) = elementwise(op, args);
-    } else if (op.opcode == "broadcast" || op.opcode == "transpose") {
-      const auto map = structural_index_map(body_, id);
+    } else if (op.opcode == "broadcast" || op.opcode == "transpose" || op.opcode == "slice") {
       std::vector<Expr> at;
-      for (const AffineIndex& a : map) at.push_back(index[static_cast<std::size_t>(a.out_dim)]);
+      for (const AffineIndex& a : structural_index_map(body_, id)) at.push_back(affine(a, index, {}));
       f(vars) = call(operands[0], at);
+    } else if (op.opcode == "pad") {
+      std::vector<Expr> at;
+      for (const AffineIndex& a : structural_index_map(body_, id)) at.push_back(affine(a, index, {}));
+      const Expr value = call(operands[1], std::vector<Expr>(body_.op(operands[1]).shape.dims.size(), Expr(0)));
+      f(vars) = padded(operands[0], value)(halide_args(at));
+    } else if (op.is_constant()) {
+      define_constant(op, f, vars);
+    } else if (op.opcode == "concatenate") {
+      const auto offsets = concat_offsets(body_, id);
+      const std::size_t axis = static_cast<std::size_t>(op.dimensions[0]);
+      // Innermost operand last: each select picks the operand whose range holds the index.
+      std::vector<Expr> at = index;
+      at[axis] = Halide::clamp(index[axis] - static_cast<int>(offsets[operands.size() - 1]), 0,
+                               static_cast<int>(offsets.back() - offsets[operands.size() - 1] - 1));
+      Expr value = call(operands.back(), at);
+      for (std::size_t k = operands.size() - 1; k-- > 0;) {
+        at[axis] = Halide::clamp(index[axis] - static_cast<int>(offsets[k]), 0, static_cast<int>(offsets[k + 1] - offsets[k] - 1));
+        value = Halide::select(index[axis] < static_cast<int>(offsets[k + 1]), call(operands[k], at), value);
+      }
+      f(vars) = value;
+    } else if (op.opcode == "gather") {
+      define_gather(id, f, vars, index);
     } else if (is_linear_reshape(op.opcode)) {
       const auto& in_dims = body_.op(operands[0]).shape.dims;
       const auto out_strides = row_major_strides(op.shape.dims), in_strides = row_major_strides(in_dims);
@@ -150,6 +172,54 @@ class Lowering {
     } else {
       unsupported(op, "opcode '" + op.opcode + "'");
     }
+  }
+
+  // operand index of an AffineIndex at a program-order output index and reduction variables.
+  static Expr affine(const AffineIndex& a, const std::vector<Expr>& index, const std::vector<Halide::RVar>& rvars) {
+    Expr e = Expr(static_cast<int>(a.offset));
+    if (a.out_dim >= 0) {
+      Expr out = index[static_cast<std::size_t>(a.out_dim)];
+      if (a.out_divisor != 1) out = out / static_cast<int>(a.out_divisor);
+      e = e + out * static_cast<int>(a.out_scale);
+    }
+    if (a.red_dim >= 0) e = e + Expr(rvars[static_cast<std::size_t>(a.red_dim)]) * static_cast<int>(a.red_scale);
+    return Halide::Internal::simplify(e);
+  }
+
+  // A scalar constant is an expression (folded into its consumers); a tensor reads a buffer
+  // embedded in the pipeline.
+  void define_constant(const Op& op, Halide::Func& f, const std::vector<Halide::Var>& vars) {
+    const Literal& values = *op.literal;
+    if (op.shape.dims.empty() || std::all_of(values.begin(), values.end(), [&](float v) { return v == values.front() || (v != v && values.front() != values.front()); })) {
+      f(vars) = values.empty() ? Expr(0.0f) : Expr(values.front());
+      return;
+    }
+    std::vector<int> extents;
+    for (auto it = op.shape.dims.rbegin(); it != op.shape.dims.rend(); ++it) extents.push_back(static_cast<int>(*it));
+    Halide::Buffer<float> buffer(extents, op.name.empty() ? "constant" : "c_" + std::to_string(constants_++));
+    std::copy(values.begin(), values.end(), buffer.data());  // row-major = Halide's reversed dims, dense
+    std::vector<Expr> args(vars.begin(), vars.end());
+    f(vars) = buffer(args);
+  }
+
+  void define_gather(OpId id, Halide::Func& f, const std::vector<Halide::Var>& vars, const std::vector<Expr>& index) {
+    const Op& op = body_.op(id);
+    const OpId input = body_.operands(id)[0];
+    const std::size_t input_rank = body_.op(input).shape.dims.size();
+    const std::size_t axis = static_cast<std::size_t>(op.dimensions[0]);
+    const std::size_t index_rank = op.shape.dims.size() + 1 - input_rank;
+    const std::vector<std::int64_t> index_dims(op.shape.dims.begin() + static_cast<std::ptrdiff_t>(axis),
+                                               op.shape.dims.begin() + static_cast<std::ptrdiff_t>(axis + index_rank));
+    Expr which = Expr(0);
+    const auto strides = row_major_strides(index_dims);
+    for (std::size_t k = 0; k < index_rank; ++k) which = which + index[axis + k] * static_cast<int>(strides[k]);
+    Halide::Buffer<int> table(std::max<int>(1, static_cast<int>(op.indices.size())), "g_" + std::to_string(constants_++));
+    for (std::size_t i = 0; i < op.indices.size(); ++i) table(static_cast<int>(i)) = static_cast<int>(op.indices[i]);
+    std::vector<Expr> at;
+    for (std::size_t d = 0; d < axis; ++d) at.push_back(index[d]);
+    at.push_back(Halide::clamp(table(which), 0, static_cast<int>(body_.op(input).shape.dims[axis] - 1)));
+    for (std::size_t d = axis + 1; d < input_rank; ++d) at.push_back(index[d + index_rank - 1]);
+    f(vars) = call(input, at);
   }
 
   void define_reduction(OpId id, Halide::Func& f, const std::vector<Halide::Var>& vars, const std::vector<Expr>& index) {
@@ -171,12 +241,7 @@ class Lowering {
     std::vector<Expr> terms;
     for (std::size_t s = 0; s < form.operands.size(); ++s) {
       std::vector<Expr> at;
-      for (const AffineIndex& a : form.operands[s]) {
-        Expr e = Expr(static_cast<int>(a.offset));
-        if (a.out_dim >= 0) e = e + index[static_cast<std::size_t>(a.out_dim)] * static_cast<int>(a.out_scale);
-        if (a.red_dim >= 0) e = e + Expr(rvars[static_cast<std::size_t>(a.red_dim)]);
-        at.push_back(Halide::Internal::simplify(e));
-      }
+      for (const AffineIndex& a : form.operands[s]) at.push_back(affine(a, index, rvars));
       if (form.bounds_checked[s]) {
         // Outside the operand the reference adds nothing: 0 in a product, the start value otherwise.
         Halide::Func operand = padded(operands[s], form.product ? Expr(0.0f) : init);
@@ -195,6 +260,7 @@ class Lowering {
   const Program& body_;
   LoweredKernel lowered_;
   std::map<OpId, std::size_t> input_of_;
+  int constants_ = 0;
 };
 
 }  // namespace

@@ -1,8 +1,8 @@
 #pragma once
 // A kernel of perftune's program IR as a Halide pipeline definition: one Func per op (elementwise,
-// broadcast, transpose and reshape as pure definitions; dot, convolution, reduce and reduce-window
-// as an initial value plus an update over an RDom, from op_semantics.h's reduction forms), one
-// ImageParam per parameter. Dimensions are reversed: Halide's first dimension is the innermost,
+// broadcast, transpose, slice, pad, concatenate, gather and reshape as pure definitions; a constant
+// as a literal or an embedded buffer; dot, convolution, reduce and reduce-window as an initial value
+// plus an update over an RDom, from op_semantics.h's reduction forms), one ImageParam per parameter. Dimensions are reversed: Halide's first dimension is the innermost,
 // the program's last dimension (row-major), so buffers are shared without copies.
 // Nothing is scheduled here (halide/apply_schedule.h does that).
 #include <Halide.h>

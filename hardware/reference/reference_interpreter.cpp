@@ -43,7 +43,7 @@ std::vector<float> reduce_op(const Program& program, OpId id, const std::vector<
   std::vector<std::vector<std::int64_t>> red_strides(data_operands, std::vector<std::int64_t>(form.red_sizes.size(), 0));
   for (std::size_t k = 0; k < data_operands; ++k)
     for (std::size_t d = 0; d < form.operands[k].size(); ++d)
-      if (form.operands[k][d].red_dim >= 0) red_strides[k][form.operands[k][d].red_dim] += strides[k][d];
+      if (form.operands[k][d].red_dim >= 0) red_strides[k][form.operands[k][d].red_dim] += strides[k][d] * form.operands[k][d].red_scale;
   const bool simple = form.red_sizes.size() == 1 &&
                       std::none_of(form.bounds_checked.begin(), form.bounds_checked.end(), [](bool b) { return b; });
   for (std::size_t o = 0; o < out.size(); ++o) {
@@ -54,7 +54,7 @@ std::vector<float> reduce_op(const Program& program, OpId id, const std::vector<
       for (std::size_t k = 0; k < data_operands; ++k)
         for (std::size_t d = 0; d < form.operands[k].size(); ++d) {
           const AffineIndex& a = form.operands[k][d];
-          if (a.out_dim >= 0) base[k] += (a.out_scale * out_index[a.out_dim] + a.offset) * strides[k][d];
+          if (a.out_dim >= 0) base[k] += (a.out_scale * (out_index[a.out_dim] / a.out_divisor) + a.offset) * strides[k][d];
         }
       const float* x = values[operands[0]].data() + base[0];
       const std::int64_t sx = red_strides[0][0];
@@ -76,10 +76,7 @@ std::vector<float> reduce_op(const Program& program, OpId id, const std::vector<
         std::int64_t offset = 0;
         bool inside = true;
         for (std::size_t d = 0; d < dims.size(); ++d) {
-          const AffineIndex& a = form.operands[k][d];
-          std::int64_t i = a.offset;
-          if (a.out_dim >= 0) i += a.out_scale * out_index[a.out_dim];
-          if (a.red_dim >= 0) i += red_index[a.red_dim];
+          const std::int64_t i = form.operands[k][d].at(out_index, red_index);
           inside = inside && i >= 0 && i < dims[d];
           offset += i * strides[k][d];
         }
@@ -105,6 +102,24 @@ std::vector<OpId> ordered_parameters(const Program& program) {
     return program.op(a).parameter_number < program.op(b).parameter_number;
   });
   return ids;
+}
+
+std::vector<std::vector<float>> parameter_values(const Program& program, const std::vector<std::vector<float>>& activations) {
+  std::vector<std::vector<float>> values;
+  std::size_t next = 0;
+  for (OpId id : ordered_parameters(program)) {
+    const Op& op = program.op(id);
+    if (op.weight && op.literal) {
+      values.push_back(*op.literal);
+    } else if (op.weight) {
+      throw std::invalid_argument("parameter_values: weight '" + op.name + "' has no values");
+    } else {
+      if (next >= activations.size()) throw std::invalid_argument("parameter_values: too few inputs (" + std::to_string(activations.size()) + ")");
+      values.push_back(activations[next++]);
+    }
+  }
+  if (next != activations.size()) throw std::invalid_argument("parameter_values: " + std::to_string(activations.size()) + " inputs for " + std::to_string(next) + " activations");
+  return values;
 }
 
 std::vector<std::vector<float>> make_inputs(const Program& program, std::uint64_t seed) {
@@ -147,15 +162,54 @@ std::vector<std::vector<float>> interpret(const Program& program, const std::vec
       out = reduce_op(program, id, values);
     } else if (is_linear_reshape(op.opcode)) {
       out = values[operands[0]];
+    } else if (op.is_constant()) {
+      out = *op.literal;
+    } else if (op.opcode == "concatenate") {
+      const auto offsets = concat_offsets(program, id);
+      const std::size_t axis = static_cast<std::size_t>(op.dimensions[0]);
+      for (std::size_t i = 0; i < count; ++i) {
+        unravel(static_cast<std::int64_t>(i), op.shape.dims, index);
+        std::size_t k = 0;
+        while (index[axis] >= offsets[k + 1]) ++k;
+        index[axis] -= offsets[k];
+        const auto& dims = program.op(operands[k]).shape.dims;
+        const auto strides = row_major_strides(dims);
+        std::int64_t offset = 0;
+        for (std::size_t d = 0; d < dims.size(); ++d) offset += index[d] * strides[d];
+        out[i] = values[operands[k]][static_cast<std::size_t>(offset)];
+      }
+    } else if (op.opcode == "gather") {
+      const auto& input_dims = program.op(operands[0]).shape.dims;
+      const auto strides = row_major_strides(input_dims);
+      const std::size_t axis = static_cast<std::size_t>(op.dimensions[0]);
+      const std::size_t index_rank = op.shape.dims.size() + 1 - input_dims.size();
+      const std::vector<std::int64_t> index_dims(op.shape.dims.begin() + static_cast<std::ptrdiff_t>(axis),
+                                                 op.shape.dims.begin() + static_cast<std::ptrdiff_t>(axis + index_rank));
+      const auto index_strides = row_major_strides(index_dims);
+      for (std::size_t i = 0; i < count; ++i) {
+        unravel(static_cast<std::int64_t>(i), op.shape.dims, index);
+        std::int64_t flat = 0;
+        for (std::size_t k = 0; k < index_rank; ++k) flat += index[axis + k] * index_strides[k];
+        std::int64_t offset = op.indices[static_cast<std::size_t>(flat)] * strides[axis];
+        for (std::size_t d = 0; d < axis; ++d) offset += index[d] * strides[d];
+        for (std::size_t d = axis + 1; d < input_dims.size(); ++d) offset += index[d + index_rank - 1] * strides[d];
+        out[i] = values[operands[0]][static_cast<std::size_t>(offset)];
+      }
     } else {
       const std::vector<AffineIndex> map = structural_index_map(program, id);
       const auto& input_dims = program.op(operands[0]).shape.dims;
       const auto strides = row_major_strides(input_dims);
+      const float outside = op.opcode == "pad" ? values[operands[1]][0] : 0.0f;
       for (std::size_t i = 0; i < count; ++i) {
         unravel(static_cast<std::int64_t>(i), op.shape.dims, index);
         std::int64_t offset = 0;
-        for (std::size_t d = 0; d < map.size(); ++d) offset += index[map[d].out_dim] * strides[d];
-        out[i] = values[operands[0]][static_cast<std::size_t>(offset)];
+        bool inside = true;
+        for (std::size_t d = 0; d < map.size(); ++d) {
+          const std::int64_t at = map[d].at(index, {});
+          inside = inside && at >= 0 && at < input_dims[d];
+          offset += at * strides[d];
+        }
+        out[i] = inside ? values[operands[0]][static_cast<std::size_t>(offset)] : outside;
       }
     }
     values[id] = std::move(out);

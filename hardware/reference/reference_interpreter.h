@@ -17,6 +17,11 @@ std::vector<std::vector<float>> interpret(const Program& program, const std::vec
 // The inputs a CPU measurement runs on (input_data.h), one buffer per parameter, in order.
 std::vector<std::vector<float>> make_inputs(const Program& program, std::uint64_t seed);
 
+// One buffer per parameter (ordered_parameters order): `activations` for the parameters that are
+// not weights, in order, and each weight's own values (Op::literal). Throws std::invalid_argument
+// for a count that does not match or a weight without values.
+std::vector<std::vector<float>> parameter_values(const Program& program, const std::vector<std::vector<float>>& activations);
+
 // Parameters ordered by parameter_number (ties by id), as Kernel::parameters() orders them.
 std::vector<OpId> ordered_parameters(const Program& program);
 
