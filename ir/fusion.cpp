@@ -147,7 +147,7 @@ FusedKernel fused_kernel(const Program& program, const std::vector<int>& groups,
   for (OpId id : fused.members) {
     std::vector<OpId> operands;
     for (OpId producer : program.operands(id)) {
-      if (groups[producer] != g && !local.count(producer) && program.op(producer).is_constant()) {
+      if (groups[producer] != g && !local.count(producer) && program.op(producer).is_leaf_value() && !program.op(producer).is_parameter()) {
         local[producer] = body.add_op(program.op(producer));  // copied into every kernel that reads it, as XLA does
       } else if (groups[producer] != g && !local.count(producer)) {
         Op parameter;

@@ -84,8 +84,10 @@ struct Op {
 
   bool is_parameter() const { return opcode == "parameter"; }
   bool is_constant() const { return opcode == "constant"; }
-  // Not work of a kernel: a parameter is an input, a constant is copied into each kernel reading it.
-  bool is_leaf_value() const { return is_parameter() || is_constant(); }
+  // Not work of a kernel: a parameter is an input, a constant with its values is copied into each
+  // kernel reading it. (An XLA module's constants come without values and stay ordinary ops, so
+  // the fusion spaces of recorded programs are what they were.)
+  bool is_leaf_value() const { return is_parameter() || (is_constant() && literal); }
 };
 
 }  // namespace perftune

@@ -310,7 +310,6 @@ Program program_body_from_json(const JsonView& json, ComputationResolver& resolv
     if (auto m = j.find("padding")) op.padding = padding_from_json(*m, op.shape.dims.size());
     if (auto m = j.find("indices")) op.indices = m->as_int_list();
     if (auto m = j.find("value")) op.literal = literal_from_json(*m, op.shape.element_count());
-    if (op.is_constant() && !op.literal) j.fail("a \"value\" for a constant");
     if (auto m = j.find("parameter_number")) op.parameter_number = m->as_int();
     op.weight = j.get_bool("weight", false);
     op.fusion_kind = j.get_string("fusion_kind", "");
