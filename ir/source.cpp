@@ -15,6 +15,17 @@
 namespace perftune {
 
 namespace {
+
+struct RegisteredFormat {
+  std::string suffix, description;
+  SourceLoader loader;
+};
+
+std::vector<RegisteredFormat>& registered_formats() {
+  static std::vector<RegisteredFormat> formats;
+  return formats;
+}
+
 bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -22,6 +33,8 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 Corpus load_any_format(const std::string& path) {
   if (!path_exists(path)) throw InputError(path, "", "an existing file");
   if (std::filesystem::is_directory(path)) return load_record_folder(path);
+  for (const RegisteredFormat& format : registered_formats())
+    if (ends_with(path, format.suffix)) return format.loader(path);
   if (ends_with(path, ".pb")) return load_tpu_tuning_data(path);
   if (ends_with(path, ".npz")) return load_tpugraphs_npz(path);
   if (ends_with(path, ".json.gz")) return load_kernel_tuner_cache(path);
@@ -40,11 +53,22 @@ Corpus load_any_format(const std::string& path) {
     corpus.programs.push_back(std::make_shared<Program>(program_from_json(JsonView(json, path))));
     return corpus;
   }
+  std::string others;
+  for (const RegisteredFormat& format : registered_formats()) others += ", " + format.suffix + " (" + format.description + ")";
   throw InputError(path, "", "a supported source: .pb (XLA TPU tuning data), .json.gz (Kernel Tuner cache), "
-                             ".npz (TpuGraphs), .jsonl or .jsonl.gz (record log), .json (perftune program) or a folder of record logs");
+                             ".npz (TpuGraphs), .jsonl or .jsonl.gz (record log), .json (perftune program)" + others + " or a folder of record logs");
 }
 
 }  // namespace
+
+void register_source_format(const std::string& suffix, const std::string& description, SourceLoader loader) {
+  for (RegisteredFormat& format : registered_formats())
+    if (format.suffix == suffix) {
+      format = {suffix, description, std::move(loader)};
+      return;
+    }
+  registered_formats().push_back({suffix, description, std::move(loader)});
+}
 
 Corpus load_source(const std::string& path) {
   Corpus corpus = load_any_format(path);
