@@ -73,10 +73,12 @@ Record record_from_json(const JsonView& j, bool without_config = false) {
       r.result.repeats.push_back(value);
     }
   r.result.spread = j.get_number("spread", 0.0);
+  if (auto problem = spread_problem(r.result.spread)) j.at("spread").fail("a valid spread, but " + *problem);
   r.result.cost_seconds = j.get_number("cost", 0.0);
   if (auto problem = cost_problem(r.result.cost_seconds)) j.at("cost").fail("a valid measurement cost, but " + *problem);
   r.result.message = j.get_string("message", "");
   r.unix_time = j.get_number("time", 0.0);
+  if (auto problem = unix_time_problem(r.unix_time)) j.at("time").fail("a valid time of measurement, but " + *problem);
   return r;
 }
 
@@ -245,7 +247,12 @@ LoadedLog RecordLog::load(const std::string& path) {
     const std::string line = text.substr(start, end - start);
     start = end + 1;
     ++line_number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) {
+      // perftune writes no empty line: one before more records means the log was spliced or
+      // damaged, and what stood there is lost. Only a blank tail (an editor's last newline) is harmless.
+      if (text.find_first_not_of(" \t\r\n", start > text.size() ? text.size() : start) == std::string::npos) break;
+      throw InputError(path, "line " + std::to_string(line_number), "a JSON record (an empty line before more records: the log is damaged)");
+    }
     const std::string place = "line " + std::to_string(line_number);
     nlohmann::json j;
     try {

@@ -130,4 +130,37 @@ TEST_CASE("a record log that is a symlink to /dev/zero or a FIFO is refused at o
   CHECK(RecordLog::load(dir + "/link.jsonl").records.size() == 1);
 }
 
+TEST_CASE("record lines with an impossible spread or time, or an empty line between records, are refused by place") {
+  const std::string dir = scratch_dir("file_io_record_lines");
+  const std::string record = kRecord;
+  struct Case {
+    const char* name;
+    std::string text;
+    const char* place;
+  };
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string line = record;
+    line.replace(line.find(from), from.size(), to);
+    return line;
+  };
+  const Case c = GENERATE_COPY(Case{"negative spread", with("\"spread\":0", "\"spread\":-5") + "\n", "line 1"},
+                               Case{"huge spread", with("\"spread\":0", "\"spread\":1e308") + "\n", "line 1"},
+                               Case{"negative time", with("\"time\":1", "\"time\":-1e300") + "\n", "line 1"},
+                               Case{"far-future time", with("\"time\":1", "\"time\":1e300") + "\n", "line 1"},
+                               Case{"empty line", record + "\n\n" + with("\"a\":1", "\"a\":2") + "\n", "line 2"});
+  CAPTURE(c.name);
+  const std::string path = dir + "/log.jsonl";
+  std::ofstream(path) << c.text;
+  try {
+    RecordLog::load(path);
+    FAIL("accepted");
+  } catch (const InputError& error) {
+    CHECK(error.file() == path);
+    CHECK(error.place().rfind(c.place, 0) == 0);
+  }
+  // A blank tail (an editor's last newline) stays harmless.
+  std::ofstream(path) << record << "\n\n";
+  CHECK(RecordLog::load(path).records.size() == 1);
+}
+
 }  // namespace perftune
