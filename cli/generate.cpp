@@ -13,6 +13,7 @@
 #include "cli/command.h"
 #include "generator/program_generator.h"
 #include "generator/program_statistics.h"
+#include "ir/output_lock.h"
 #include "ir/program_json.h"
 
 namespace perftune::cli {
@@ -38,7 +39,7 @@ void run(const GenerateOptions& o) {
   GeneratorSpec spec = load_generator_spec(o.spec);
   if (o.count) spec.count = o.count;
   if (!o.output.empty()) spec.output = o.output;
-  std::filesystem::create_directories(spec.output);
+  create_output_folder(spec.output);
   std::map<std::string, std::size_t> blocks, opcodes;
   std::size_t written = 0, ops = 0;
   double flops = 0;

@@ -37,7 +37,7 @@ const bool registered = register_command({"tune", "Run a tuning campaign from JS
       if (ranks.rank() > 0) return serve_campaign(campaign, ranks);
       CampaignRunOptions run_options;
       if (ranks.size() > 1)
-        run_options.wrap_backend = [&ranks](std::unique_ptr<Backend> local) -> std::unique_ptr<Backend> {
+        run_options.wrap_device = [&ranks](std::unique_ptr<Backend> local) -> std::unique_ptr<Backend> {
           return std::make_unique<RankSpreadBackend>(std::move(local), ranks);
         };
       run_options.output = options->output;

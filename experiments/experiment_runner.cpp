@@ -38,6 +38,7 @@
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
+#include "ir/output_lock.h"
 #include "ir/record_log.h"
 #include "ir/source.h"
 #include "surrogate/training/torch_threads.h"
@@ -378,8 +379,10 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
       if (!fs::is_directory(experiment.remeasure->references[i]))
         throw InputError(experiment.file, "$.remeasure.references[" + std::to_string(i) + "]",
                          "the output folder of an experiment on the same spaces (" + experiment.remeasure->references[i] +
-                             " does not exist; a live experiment kept in git is unpacked by scripts/live_sitting)");
-  fs::create_directories(output);
+                             (path_exists(experiment.remeasure->references[i]) ? " is a file, not a folder)"
+                                                                               : " does not exist; a live experiment kept in git is unpacked by "
+                                                                                 "scripts/live_sitting)"));
+  create_output_folder(output);
   // Under mpirun each rank runs its share of the runs; rank 0 reports.
   SingleProcess single_process;
   Ranks& ranks = options.ranks ? *options.ranks : single_process;

@@ -1,6 +1,7 @@
 #include "generator/program_generator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -334,6 +335,16 @@ std::vector<Weighted> weighted(std::initializer_list<std::pair<std::int64_t, dou
   return out;
 }
 
+// A draw needs a positive, finite total: all weights 0 leave nothing to draw, and two of 1e308 sum
+// to infinity; either way pick_weighted would fall through to the last choice every time.
+template <typename Range, typename Weight>
+void check_weight_total(const JsonView& view, const Range& choices, Weight weight) {
+  double total = 0;
+  for (const auto& c : choices) total += weight(c);
+  if (!(total > 0) || !std::isfinite(total))
+    view.fail("weights with a positive, finite sum (they sum to " + std::to_string(total) + ")");
+}
+
 std::vector<Weighted> parse_weighted(const JsonView& view) {
   std::vector<Weighted> out;
   for (const JsonView& entry : view.elements()) {
@@ -341,6 +352,7 @@ std::vector<Weighted> parse_weighted(const JsonView& view) {
     out.push_back({entry.at("value").as_positive_int(), entry.at("weight").as_non_negative_number()});
   }
   if (out.empty()) view.fail("a non-empty list of {\"value\", \"weight\"}");
+  check_weight_total(view, out, [](const Weighted& w) { return w.weight; });
   return out;
 }
 
@@ -416,6 +428,7 @@ GeneratorSpec load_spec(const std::string& path, std::vector<std::string>& exten
       if (!spec.block_weights.count(kind)) v->at(kind).fail("one of the block kinds dense, residual, layer_norm, softmax, attention, transpose, conv, pool, batch_norm, global_pool, elementwise");
       spec.block_weights[kind] = v->at(kind).as_non_negative_number();
     }
+    check_weight_total(*v, spec.block_weights, [](const auto& entry) { return entry.second; });
   }
   for (auto [key, target] : {std::pair{"rows", &spec.rows}, std::pair{"features", &spec.features},
                              std::pair{"image_batch", &spec.image_batch}, std::pair{"spatial", &spec.spatial},

@@ -12,6 +12,7 @@
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/knob_roles.h"
+#include "ir/output_lock.h"
 #include "ir/record_log.h"
 
 namespace perftune {
@@ -66,6 +67,12 @@ CorpusRemeasureSummary remeasure_corpus(const CorpusRemeasureSpec& spec, const B
                                         const std::function<bool()>& stop,
                                         const std::function<void(const CollectProgress&)>& progress) {
   const auto started = std::chrono::steady_clock::now();
+  // One writer per output, the lock collect takes on a log (LOG.lock): two re-measurements of one
+  // output would each append every round's records to the same round logs, and a collect writing
+  // the corpus being re-measured in place would lose its new records at the merge.
+  if (const auto parent = std::filesystem::path(spec.output).parent_path(); !parent.empty())
+    std::filesystem::create_directories(parent);
+  const OutputLock lock(spec.output + ".lock", "the record log " + spec.output);
   const LoadedLog log = RecordLog::load(spec.input);
   CorpusRemeasureSummary summary;
   std::unique_ptr<Backend> backend = make_backend();

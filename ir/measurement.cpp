@@ -82,4 +82,23 @@ std::optional<std::string> cost_problem(double seconds) {
   return std::nullopt;
 }
 
+std::optional<std::string> spread_problem(double spread) {
+  if (!std::isfinite(spread)) return std::string("a spread is not finite");
+  if (spread < 0) return "a spread (coefficient of variation) is negative (" + std::to_string(spread) + ")";
+  if (spread > std::sqrt(kMaxRepeats)) {
+    char text[128];
+    std::snprintf(text, sizeof text, "a spread of %.3g is above %.3g, the most a coefficient of variation of %.0f repeats can be",
+                  spread, std::sqrt(kMaxRepeats), kMaxRepeats);
+    return std::string(text);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> unix_time_problem(double seconds) {
+  if (!std::isfinite(seconds)) return std::string("a time is not finite");
+  if (seconds < 0) return "a time before 1970 (" + std::to_string(seconds) + " s since the Unix epoch)";
+  if (seconds > kMaxUnixTime) return "a time after the year 3000 (" + std::to_string(seconds) + " s since the Unix epoch)";
+  return std::nullopt;
+}
+
 }  // namespace perftune

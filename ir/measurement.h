@@ -51,6 +51,18 @@ inline constexpr double kMaxCostSeconds = 7 * 24 * 3600.0;
 // is read (record log, runner replies). Empty when valid; else what is wrong with it.
 std::optional<std::string> cost_problem(double seconds);
 
+// The one definition of a valid spread (a coefficient of variation, MeasureResult::spread):
+// finite, >= 0 and at most sqrt(kMaxRepeats), since the sample CV of n values >= 0 is at most
+// sqrt(n) (one value, the rest 0). The bound does not use a record's own repeats: a runner may
+// compute its spread from more samples than it sends.
+inline constexpr double kMaxRepeats = 1e6;  // no measurement repeats a config a million times
+std::optional<std::string> spread_problem(double spread);
+
+// A record's time of measurement (seconds since the Unix epoch) is finite and in [0, year 3000]:
+// a negative or far-future time is a corrupt line, not a measurement.
+inline constexpr double kMaxUnixTime = 32503680000.0;  // 3000-01-01T00:00:00Z
+std::optional<std::string> unix_time_problem(double seconds);
+
 // Seconds for messages, with significant digits whatever the scale: "-3e-07 s", "0.25 s".
 std::string seconds_text(double seconds);
 

@@ -56,12 +56,16 @@ OutputLock::~OutputLock() {
   if (fd_ >= 0) ::close(fd_);  // releases the lock; the file stays, empty of meaning
 }
 
-OutputLock lock_output_folder(const std::string& folder) {
+void create_output_folder(const std::string& folder) {
   std::error_code error;
   if (std::filesystem::exists(folder, error) && !std::filesystem::is_directory(folder, error))
     throw std::runtime_error("the output folder " + folder + " is a file; choose a folder (it is created if missing)");
   std::filesystem::create_directories(folder, error);
   if (error) throw std::runtime_error("cannot create the output folder " + folder + ": " + error.message());
+}
+
+OutputLock lock_output_folder(const std::string& folder) {
+  create_output_folder(folder);
   return OutputLock((std::filesystem::path(folder) / ".perftune.lock").string(), "the output folder " + folder);
 }
 

@@ -25,6 +25,10 @@ class OutputLock {
   int fd_ = -1;
 };
 
+// Creates `folder` (and its parents) if needed, for any command's output. Throws std::runtime_error,
+// one line naming the folder, if it is a file or cannot be created (not a raw filesystem_error).
+void create_output_folder(const std::string& folder);
+
 // Creates `folder` if needed and locks FOLDER/.perftune.lock. Throws std::runtime_error naming the
 // folder if it is a file or cannot be created, and as OutputLock does if it is in use.
 OutputLock lock_output_folder(const std::string& folder);

@@ -73,10 +73,12 @@ Record record_from_json(const JsonView& j, bool without_config = false) {
       r.result.repeats.push_back(value);
     }
   r.result.spread = j.get_number("spread", 0.0);
+  if (auto problem = spread_problem(r.result.spread)) j.at("spread").fail("a valid spread, but " + *problem);
   r.result.cost_seconds = j.get_number("cost", 0.0);
   if (auto problem = cost_problem(r.result.cost_seconds)) j.at("cost").fail("a valid measurement cost, but " + *problem);
   r.result.message = j.get_string("message", "");
   r.unix_time = j.get_number("time", 0.0);
+  if (auto problem = unix_time_problem(r.unix_time)) j.at("time").fail("a valid time of measurement, but " + *problem);
   return r;
 }
 
@@ -149,8 +151,19 @@ RecordLog::RecordLog(std::string path, Durability durability) : path_(std::move(
   const auto parent = std::filesystem::path(path_).parent_path();
   std::error_code ignored;
   if (!parent.empty()) std::filesystem::create_directories(parent, ignored);
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // O_NONBLOCK so that a FIFO cannot hold the open; only a regular file is kept (below).
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
   if (fd_ < 0) throw std::runtime_error("cannot open record log " + path_ + " for appending: " + std::strerror(errno));
+  // A log that is a device (a symlink to /dev/zero) or a FIFO takes every record and keeps none:
+  // the campaign would end "complete" with nothing to resume or train on.
+  struct stat info {};
+  if (::fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    const char* kind = S_ISFIFO(info.st_mode) ? "a FIFO (named pipe)" : S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) ? "a device" : "not a regular file";
+    throw InputError(path_, "", std::string("a record log: a regular file (or a symlink to one) that keeps what is written, but this is ") + kind);
+  }
+  if (const int flags = ::fcntl(fd_, F_GETFL); flags >= 0) (void)::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);
   // A line torn by a kill must not be glued to the next record: cut the file back to its last newline.
   const off_t size = ::lseek(fd_, 0, SEEK_END);
   if (size > 0) {
@@ -234,7 +247,12 @@ LoadedLog RecordLog::load(const std::string& path) {
     const std::string line = text.substr(start, end - start);
     start = end + 1;
     ++line_number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) {
+      // perftune writes no empty line: one before more records means the log was spliced or
+      // damaged, and what stood there is lost. Only a blank tail (an editor's last newline) is harmless.
+      if (text.find_first_not_of(" \t\r\n", start > text.size() ? text.size() : start) == std::string::npos) break;
+      throw InputError(path, "line " + std::to_string(line_number), "a JSON record (an empty line before more records: the log is damaged)");
+    }
     const std::string place = "line " + std::to_string(line_number);
     nlohmann::json j;
     try {

@@ -11,10 +11,16 @@ std::unique_ptr<CostModel> load_learned_model(const std::string& checkpoint) {
   nlohmann::json json;
   try {
     json = parse_json_file(checkpoint);
-  } catch (const InputError&) {
+  } catch (const InputError& error) {
+    // A file that cannot be read, or JSON with a flaw (a key twice), is reported as it is, whatever
+    // its format; only text that is no JSON at all gets the explanation of what a checkpoint is.
+    if (std::string(error.what()).find("valid JSON") == std::string::npos) throw;
     return GnnCostModel::load(checkpoint);  // which names what a checkpoint is
   }
   if (TreeCostModel::is_checkpoint(json)) return TreeCostModel::load(checkpoint);
+  if (json.is_object() && json.contains("format") && json["format"].is_string() &&
+      json["format"].get<std::string>().find("tree") != std::string::npos)
+    return TreeCostModel::load(checkpoint);  // a tree checkpoint's misspelt format is named by the tree reader
   return GnnCostModel::load(checkpoint);
 }
 

@@ -3,12 +3,16 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include <catch2/catch.hpp>
 
@@ -47,6 +51,49 @@ inline int count_processes_with(const std::string& marker) {
   }
   return count;
 }
+
+namespace testing {
+
+// For a test that reads a FIFO and expects a refusal: if the reader blocks instead (opening a FIFO
+// for reading waits for a writer), a writer is opened after `seconds`, once, and closed at once, so
+// the reader gets end-of-file and the test fails on its checks rather than hanging ctest. When
+// the reader refuses the FIFO, the destructor ends the wait and nothing is opened.
+class FifoUnblocker {
+ public:
+  explicit FifoUnblocker(std::string path, double seconds = 3.0)
+      : path_(std::move(path)), thread_([this, seconds] {
+          std::unique_lock lock(mutex_);
+          if (cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) return;
+          // O_NONBLOCK: with no reader waiting this fails (ENXIO) instead of blocking; retried.
+          while (!done_) {
+            const int fd = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK);
+            if (fd >= 0) {
+              ::close(fd);
+              return;
+            }
+            cv_.wait_for(lock, std::chrono::milliseconds(50), [this] { return done_; });
+          }
+        }) {}
+  ~FifoUnblocker() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  FifoUnblocker(const FifoUnblocker&) = delete;
+  FifoUnblocker& operator=(const FifoUnblocker&) = delete;
+
+ private:
+  std::string path_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+}  // namespace testing
 
 }  // namespace perftune
 

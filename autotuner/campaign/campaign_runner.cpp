@@ -132,7 +132,7 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   const Kernel& kernel = measured.kernel;
   const SearchSpace& space = *measured.space;
 
-  std::unique_ptr<Backend> backend = make_backend(campaign.backend, corpus, measured.device);
+  std::unique_ptr<Backend> backend = make_backend(campaign.backend, corpus, measured.device, options.wrap_device);
   if (options.wrap_backend) backend = options.wrap_backend(std::move(backend));
   std::unique_ptr<CostModel> model = make_model(campaign.model, measured.device);
   std::unique_ptr<Strategy> strategy = make_strategy(campaign.strategy, load_reranker);
@@ -351,12 +351,16 @@ nlohmann::ordered_json run_campaign(const Campaign& campaign, const Corpus& corp
 }
 
 void serve_campaign(const Campaign& campaign, Ranks& ranks) {
+  // A serving rank measures on its device alone: rank 0 draws the campaign's faults above the
+  // spread (make_backend's wrap_device), so that they follow one process's attempts.
+  BackendSpec device = campaign.backend;
+  device.faults.reset();
   if (!campaign.source.program.empty()) {
-    const auto backend = make_backend(campaign.backend, Corpus{}, "");
+    const auto backend = make_backend(device, Corpus{}, "");
     return serve_measurements(*backend, ranks);
   }
   const Corpus corpus = load_source(campaign.source.path);
-  const auto backend = make_backend(campaign.backend, corpus, campaign_kernel(corpus, campaign).device);
+  const auto backend = make_backend(device, corpus, campaign_kernel(corpus, campaign).device);
   serve_measurements(*backend, ranks);
 }
 

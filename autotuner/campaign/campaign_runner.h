@@ -22,9 +22,12 @@ struct CampaignRunOptions {
   // A live program target also measures the backend's peers (Backend::measure_peers) into
   // "defaults"; an experiment measures them once per space instead.
   bool measure_peers = true;
-  // Wraps the backend the campaign built before tuning starts (mpirun: a RankSpreadBackend that
-  // spreads each batch over the ranks' devices); none by default.
+  // Wraps the backend the campaign built before tuning starts (an experiment's measurement memo);
+  // none by default.
   std::function<std::unique_ptr<Backend>(std::unique_ptr<Backend>)> wrap_backend;
+  // Wraps the device backend, below a fault layer (make_backend's wrap_device): mpirun's
+  // RankSpreadBackend, which spreads each batch over the ranks' devices; none by default.
+  std::function<std::unique_ptr<Backend>(std::unique_ptr<Backend>)> wrap_device;
 };
 
 // The summary: "best_config", "best_seconds", "default_config", "default_seconds",
@@ -55,8 +58,8 @@ nlohmann::ordered_json run_campaign(const Campaign& campaign, const Corpus& corp
                                     const CampaignRunOptions& options = {});
 
 // A serving rank of `mpirun -n N perftune tune` (hardware/wrappers/rank_spread_backend.h): builds the
-// campaign's backend on this rank's device (a replay backend loads the recording) and measures what
-// rank 0 sends until rank 0 stops it.
+// campaign's backend on this rank's device (a replay backend loads the recording), without its fault
+// layer (rank 0 draws the faults), and measures what rank 0 sends until rank 0 stops it.
 void serve_campaign(const Campaign& campaign, Ranks& ranks);
 
 }  // namespace perftune

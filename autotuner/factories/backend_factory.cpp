@@ -74,11 +74,13 @@ BackendSpec parse_backend_spec(const JsonView& view) {
   return spec;
 }
 
-std::unique_ptr<Backend> make_backend(const BackendSpec& spec, const Corpus& recorded, const std::string& device) {
+std::unique_ptr<Backend> make_backend(const BackendSpec& spec, const Corpus& recorded, const std::string& device,
+                                      const BackendWrapper& wrap_device) {
   std::unique_ptr<Backend> backend;
   if (spec.type == "replay") backend = std::make_unique<ReplayBackend>(recorded, device, spec.replay_cost);
   else if (spec.type == "cpu") backend = std::make_unique<HalideBackend>(spec.cpu);
   else backend = std::make_unique<CommandBackend>(spec.command);
+  if (wrap_device) backend = wrap_device(std::move(backend));
   if (!spec.faults) return backend;
   return std::make_unique<FaultInjectingBackend>(std::move(backend), *spec.faults);
 }

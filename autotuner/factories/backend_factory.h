@@ -7,6 +7,7 @@
 //   "faults": {"share": 0.2, "kinds": ["compile_error", "hang", "crash", "nan", "negative", "off_100x"],
 //              "seed": 1, "hang_seconds": 0.01, "latency_seconds": 0}
 // ("kinds" defaults to all of them, "seed" to 0).
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,8 +35,15 @@ struct BackendSpec {
 // Throws InputError naming the JSON path of an unknown key, a wrong type or an unknown backend.
 BackendSpec parse_backend_spec(const JsonView& view);
 
+using BackendWrapper = std::function<std::unique_ptr<Backend>(std::unique_ptr<Backend>)>;
+
 // Builds the backend; `recorded` is the campaign's source (replay serves it) and `device` the
-// device chosen in it (both unused by live backends).
-std::unique_ptr<Backend> make_backend(const BackendSpec& spec, const Corpus& recorded, const std::string& device);
+// device chosen in it (both unused by live backends). `wrap_device`, when given, wraps the device
+// backend below the fault layer: mpirun's RankSpreadBackend goes there, so that faults are drawn
+// once, on rank 0, from the campaign's own sequence of attempts, as one process draws them (each
+// rank's own fault layer counted attempts of its share only, and a confirmation sent to another
+// rank met the very fault it was meant to see past).
+std::unique_ptr<Backend> make_backend(const BackendSpec& spec, const Corpus& recorded, const std::string& device,
+                                      const BackendWrapper& wrap_device = {});
 
 }  // namespace perftune

@@ -53,7 +53,10 @@ MeasureResult parse_runner_result(const JsonView& r) {
   MeasureResult result = MeasureResult::from_repeats(repeats, cost);
   // The runner's own median and spread win when given (it may have more samples than it sends).
   if (r.has("seconds")) result.seconds = runtime(r.at("seconds"));
-  if (r.has("spread")) result.spread = r.at("spread").as_non_negative_number();
+  if (r.has("spread")) {
+    result.spread = r.at("spread").as_non_negative_number();
+    if (auto problem = spread_problem(result.spread)) r.at("spread").fail("a valid spread, but " + *problem);
+  }
   result.message = message;
   return result;
 }

@@ -1,13 +1,16 @@
 // GnnCostModel::save / load: torch::save of the weights plus a JSON file beside them that stamps
 // the feature-schema version and carries everything needed to featurize as in training
 // (Halide's habit of signing weight files with the schema they were trained for).
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
+#include "surrogate/checkpoint_files.h"
 #include "surrogate/gnn/gnn_cost_model.h"
 #include "surrogate/gnn/gnn_state.h"
 
@@ -34,6 +37,38 @@ std::map<std::string, std::vector<std::int64_t>> tensor_shapes(const std::vector
     for (const auto& item : members[m].model->named_buffers()) shapes[prefix + item.key()] = item.value().sizes().vec();
   }
   return shapes;
+}
+
+// A vocabulary that no training run writes: more opcodes than the embedding has rows (ids past
+// the table), or a knob's log-range that is reversed or beyond what an int64 knob value gives.
+void check_vocabulary(const FeatureVocabulary& vocabulary, const GnnParams& params, const JsonView& json) {
+  if (vocabulary.opcode_count() > static_cast<std::size_t>(params.opcode_capacity))
+    json.at("opcodes").fail("at most " + std::to_string(params.opcode_capacity - 1) + " opcodes (params.opcode_capacity " +
+                            std::to_string(params.opcode_capacity) + ", one id kept for \"other\"), found " +
+                            std::to_string(vocabulary.opcodes().size()));
+  check_knob_ranges(json);
+}
+
+// The largest magnitude a checkpoint's tensor may hold: a standardizing scale is at most 1e6 (one
+// over a std of 1e-6, gnn_model.cpp) and a trained weight far smaller, while a value near float's
+// edge (3e38) overflows in the first product and every prediction is Inf or NaN.
+constexpr double kMaxWeightMagnitude = 1e10;
+
+void check_weights_finite(const std::vector<EnsembleMember>& members, const std::string& weights) {
+  torch::NoGradGuard no_grad;
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    const std::string prefix = members.size() == 1 ? "" : member_key(m) + ".";
+    auto check = [&](const std::string& name, const torch::Tensor& tensor) {
+      if (tensor.numel() == 0) return;
+      if (!torch::isfinite(tensor).all().item<bool>())
+        throw InputError(weights, "parameter " + prefix + name, "finite weights (this tensor holds NaN or Inf)");
+      if (tensor.abs().max().item<double>() > kMaxWeightMagnitude)
+        throw InputError(weights, "parameter " + prefix + name, "weights of magnitude at most 1e10 (this tensor holds " +
+                                                                 std::to_string(tensor.abs().max().item<double>()) + ")");
+    };
+    for (const auto& item : members[m].model->named_parameters()) check(item.key(), item.value());
+    for (const auto& item : members[m].model->named_buffers()) check(item.key(), item.value());
+  }
 }
 
 }  // namespace
@@ -79,10 +114,14 @@ std::unique_ptr<GnnCostModel> GnnCostModel::load(const std::string& checkpoint) 
   // than naming the first checkpoint key it lacks.
   const std::string not_a_checkpoint = std::string("a model checkpoint: the JSON `perftune train` writes beside its .pt "
                                                    "weights ({\"format\": \"") + kCheckpointFormat + "\", ...})";
+  // What is wrong with the file itself (missing, not a regular file, too large) says so as it is.
+  const std::string text = read_file(checkpoint);
   nlohmann::json json;
   try {
-    json = parse_json_file(checkpoint);
+    json = parse_json_text(text, checkpoint);
   } catch (const InputError& error) {
+    // A key twice or a number out of range is JSON with a flaw, named as such; only a syntax error is "not JSON".
+    if (std::string(error.what()).find("valid JSON") == std::string::npos) throw;
     throw InputError(checkpoint, error.place(), not_a_checkpoint + "; this is not JSON");
   }
   if (!json.is_object() || !json.contains("format") || json["format"] != kCheckpointFormat)
@@ -91,20 +130,25 @@ std::unique_ptr<GnnCostModel> GnnCostModel::load(const std::string& checkpoint) 
   view.expect_keys({"format", "feature_schema_version", "weights", "params", "train", "vocabulary", "correction_scale", "extra"});
   if (view.at("format").as_string() != kCheckpointFormat) view.at("format").fail(std::string("\"") + kCheckpointFormat + "\"");
   check_feature_schema(view.at("feature_schema_version"));
-  auto model = std::make_unique<GnnCostModel>(GnnParams::from_json(view.at("params")),
-                                              FeatureVocabulary::from_json(view.at("vocabulary")),
-                                              TrainOptions::from_json(view.at("train")));
-  const std::string weights =
-      (std::filesystem::path(checkpoint).parent_path() / view.at("weights").as_string()).string();
+  // Every field is checked before the model is built: its sizes allocate (GnnParams bounds them).
+  GnnParams params = GnnParams::from_json(view.at("params"));
+  FeatureVocabulary vocabulary = FeatureVocabulary::from_json(view.at("vocabulary"));
+  check_vocabulary(vocabulary, params, view.at("vocabulary"));
+  TrainOptions options = TrainOptions::from_json(view.at("train"));
+  const std::string weights = checkpoint_member_path(checkpoint, view.at("weights"));
   if (!path_exists(weights)) throw InputError(weights, "", "the weights file named by " + checkpoint);
+  // Read through the one bounded reader (a FIFO or a device is refused, a size is capped), then
+  // handed to libtorch from memory.
+  std::istringstream weight_bytes(read_file(weights));
+  auto model = std::make_unique<GnnCostModel>(std::move(params), std::move(vocabulary), std::move(options));
   State& s = model->state();
   const auto expected = tensor_shapes(s.members);
   try {
     if (s.members.size() == 1) {
-      torch::load(s.members.front().model, weights);
+      torch::load(s.members.front().model, weight_bytes);
     } else {
       torch::serialize::InputArchive archive;
-      archive.load_from(weights);
+      archive.load_from(weight_bytes);
       for (std::size_t m = 0; m < s.members.size(); ++m) {
         torch::serialize::InputArchive member;
         if (!archive.try_read(member_key(m), member))
@@ -121,6 +165,7 @@ std::unique_ptr<GnnCostModel> GnnCostModel::load(const std::string& checkpoint) 
   for (const auto& [name, shape] : tensor_shapes(s.members))
     if (expected.at(name) != shape)
       throw InputError(weights, "parameter " + name, "the shape the hyper-parameters in " + checkpoint + " give");
+  check_weights_finite(s.members, weights);
   if (auto scale = view.find("correction_scale")) {
     s.correction_scale = scale->as_non_negative_number();
     if (s.correction_scale > 1) scale->fail("a factor in [0, 1]");

@@ -13,6 +13,14 @@
 
 namespace perftune {
 
+// Bounds of the sizes a config or checkpoint may give, checked before anything is allocated.
+inline constexpr int kMaxGnnWidth = 4096;         // opcode_embedding, hidden: 64x the baseline's 64
+inline constexpr int kMaxGnnLayers = 256;         // layers, transformer_layers, head_layers
+inline constexpr int kMaxOpcodeCapacity = 65536;  // XLA has ~120 opcodes; 512x that
+// 2^26 weights (256 MiB of float32, 1 GiB with Adam's moments and the gradients): ~1000x the
+// baseline's ~60k, beyond what one CPU trains in a session.
+inline constexpr double kMaxGnnParameters = 67108864.0;
+
 struct GnnParams {
   int opcode_embedding = 64;  // learned embedding width per opcode id
   int opcode_capacity = 256;  // embedding rows; XLA has ~120 opcodes, online learning may add ids up to this
@@ -42,5 +50,8 @@ struct GnnParams {
   static GnnParams from_json(const JsonView& json);
   static GnnParams load(const std::string& path);
 };
+
+// An upper estimate of the weights a model of these hyper-parameters has (gnn_model.cpp's modules).
+double estimated_parameter_count(const GnnParams& params);
 
 }  // namespace perftune

@@ -5,6 +5,7 @@
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
+#include "surrogate/checkpoint_files.h"
 #include "surrogate/trees/tree_labels.h"
 
 namespace perftune {
@@ -113,6 +114,7 @@ std::unique_ptr<TreeCostModel> TreeCostModel::load(const std::string& checkpoint
   view.expect_keys({"format", "feature_schema_version", "booster", "params", "vocabulary", "extra"});
   check_feature_schema(view.at("feature_schema_version"));
   TreeParams params = TreeParams::from_json(view.at("params"));
+  check_knob_ranges(view.at("vocabulary"));
   TreeFeaturizer featurizer = [&] {
     try {
       return make_tree_featurizer(FeatureVocabulary::from_json(view.at("vocabulary")), params);
@@ -120,8 +122,7 @@ std::unique_ptr<TreeCostModel> TreeCostModel::load(const std::string& checkpoint
       throw InputError(checkpoint, "$.params.schedule_features", std::string("schedule features this program provides: ") + error.what());
     }
   }();
-  const std::string booster_file =
-      (std::filesystem::path(checkpoint).parent_path() / view.at("booster").as_string()).string();
+  const std::string booster_file = checkpoint_member_path(checkpoint, view.at("booster"));
   if (!path_exists(booster_file)) throw InputError(booster_file, "", "the booster file named by " + checkpoint);
   auto booster = std::make_unique<XgbBooster>();
   try {

@@ -1,5 +1,7 @@
 #include "surrogate/trees/tree_params.h"
 
+#include <climits>
+
 #include "surrogate/json_fields.h"
 
 namespace perftune {
@@ -25,8 +27,8 @@ TreeParams TreeParams::from_json(const JsonView& json) {
     if (p.objective != "rank:pairwise" && p.objective != "reg:squarederror")
       v->fail("\"rank:pairwise\" or \"reg:squarederror\"");
   }
-  read_positive_ints(json, {{"rounds", &p.rounds}, {"max_depth", &p.max_depth}, {"min_opcode_count", &p.min_opcode_count},
-                            {"online_depth", &p.online_depth}});
+  read_bounded_ints(json, {{"rounds", &p.rounds, kMaxTreeRounds}, {"max_depth", &p.max_depth, kMaxTreeDepth},
+                           {"min_opcode_count", &p.min_opcode_count, INT_MAX}, {"online_depth", &p.online_depth, kMaxTreeDepth}});
   auto share = [&](const char* key, double& into) {
     if (auto v = json.find(key)) {
       into = v->as_non_negative_number();
@@ -36,13 +38,13 @@ TreeParams TreeParams::from_json(const JsonView& json) {
   share("eta", p.eta);
   share("subsample", p.subsample);
   share("colsample", p.colsample);
-  if (auto v = json.find("seed")) p.seed = static_cast<int>(v->as_count("a seed >= 0"));
-  if (auto v = json.find("threads")) p.threads = static_cast<int>(v->as_count("a thread count >= 0 (0: one per core)"));
-  if (auto v = json.find("online_rounds")) p.online_rounds = static_cast<int>(v->as_count("a count >= 0 of trees"));
+  if (auto v = json.find("seed")) p.seed = read_bounded_count(*v, INT_MAX, "a seed >= 0");
+  if (auto v = json.find("threads")) p.threads = read_bounded_count(*v, kMaxTreeThreads, "a thread count >= 0 (0: one per core)");
+  if (auto v = json.find("online_rounds")) p.online_rounds = read_bounded_count(*v, kMaxOnlineRounds, "a count >= 0 of trees");
   if (auto v = json.find("analytical_device")) p.analytical_device = device_spec_from_json(*v);
   if (auto v = json.find("schedule_features")) p.schedule_features = v->as_string();
   if (auto v = json.find("max_configs_per_kernel"))
-    p.max_configs_per_kernel = static_cast<int>(v->as_count("a count >= 0 of configs (0: all)"));
+    p.max_configs_per_kernel = read_bounded_count(*v, INT_MAX, "a count >= 0 of configs (0: all)");
   return p;
 }
 

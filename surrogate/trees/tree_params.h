@@ -12,6 +12,14 @@
 
 namespace perftune {
 
+// Bounds of what a config or checkpoint may give, against a typo or a hostile file, not tuned:
+// a tree of depth 24 already has 16M leaves, more than any training set has rows, and XGBoost
+// allocates per node; 100,000 trees are 300x the default, 1,000 online trees 50x.
+inline constexpr int kMaxTreeDepth = 24;
+inline constexpr int kMaxTreeRounds = 100000;
+inline constexpr int kMaxOnlineRounds = 1000;
+inline constexpr int kMaxTreeThreads = 1024;
+
 struct TreeParams {
   // "rank:pairwise" (TVM's default: a pair loss within each kernel's configs) or "reg:squarederror"
   // on log seconds centred per kernel.

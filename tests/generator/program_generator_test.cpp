@@ -186,6 +186,19 @@ TEST_CASE("a generator spec with a wrong member names the file and the place", "
   CHECK(spec.output == dir + "/out");
 }
 
+// Issue 81: all block weights 0, or two of 1e308 (an infinite sum), silently drew transpose-only
+// programs (the draw fell through to the last kind every time).
+TEST_CASE("a generator spec whose weights sum to 0 or to infinity is refused by place", "[generator]") {
+  const std::string path = scratch_dir("generator_spec_weights") + "/spec.json";
+  std::ofstream(path) << R"({"output": "out", "block_weights": {"dense": 0, "residual": 0, "layer_norm": 0, "softmax": 0,
+    "attention": 0, "transpose": 0, "conv": 0, "pool": 0, "batch_norm": 0, "global_pool": 0, "elementwise": 0}})";
+  REQUIRE_THROWS_WITH(load_generator_spec(path), Catch::Contains("$.block_weights") && Catch::Contains("positive, finite sum"));
+  std::ofstream(path) << R"({"output": "out", "block_weights": {"dense": 1e308, "residual": 1e308}})";
+  REQUIRE_THROWS_WITH(load_generator_spec(path), Catch::Contains("$.block_weights") && Catch::Contains("positive, finite sum"));
+  std::ofstream(path) << R"({"output": "out", "rows": [{"value": 8, "weight": 0}, {"value": 16, "weight": 0}]})";
+  REQUIRE_THROWS_WITH(load_generator_spec(path), Catch::Contains("$.rows"));
+}
+
 TEST_CASE("a generator spec that extends another takes from it the members it leaves out", "[generator]") {
   const std::string dir = scratch_dir("generator_spec_extends");
   std::filesystem::create_directories(dir + "/sub");

@@ -158,5 +158,42 @@ TEST_CASE("a corpus is re-measured round by round with one backend per round sha
   CHECK(counts[Config{{1}}] == 4);  // both kernels' config {1}, in each of the 2 rounds
 }
 
+// Issue 81: two re-measurements of one output both ran, and each round log ended with every
+// config twice. The second now stops at once on the lock collect uses (LOG.lock), naming the holder.
+TEST_CASE("a second re-measurement of the same output stops on its lock while the first runs") {
+  const std::string dir = scratch_dir("corpus_remeasure_lock");
+  const std::string input = dir + "/corpus.jsonl";
+  const SearchSpace tiles({{"tile.out.0", {1, 2, 4, 8}}});
+  {
+    RecordLog log(input);
+    log.define_kernel(tiny_add_kernel(), tiles);
+    for (std::int64_t a : {1, 2})
+      log.append(Record{"cpu:test", tiny_add_kernel().key(), tiny_add_kernel().name(), {"tile.out.0"}, Config{{a}},
+                        MeasureResult::from_repeats({1e-3}, 0.1), 0.0});
+  }
+  const CorpusRemeasureSpec spec{input, dir + "/out.jsonl", dir + "/rounds", 1, RemeasuredSpaces::kTile};
+  std::map<Config, int> counts;
+  std::string second_error;
+  bool inner = false;
+  const BackendMaker make = [&]() -> std::unique_ptr<Backend> {
+    if (!inner) {
+      inner = true;  // the second run, started while the first holds its output
+      try {
+        remeasure_corpus(spec, [&] { return std::make_unique<SittingsBackend>(counts); }, nullptr, nullptr);
+      } catch (const std::runtime_error& error) {
+        second_error = error.what();
+      }
+    }
+    return std::make_unique<SittingsBackend>(counts);
+  };
+  const CorpusRemeasureSummary summary = remeasure_corpus(spec, make, nullptr, nullptr);
+  REQUIRE(summary.complete);
+  CHECK(second_error.find("in use by another perftune") != std::string::npos);
+  CHECK(second_error.find(spec.output) != std::string::npos);
+  CHECK(counts[Config{{1}}] == 1);  // measured by the first run only
+  // The lock is released with the run: a rerun on the same output proceeds (and resumes).
+  CHECK(remeasure_corpus(spec, [&] { return std::make_unique<SittingsBackend>(counts); }, nullptr, nullptr).complete);
+}
+
 }  // namespace
 }  // namespace perftune

@@ -54,3 +54,19 @@ TEST_CASE("an output folder that is a file is named as such") {
   std::ofstream(file) << "x";
   CHECK_THROWS_WITH(lock_output_folder(file), Catch::Contains("the output folder " + file + " is a file"));
 }
+
+namespace perftune {
+
+// Issue 81: `generate` and `experiment` created their output with a raw create_directories, so an
+// output that is a file said "filesystem error: cannot create directories: File exists".
+TEST_CASE("an output folder that is a file is named as such by every command's folder creation") {
+  const std::string dir = scratch_dir("output_lock_create_folder");
+  const std::string file = dir + "/taken";
+  std::ofstream(file) << "x";
+  CHECK_THROWS_WITH(create_output_folder(file), Catch::Contains("the output folder " + file + " is a file"));
+  CHECK_THROWS_WITH(create_output_folder(file + "/below"), Catch::Contains("cannot create the output folder " + file + "/below"));
+  create_output_folder(dir + "/a/b");
+  CHECK(std::filesystem::is_directory(dir + "/a/b"));
+}
+
+}  // namespace perftune
