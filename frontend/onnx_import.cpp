@@ -12,7 +12,7 @@
 
 #include "frontend/constant_folding.h"
 #include "frontend/node_context.h"
-#include "frontend/onnx_file.h"
+#include "ir/file_io.h"
 #include "ir/input_error.h"
 
 namespace perftune::frontend {
@@ -460,7 +460,7 @@ ImportedNetwork import_onnx_bytes(const std::string& bytes, const std::string& f
 }
 
 ImportedNetwork import_onnx(const std::string& path, const OnnxImportOptions& options) {
-  return import_onnx_bytes(read_model_bytes(path, options.max_file_bytes, "ONNX model"), path, options);
+  return import_onnx_bytes(read_file(path), path, options);
 }
 
 Dims parse_dims(const std::string& text, const std::string& what) {

@@ -25,7 +25,6 @@ struct OnnxImportOptions {
   // tests feed Reshape's shape or Slice's starts as inputs).
   std::map<std::string, KnownTensor> known_inputs;
   std::string name;  // the program's name; default: the graph's name, else the file's stem
-  std::int64_t max_file_bytes = std::int64_t{1} << 31;
 };
 
 struct ImportedNetwork {
@@ -41,6 +40,8 @@ struct ImportedNetwork {
   std::int64_t weight_parameters = 0;
 };
 
+// Reads `path` as every input is read (ir/file_io.h: a regular file within PERFTUNE_MAX_INPUT_MB;
+// weights in external data files are refused).
 ImportedNetwork import_onnx(const std::string& path, const OnnxImportOptions& options = {});
 // The same from bytes already read (`file` names them in errors).
 ImportedNetwork import_onnx_bytes(const std::string& bytes, const std::string& file, const OnnxImportOptions& options = {});

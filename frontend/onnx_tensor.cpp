@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include "frontend/onnx_file.h"
+#include "ir/file_io.h"
 #include "ir/input_error.h"
 
 namespace perftune::frontend {
@@ -157,8 +157,8 @@ KnownTensor tensor_from_proto(const onnx::TensorProto& proto, const std::string&
   return t;
 }
 
-KnownTensor load_tensor_file(const std::string& path, std::int64_t max_bytes) {
-  const std::string bytes = read_model_bytes(path, max_bytes, "tensor file");
+KnownTensor load_tensor_file(const std::string& path) {
+  const std::string bytes = read_file(path);  // regular files only, within the input limit
   onnx::TensorProto proto;
   if (!proto.ParseFromString(bytes)) throw InputError(path, "byte 0", "a serialized ONNX TensorProto");
   return tensor_from_proto(proto, path, "tensor '" + proto.name() + "'");
@@ -179,7 +179,7 @@ void save_tensor_file(const KnownTensor& tensor, const std::string& path, const 
       else proto.add_int64_data(v);
     }
   }
-  write_model_bytes(path, proto.SerializeAsString());
+  write_file_atomically(path, proto.SerializeAsString());
 }
 
 }  // namespace perftune::frontend

@@ -31,9 +31,9 @@ struct KnownTensor {
 // data that does not fill the declared shape.
 KnownTensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& file, const std::string& place);
 
-// A serialized TensorProto file, as ONNX's test data sets hold (input_0.pb, output_0.pb).
-// `max_bytes` caps what is read.
-KnownTensor load_tensor_file(const std::string& path, std::int64_t max_bytes = std::int64_t{1} << 31);
+// A serialized TensorProto file, as ONNX's test data sets hold (input_0.pb, output_0.pb), read
+// as every input is (ir/file_io.h: a regular file within the input limit).
+KnownTensor load_tensor_file(const std::string& path);
 // Writes one, for tests and for scripts that check a network against another framework.
 void save_tensor_file(const KnownTensor& tensor, const std::string& path, const std::string& name = "");
 

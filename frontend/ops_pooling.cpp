@@ -36,7 +36,7 @@ PoolGeometry pool_geometry(NodeContext& c, const Dims& in) {
   for (std::size_t s = 0; s < n; ++s) {
     if (kernel[s] < 1 || strides[s] < 1 || dilations[s] < 1) c.fail("kernel sizes, strides and dilations of at least 1");
     const std::int64_t reach = (kernel[s] - 1) * dilations[s] + 1, size = in[2 + s];
-    std::int64_t low = 0, high = 0, out;
+    std::int64_t low = 0, high = 0, out = 0;
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       out = (size + strides[s] - 1) / strides[s];
       const std::int64_t total = std::max<std::int64_t>(0, (out - 1) * strides[s] + reach - size);

@@ -10,11 +10,11 @@
 #include <set>
 #include <sstream>
 
-#include "frontend/onnx_file.h"
 #include "frontend/onnx_import.h"
 #include "hardware/halide/unfused.h"
 #include "hardware/reference/op_semantics.h"
 #include "hardware/reference/reference_interpreter.h"
+#include "ir/file_io.h"
 #include "ir/input_error.h"
 
 
@@ -100,7 +100,7 @@ CaseResult run_case(const fs::path& folder) {
   result.name = folder.filename().string();
   const std::string model_path = (folder / "model.onnx").string();
   onnx::ModelProto model;
-  if (!model.ParseFromString(frontend::read_model_bytes(model_path, frontend::kMaxModelBytes, "ONNX model"))) {
+  if (!model.ParseFromString(read_file(model_path))) {
     result.outcome = Outcome::kFailed;
     result.reason = "unreadable model";
     return result;
