@@ -7,6 +7,7 @@
 #include "autotuner/factories/schedule_feature_sources.h"
 #include "cli/command.h"
 #include "distributed/ranks.h"
+#include "frontend/onnx_source.h"
 #include "surrogate/training/torch_threads.h"
 
 namespace perftune::cli {
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   perftune::configure_torch_threads();
   perftune::provide_schedule_feature_sources();
+  perftune::frontend::register_onnx_source();
   app.set_version_flag("--version", "perftune 0.1");
   auto& all = commands();
   std::sort(all.begin(), all.end(), [](const Command& a, const Command& b) { return a.name < b.name; });

@@ -1,4 +1,4 @@
-// perftune measure PROGRAM.json [--kernel NAME] [--config JSON | --random N] [--fusion JSON] [--json]
+// perftune measure PROGRAM.json|MODEL.onnx [--kernel NAME] [--config JSON | --random N] [--fusion JSON] [--json]
 // Measures on this CPU (Halide, hardware/halide_backend.h), or through runner commands (--runner, see
 // hardware/process/command_backend.h), and prints one result per config.
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <set>
 
 #include "cli/command.h"
+#include "hardware/cpu_program.h"
 #include "hardware/fusion_space.h"
 #include "hardware/halide_backend.h"
 #include "hardware/halide_schedule.h"
@@ -53,7 +54,7 @@ FusionConfig parse_fusion(const Program& program, const std::string& text) {
 }
 
 void run(const MeasureOptions& o) {
-  const Program program = load_program_file(o.program);
+  const Program program = load_cpu_program(o.program);
   const FusionConfig fusion = parse_fusion(program, o.fusion);
   Kernel kernel;
   std::shared_ptr<const SearchSpace> space;
@@ -156,7 +157,7 @@ void run(const MeasureOptions& o) {
 const bool registered = register_command({"measure", "Measure a bundled program, or one kernel of it, on this CPU",
   [](CLI::App& app) {
     auto o = std::make_shared<MeasureOptions>();
-    app.add_option("program", o->program, "Program JSON (configs/programs/*.json)")->required()->check(CLI::ExistingFile);
+    app.add_option("program", o->program, "Program JSON (configs/programs/*.json) or ONNX model (.onnx)")->required()->check(CLI::ExistingFile);
     app.add_flag("--as-kernel", o->as_kernel, "Measure the whole program as ONE fused kernel over its tile space (a kernel definition from a record log or a runner request)");
     app.add_option("--kernel", o->kernel, "Measure this kernel of the partition (by name) over its tile space; default: the whole program over its fusion space");
     auto* config = app.add_option("--config", o->config, "One config as a JSON object {knob: value}; default: the heuristic schedule, or the --fusion decisions");

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "ir/fusion.h"
 #include "ir/input_error.h"
@@ -92,4 +93,42 @@ TEST_CASE("called computations and tuple shapes survive the JSON program format"
   auto broken = nlohmann::json::parse(json.dump());
   broken["ops"][2]["called"][0] = "nowhere";
   REQUIRE_THROWS_WITH(program_from_json(JsonView(broken, "pair.json")), Catch::Contains("$.ops[2].called[0]"));
+}
+
+TEST_CASE("the ops real networks add survive the JSON program format, and change the key when they change") {
+  const auto json = nlohmann::json::parse(R"({"name": "net", "ops": [
+    {"name": "x", "opcode": "parameter", "shape": [1, 4, 6, 6], "parameter_number": 0},
+    {"name": "w", "opcode": "parameter", "shape": [4, 1, 3, 3], "parameter_number": 1, "weight": true},
+    {"name": "conv", "opcode": "convolution", "shape": [1, 4, 2, 2], "operands": ["x", "w"],
+     "window": {"size": [3, 3], "window_dilation": [2, 2]},
+     "convolution": {"input_batch": 0, "input_feature": 1, "input_spatial": [2, 3], "kernel_input_feature": 1,
+                     "kernel_output_feature": 0, "kernel_spatial": [2, 3], "output_batch": 0, "output_feature": 1,
+                     "output_spatial": [2, 3], "feature_group_count": 4}},
+    {"name": "zero", "opcode": "constant", "shape": [], "value": ["-inf"]},
+    {"name": "padded", "opcode": "pad", "shape": [1, 4, 3, 4], "operands": ["conv", "zero"], "padding": {"low": [0, 0, 1, 0], "high": [0, 0, 0, 2]}},
+    {"name": "cut", "opcode": "slice", "shape": [1, 2, 3, 2], "operands": ["padded"], "slice": {"start": [0, 3, 0, 3], "stride": [1, -2, 1, -1]}},
+    {"name": "picked", "opcode": "gather", "shape": [1, 2, 2, 3, 2], "operands": ["cut"], "dimensions": [1], "indices": [1, 0, 0, 1]},
+    {"name": "both", "opcode": "concatenate", "shape": [2, 2, 2, 3, 2], "operands": ["picked", "picked"], "dimensions": [0]}]})");
+  const Program program = program_from_json(JsonView(json, "net.json"));
+  const Program again = program_from_json(JsonView(nlohmann::json::parse(program_to_json(program).dump()), "again.json"));
+  CHECK(content_key(again) == content_key(program));
+  CHECK(again.op(1).weight);
+  CHECK(again.op(2).convolution->feature_group_count == 4);
+  CHECK(std::isinf(again.op(3).literal->at(0)));
+  CHECK(again.op(5).slice->stride == std::vector<std::int64_t>{1, -2, 1, -1});
+  CHECK(again.op(6).indices == std::vector<std::int64_t>{1, 0, 0, 1});
+  // Each attribute is part of what the kernel computes.
+  for (const char* path : {"/ops/2/convolution/feature_group_count", "/ops/3/value/0", "/ops/6/indices/0", "/ops/5/slice/start/1"}) {
+    auto edited = json;
+    auto& value = edited[nlohmann::json::json_pointer(path)];
+    value = value.is_string() ? nlohmann::json(1.5) : nlohmann::json(value.get<std::int64_t>() == 1 ? 2 : 1);
+    CHECK(content_key(program_from_json(JsonView(edited, "edited.json"))) != content_key(program));
+  }
+  // Bad values name their place.
+  auto bad = json;
+  bad["ops"][3]["value"] = {1.0, 2.0};
+  CHECK_THROWS_WITH(program_from_json(JsonView(bad, "bad.json")), Catch::Contains("$.ops[3].value"));
+  bad = json;
+  bad["ops"][5]["slice"]["stride"][0] = 0;
+  CHECK_THROWS_WITH(program_from_json(JsonView(bad, "bad.json")), Catch::Contains("$.ops[5].slice.stride"));
 }
