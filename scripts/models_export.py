@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import models_zoo  # noqa: E402
 
 # Highest first. 17 is torch 1.13's newest: from it LayerNorm exports as one LayerNormalization
-# instead of its ReduceMean/Sub/Pow/Sqrt/Div decomposition. 13 is issue 77's floor.
+# instead of its ReduceMean/Sub/Pow/Sqrt/Div decomposition. 13 is the lowest the frontend's networks use.
 kOpsets = (17, 16, 15, 14, 13)
 kMaxAttributeValues = 24  # distinct values listed per attribute in export.json, the rest counted
 

@@ -40,25 +40,38 @@ def _relative(path):
     return path if relative.startswith("..") else relative
 
 
-def import_one(perftune, name, out, programs):
-    """Runs perftune import on one network; returns (its JSON, None) or (None, its reason)."""
+def import_one(perftune, name, out, programs, check=True):
+    """Runs perftune import on one network, then the end-to-end check (the whole network unfused
+    through Halide, bench/onnx_network_check, beside perftune in the build tree) on torch's data
+    set; returns (the import's JSON with "check" added, None) or (None, the reason)."""
     directory = os.path.join(out, name)
-    args = [os.path.abspath(perftune), "import", _relative(os.path.join(directory, "model.onnx")),
-            "--output", _relative(os.path.join(programs, name + ".json")),
-            "--check", _relative(os.path.join(directory, "test_data_set_0")), "--json"]
+    model = _relative(os.path.join(directory, "model.onnx"))
+    args = [os.path.abspath(perftune), "import", model, "--output", _relative(os.path.join(programs, name + ".json")),
+            "--name", name, "--json"]
+    result, error = _run_json(args)
+    if error:
+        return None, error
+    missing = [k for k in ("ops", "kernels", "unique_kernels", "import_seconds", "peak_memory_mb")
+               if k not in result]
+    if missing:
+        return None, f"its --json output lacks {', '.join(missing)}"
+    checker = os.path.join(os.path.dirname(os.path.abspath(perftune)), "bench", "onnx_network_check")
+    if check and os.path.exists(checker):
+        check, error = _run_json([checker, model, _relative(os.path.join(directory, "test_data_set_0"))])
+        result["check"] = check if not error else {"error": error}
+    return result, None
+
+
+def _run_json(args):
+    """Runs a command that prints JSON; returns (the JSON, None) or (None, its last error line)."""
     run = subprocess.run(args, capture_output=True, text=True, cwd=kRoot)
     if run.returncode != 0:
         lines = [l for l in (run.stderr + run.stdout).splitlines() if l.strip()]
         return None, (lines[-1].strip() if lines else f"exit status {run.returncode}, no message")
     try:
-        result = json.loads(run.stdout)
+        return json.loads(run.stdout), None
     except json.JSONDecodeError as error:
-        return None, f"its --json output is not JSON ({error})"
-    missing = [k for k in ("ops", "kernels", "unique_kernels", "import_seconds", "peak_memory_mb")
-               if k not in result]
-    if missing:
-        return None, f"its --json output lacks {', '.join(missing)}"
-    return result, None
+        return None, f"its output is not JSON ({error})"
 
 
 def _cell(value, digits=None):
@@ -80,8 +93,10 @@ def table_rows(out, names):
         check = result.get("check")
         if imported.get("error"):
             error = "import failed: " + imported["error"].replace("|", "\\|")
-        elif check:
+        elif check and "max_relative_error" in check:
             error = f"{check['max_relative_error']:.2e}"
+        elif check:
+            error = "check failed: " + check.get("error", "?").replace("|", "\\|")
         else:
             error = "not checked" if result else "—"
         rows.append((name, str(export["opset"]), str(export["nodes"]), _cell(result.get("ops")),
@@ -117,6 +132,7 @@ def main():
     parser.add_argument("--programs", required=True, help="configs/programs/networks")
     parser.add_argument("--only", default="")
     parser.add_argument("--table-only", action="store_true")
+    parser.add_argument("--no-check", action="store_true", help="import only: no end-to-end check")
     args = parser.parse_args()
     names = [n for n in args.only.split(",") if n] or models_zoo.NAMES
     os.makedirs(args.programs, exist_ok=True)
@@ -126,15 +142,16 @@ def main():
             print(f"{name}: not imported: not exported", flush=True)
             failed.append(name)
             continue
-        result, error = import_one(args.perftune, name, args.out, args.programs)
+        result, error = import_one(args.perftune, name, args.out, args.programs, not args.no_check)
         with open(os.path.join(args.out, name, "import.json"), "w") as f:
             json.dump({"result": result, "error": error}, f, indent=1)
         if error:
             print(f"{name}: import failed: {error}", flush=True)
             failed.append(name)
         else:
-            check = result.get("check")
-            checked = f", max relative error {check['max_relative_error']:.2e}" if check else ""
+            check = result.get("check") or {}
+            checked = (f", max relative error {check['max_relative_error']:.2e}" if "max_relative_error" in check
+                       else f", check failed: {check['error']}" if "error" in check else "")
             print(f"{name}: {result['ops']} ops, {result['kernels']} kernels "
                   f"({result['unique_kernels']} unique), {result['import_seconds']:.2f} s{checked}",
                   flush=True)

@@ -1,4 +1,4 @@
-"""The real networks of issue 77, defined once for the ONNX export (scripts/models) and the
+"""The real networks perftune imports (configs/programs/networks), defined once for the ONNX export (scripts/models) and the
 PyTorch peer (bench/torch_peer.py).
 
     NAMES                 every network, in the order scripts/models reports them
