@@ -444,7 +444,8 @@ std::string Context::hint(const std::string& suffix) const {
 
 std::int64_t NodeContext::axis(std::int64_t axis, std::size_t rank) const {
   const auto r = static_cast<std::int64_t>(rank);
-  if (axis < -r || axis >= std::max<std::int64_t>(r, 1)) fail("an axis in [" + std::to_string(-r) + ", " + std::to_string(r) + "), found " + std::to_string(axis));
+  if (r == 0) fail("an input of rank 1 or more (an axis of a scalar)");  // found by fuzz_onnx: Split of a scalar
+  if (axis < -r || axis >= r) fail("an axis in [" + std::to_string(-r) + ", " + std::to_string(r) + "), found " + std::to_string(axis));
   return axis < 0 ? axis + r : axis;
 }
 

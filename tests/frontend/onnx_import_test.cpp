@@ -246,3 +246,15 @@ TEST_CASE("bad ONNX input is one InputError naming the file, the place and what 
 
 }  // namespace
 }  // namespace perftune::frontend
+
+namespace perftune::frontend {
+namespace {
+
+// fuzz_onnx's first finding: a Split of a scalar read past its shape (an axis of a rank-0 input).
+TEST_CASE("an axis of a scalar is an InputError, not a crash", "[frontend][fuzz]") {
+  const std::string path = std::string(PERFTUNE_TEST_DIR) + "/fixtures/fuzz_onnx/split_of_scalar.onnx";
+  CHECK_THROWS_WITH(import_onnx(path), Catch::Contains("rank 1 or more"));
+}
+
+}  // namespace
+}  // namespace perftune::frontend
