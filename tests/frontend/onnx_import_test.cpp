@@ -258,3 +258,16 @@ TEST_CASE("an axis of a scalar is an InputError, not a crash", "[frontend][fuzz]
 
 }  // namespace
 }  // namespace perftune::frontend
+
+namespace perftune::frontend {
+namespace {
+
+// fuzz_onnx's second finding: libonnx's shape inference of ConvTranspose crashed on the model's
+// attributes; an op the frontend does not take is now refused before ONNX's checks run.
+TEST_CASE("an op the frontend does not take is refused before ONNX's shape inference", "[frontend][fuzz]") {
+  const std::string path = std::string(PERFTUNE_TEST_DIR) + "/fixtures/fuzz_onnx/conv_transpose_attributes.onnx";
+  CHECK_THROWS_AS(import_onnx(path), InputError);
+}
+
+}  // namespace
+}  // namespace perftune::frontend
