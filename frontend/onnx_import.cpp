@@ -259,6 +259,10 @@ class Importer {
       context.fail("an op of the default ONNX domain (domain '" + node.domain() + "' is not supported)");
     if (!translations().count(node.op_type()) && !folders().count(node.op_type()))
       context.fail("an op the frontend translates ('" + node.op_type() + "' is not supported; frontend/README.md lists those that are)");
+    // ONNX's convolution and pooling shape inference divides by these (fuzz_onnx: a stride of 0).
+    for (const char* name : {"strides", "dilations", "kernel_shape"})
+      for (std::int64_t v : context.attribute_ints(name, {}))
+        if (v < 1) context.fail("'" + std::string(name) + "' of 1 or more, found " + std::to_string(v));
   }
 
   void translate(const onnx::NodeProto& node) {

@@ -267,6 +267,8 @@ namespace {
 TEST_CASE("an op the frontend does not take is refused before ONNX's shape inference", "[frontend][fuzz]") {
   const std::string path = std::string(PERFTUNE_TEST_DIR) + "/fixtures/fuzz_onnx/conv_transpose_attributes.onnx";
   CHECK_THROWS_AS(import_onnx(path), InputError);
+  // The third: a stride of 0 divided by in ONNX's convolution and pooling shape inference.
+  CHECK_THROWS_AS(import_onnx(std::string(PERFTUNE_TEST_DIR) + "/fixtures/fuzz_onnx/pool_stride_zero.onnx"), InputError);
 }
 
 }  // namespace
