@@ -71,6 +71,10 @@ class Builder {
   std::string along(const Shape& shape, std::size_t dim) {
     return op("broadcast", {param({shape[dim]})}, shape, {{"dimensions", {dim}}});
   }
+  // A constant with its values (copied into every kernel that reads it).
+  std::string constant(const Shape& shape, const std::vector<double>& values) {
+    return add({{"opcode", "constant"}, {"shape", shape}, {"value", values}}, "c");
+  }
   std::string broadcast(const std::string& value, const Shape& shape, const std::vector<std::size_t>& kept) {
     return op("broadcast", {value}, shape, {{"dimensions", kept}});
   }
@@ -235,30 +239,42 @@ std::optional<Value> attention(Builder& b, const Value& x) {
   return Value{b.op("add", {x.name, attended}, x.shape), x.shape};
 }
 
-// A same-padded k x k (x k) convolution (stride 1 or 2) to `c_out` channels, bias and activation.
-std::optional<Value> conv(Builder& b, const Value& x, std::int64_t k, std::int64_t stride, std::int64_t c_out) {
-  const std::int64_t pad = (k - 1) / 2;
+// How a convolution block's window and channels are shaped beyond its size and stride.
+struct ConvShape {
+  std::int64_t groups = 1;    // feature groups: input and output channels split alike (= channels: depthwise)
+  std::int64_t dilation = 1;  // window dilation on every spatial dimension
+  bool same_padding = true;   // padded so that stride 1 keeps the extent; false: no padding (valid)
+};
+
+// A k x k (x k) convolution (stride 1 or 2) to `c_out` channels, bias and activation.
+std::optional<Value> conv(Builder& b, const Value& x, std::int64_t k, std::int64_t stride, std::int64_t c_out,
+                          const ConvShape& shape = {}) {
+  const std::int64_t reach = (k - 1) * shape.dilation + 1;  // the dilated window's extent
+  const std::int64_t pad = shape.same_padding ? (reach - 1) / 2 : 0;
   const std::size_t n = x.spatial_dims(), channel = x.channel_dim();
+  const std::int64_t c_in = x.shape[channel];
+  if (c_in % shape.groups != 0 || c_out % shape.groups != 0) return std::nullopt;
   Shape out = x.shape;
   out[channel] = c_out;
   const std::vector<std::size_t> spatial = x.spatial();
-  for (const std::size_t d : spatial) out[d] = (x.shape[d] + 2 * pad - k) / stride + 1;
-  double window = 1;
-  for (std::size_t d = 0; d < n; ++d) window *= static_cast<double>(k);
-  const double flops = 2.0 * static_cast<double>(elements(out)) * window * static_cast<double>(x.shape[channel]);
-  Shape weights(n, k);  // spatial window, input channels, output channels in either layout
-  weights.push_back(x.shape[channel]);
+  for (const std::size_t d : spatial) out[d] = (x.shape[d] + 2 * pad - reach) / stride + 1;
+  double window_elements = 1;
+  for (std::size_t d = 0; d < n; ++d) window_elements *= static_cast<double>(k);
+  const double flops = 2.0 * static_cast<double>(elements(out)) * window_elements * static_cast<double>(c_in / shape.groups);
+  Shape weights(n, k);  // spatial window, input channels per group, output channels in either layout
+  weights.push_back(c_in / shape.groups);
   weights.push_back(c_out);
   if (*std::min_element(out.begin(), out.end()) < 1 || !b.fits(out, flops) || !b.fits(weights)) return std::nullopt;
   b.count_flops(flops);
   const auto feature = static_cast<std::int64_t>(channel);
-  const json attributes = {
-      {"window", {{"size", Shape(n, k)}, {"stride", Shape(n, stride)}, {"pad_low", Shape(n, pad)}, {"pad_high", Shape(n, pad)}}},
-      {"convolution", {{"input_batch", 0}, {"input_feature", feature}, {"input_spatial", spatial},
-                       {"kernel_input_feature", static_cast<std::int64_t>(n)}, {"kernel_output_feature", static_cast<std::int64_t>(n) + 1},
-                       {"kernel_spatial", counting<std::int64_t>(0, n)},
-                       {"output_batch", 0}, {"output_feature", feature}, {"output_spatial", spatial}}}};
-  std::string y = b.op("convolution", {x.name, b.param(weights)}, out, attributes);
+  json window = {{"size", Shape(n, k)}, {"stride", Shape(n, stride)}, {"pad_low", Shape(n, pad)}, {"pad_high", Shape(n, pad)}};
+  if (shape.dilation > 1) window["window_dilation"] = Shape(n, shape.dilation);
+  json dims = {{"input_batch", 0}, {"input_feature", feature}, {"input_spatial", spatial},
+               {"kernel_input_feature", static_cast<std::int64_t>(n)}, {"kernel_output_feature", static_cast<std::int64_t>(n) + 1},
+               {"kernel_spatial", counting<std::int64_t>(0, n)},
+               {"output_batch", 0}, {"output_feature", feature}, {"output_spatial", spatial}};
+  if (shape.groups > 1) dims["feature_group_count"] = shape.groups;
+  std::string y = b.op("convolution", {x.name, b.param(weights)}, out, {{"window", window}, {"convolution", dims}});
   y = b.op("add", {y, b.along(out, channel)}, out);
   return x.with(activation(b, y, out), out);
 }
@@ -277,6 +293,77 @@ std::optional<Value> pool(Builder& b, const Value& x) {
   const json window = {{"size", per_spatial(x, 3, 1)}, {"stride", per_spatial(x, 1, 1)}, {"pad_low", per_spatial(x, 1, 0)}, {"pad_high", per_spatial(x, 1, 0)}};
   const std::string sum = b.op("reduce-window", {x.name}, x.shape, {{"window", window}});
   return x.with(b.op("multiply", {sum, b.scalar(x.shape)}, x.shape), x.shape);
+}
+
+// Channels [first, first + count) of an image.
+Value channel_slice(Builder& b, const Value& x, std::int64_t first, std::int64_t count) {
+  Shape out = x.shape, start(x.shape.size(), 0), stride(x.shape.size(), 1);
+  out[x.channel_dim()] = count;
+  start[x.channel_dim()] = first;
+  return x.with(b.op("slice", {x.name}, out, {{"slice", {{"start", start}, {"stride", stride}}}}), out);
+}
+
+// Two images of one layout joined along the channels.
+std::optional<Value> join_channels(Builder& b, const Value& first, const Value& second) {
+  Shape out = first.shape;
+  out[first.channel_dim()] += second.shape[second.channel_dim()];
+  if (!b.fits(out)) return std::nullopt;
+  return first.with(b.op("concatenate", {first.name, second.name}, out, {{"dimensions", {first.channel_dim()}}}), out);
+}
+
+// A block of real networks' graphs that the chain grammar above lacks (drawn with network_share),
+// or nullopt when it does not apply or would break a limit.
+std::optional<Value> network_block(Builder& b, const std::string& kind, const Value& x) {
+  Rng& rng = b.rng();
+  if (!x.image()) {
+    if (kind != "embedding") return std::nullopt;
+    // Rows of a weight table looked up at constant indices (token or position embeddings), added in.
+    const std::int64_t rows = x.shape[0], features = x.shape[1];
+    const std::int64_t vocabulary = rows * static_cast<std::int64_t>(1 + uniform_index(rng, 4));
+    if (!b.fits({vocabulary, features})) return std::nullopt;
+    std::vector<std::int64_t> indices(static_cast<std::size_t>(rows));
+    for (std::int64_t& i : indices) i = static_cast<std::int64_t>(uniform_index(rng, static_cast<std::uint64_t>(vocabulary)));
+    const std::string rows_of = b.op("gather", {b.param({vocabulary, features})}, x.shape, {{"dimensions", {0}}, {"indices", indices}});
+    return Value{b.op("add", {x.name, rows_of}, x.shape), x.shape};
+  }
+  const std::int64_t channels = x.shape[x.channel_dim()];
+  if (kind == "grouped_conv") {
+    // Depthwise (MobileNet, EfficientNet) half the time, else 2-8 groups (ResNeXt, RegNet); at
+    // stride 1 a quarter of the windows are dilated by 2 (DeepLab's atrous convolutions).
+    static const std::int64_t group_counts[] = {2, 4, 8};
+    const bool depthwise = uniform_index(rng, 2) == 0;
+    const std::int64_t groups = depthwise ? channels : group_counts[uniform_index(rng, 3)];
+    const std::int64_t stride = uniform_index(rng, 4) == 0 ? 2 : 1;
+    const std::int64_t dilation = stride == 1 && uniform_index(rng, 4) == 0 ? 2 : 1;
+    const std::int64_t k = depthwise && uniform_index(rng, 3) == 0 ? 5 : 3;
+    return conv(b, x, k, stride, channels, {groups, dilation});
+  }
+  if (kind == "concat") {
+    // DenseNet's growth: the input and a convolution of it, joined along the channels.
+    static const std::int64_t kernels[] = {1, 3};
+    const auto grown = conv(b, x, kernels[uniform_index(rng, 2)], 1, draw(rng, b.spec().channels));
+    if (!grown) return std::nullopt;
+    return join_channels(b, x, *grown);
+  }
+  if (kind == "channel_split") {
+    // ShuffleNet's unit: half the channels pass through, the other half through a 1x1 convolution.
+    if (channels % 2 != 0) return std::nullopt;
+    const Value kept = channel_slice(b, x, 0, channels / 2);
+    const auto mixed = conv(b, channel_slice(b, x, channels / 2, channels / 2), 1, 1, channels / 2);
+    if (!mixed) return std::nullopt;
+    return join_channels(b, kept, *mixed);
+  }
+  if (kind == "pad") {
+    // An explicit zero pad (ONNX's Pad, TensorFlow's "SAME" written out), then a 3x3 (x 3)
+    // convolution without padding of its own.
+    Shape padded = x.shape;
+    for (const std::size_t d : x.spatial()) padded[d] += 2;
+    if (!b.fits(padded)) return std::nullopt;
+    const json padding = {{"low", per_spatial(x, 1, 0)}, {"high", per_spatial(x, 1, 0)}};
+    const Value p = x.with(b.op("pad", {x.name, b.constant({}, {0.0})}, padded, {{"padding", padding}}), padded);
+    return conv(b, p, 3, 1, draw(rng, b.spec().channels), {1, 1, false});
+  }
+  return std::nullopt;
 }
 
 // One block applied to `x`, or nullopt when it does not apply or would break a limit.
@@ -345,6 +432,17 @@ void check_weight_total(const JsonView& view, const Range& choices, Weight weigh
     view.fail("weights with a positive, finite sum (they sum to " + std::to_string(total) + ")");
 }
 
+// Weights of the kinds already in `weights` (the grammar's); the ones left out keep theirs.
+void parse_block_weights(const JsonView& view, std::map<std::string, double>& weights) {
+  std::string kinds;
+  for (const auto& [kind, unused] : weights) kinds += (kinds.empty() ? "" : ", ") + kind;
+  for (const auto& [kind, weight] : view.value().items()) {
+    if (!weights.count(kind)) view.at(kind).fail("one of the block kinds " + kinds);
+    weights[kind] = view.at(kind).as_non_negative_number();
+  }
+  check_weight_total(view, weights, [](const auto& entry) { return entry.second; });
+}
+
 std::vector<Weighted> parse_weighted(const JsonView& view) {
   std::vector<Weighted> out;
   for (const JsonView& entry : view.elements()) {
@@ -363,6 +461,7 @@ GeneratorSpec default_generator_spec() {
   spec.block_weights = {{"dense", 3},   {"residual", 1.5}, {"layer_norm", 1}, {"softmax", 0.7},   {"attention", 0.7},
                         {"transpose", 0.3}, {"conv", 3},   {"pool", 1},       {"batch_norm", 1}, {"global_pool", 0.7},
                         {"elementwise", 1.5}};
+  spec.network_block_weights = {{"grouped_conv", 2}, {"concat", 1}, {"channel_split", 1}, {"pad", 0.5}, {"embedding", 0.5}};
   // Fallbacks for a spec that leaves them out, set by hand to cover the bundled programs' and the
   // XLA training step's sizes; configs/generate/default.json carries the ones measured on them
   // (program_statistics.h).
@@ -382,7 +481,7 @@ GeneratorSpec load_spec(const std::string& path, std::vector<std::string>& exten
   const json parsed = parse_json_file(path);
   const JsonView view(parsed, path);
   view.expect_keys({"extends", "name", "description", "output", "seed", "count", "blocks", "max_elements", "max_flops",
-                    "block_weights", "image_share", "volume_share", "channels_first_share", "rows", "features",
+                    "block_weights", "network_share", "network_block_weights", "image_share", "volume_share", "channels_first_share", "rows", "features",
                     "image_batch", "spatial", "channels"});
   const std::filesystem::path folder = std::filesystem::path(path).parent_path();
   GeneratorSpec spec = default_generator_spec();
@@ -423,13 +522,12 @@ GeneratorSpec load_spec(const std::string& path, std::vector<std::string>& exten
     spec.channels_first_share = v->as_non_negative_number();
     if (spec.channels_first_share > 1) v->fail("a share between 0 and 1");
   }
-  if (auto v = view.find("block_weights")) {
-    for (const auto& [kind, weight] : v->value().items()) {
-      if (!spec.block_weights.count(kind)) v->at(kind).fail("one of the block kinds dense, residual, layer_norm, softmax, attention, transpose, conv, pool, batch_norm, global_pool, elementwise");
-      spec.block_weights[kind] = v->at(kind).as_non_negative_number();
-    }
-    check_weight_total(*v, spec.block_weights, [](const auto& entry) { return entry.second; });
+  if (auto v = view.find("network_share")) {
+    spec.network_share = v->as_non_negative_number();
+    if (spec.network_share > 1) v->fail("a share between 0 and 1");
   }
+  for (auto [key, target] : {std::pair{"block_weights", &spec.block_weights}, std::pair{"network_block_weights", &spec.network_block_weights}})
+    if (auto v = view.find(key)) parse_block_weights(*v, *target);
   for (auto [key, target] : {std::pair{"rows", &spec.rows}, std::pair{"features", &spec.features},
                              std::pair{"image_batch", &spec.image_batch}, std::pair{"spatial", &spec.spatial},
                              std::pair{"channels", &spec.channels}})
@@ -471,8 +569,10 @@ GeneratedProgram generate_program(const GeneratorSpec& spec, std::uint64_t index
     x.name = b.param(x.shape);
     const std::int64_t blocks = spec.min_blocks + static_cast<std::int64_t>(uniform_index(rng, static_cast<std::uint64_t>(spec.max_blocks - spec.min_blocks + 1)));
     for (std::int64_t placed = 0, tries = 0; placed < blocks && tries < 20 * blocks; ++tries) {
-      const std::string kind = draw_block(rng, spec.block_weights);
-      if (auto next = block(b, kind, x)) {
+      // No draw at all when network blocks are off, so a spec without them draws what it drew before.
+      const bool network = spec.network_share > 0 && uniform_unit(rng) < spec.network_share;
+      const std::string kind = draw_block(rng, network ? spec.network_block_weights : spec.block_weights);
+      if (auto next = network ? network_block(b, kind, x) : block(b, kind, x)) {
         x = *next;
         generated.blocks.push_back(kind);
         ++placed;

@@ -37,6 +37,12 @@ struct GeneratorSpec {
   double max_flops = 2e8;                             // per program (multiply-adds x 2)
   // How often each block is drawn where it applies (see the .cpp for what each one builds).
   std::map<std::string, double> block_weights;
+  // The blocks of real networks' graphs the chain lacks: grouped_conv (depthwise or grouped,
+  // sometimes dilated), concat (DenseNet), channel_split (ShuffleNet: slice, conv, concatenate), pad
+  // (an explicit pad before an unpadded conv), embedding (a gather of weight rows). A block is one of
+  // these with probability network_share (default 0: no draw, so older specs draw what they drew).
+  double network_share = 0;
+  std::map<std::string, double> network_block_weights;
   double image_share = 0.5;  // programs that start from an image (the rest from a matrix)
   double volume_share = 0;   // of those, the ones whose image is a volume (three spatial dimensions)
   double channels_first_share = 0;  // of those, the ones laid out channels first (NCHW, NCDHW)

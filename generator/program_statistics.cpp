@@ -18,7 +18,8 @@ namespace {
 // Occurrences of values and categories within one source.
 struct Counts {
   std::map<std::int64_t, double> rows, features, image_batch, spatial, channels;
-  std::map<std::string, double> ops;  // category -> count
+  std::map<std::string, double> ops;      // category -> count
+  std::map<std::string, double> network;  // network block category -> count (program_generator.h)
   double volume_convs = 0;            // convolutions with three spatial dimensions
 };
 
@@ -53,7 +54,8 @@ void count_op(const Program& program, OpId id, Counts& counts) {
     const bool weight_gradient = std::any_of(c.kernel_spatial.begin(), c.kernel_spatial.end(),
                                              [&](std::int64_t d) { return kernel[static_cast<std::size_t>(d)] > 7; });
     if (weight_gradient) return;
-    counts.ops["conv"] += 1;
+    if (c.feature_group_count > 1) counts.network["grouped_conv"] += 1;
+    else counts.ops["conv"] += 1;
     if (c.input_spatial.size() == 3) counts.volume_convs += 1;
     counts.image_batch[lhs[static_cast<std::size_t>(c.input_batch)]] += 1;
     for (std::int64_t d : c.input_spatial) counts.spatial[lhs[static_cast<std::size_t>(d)]] += 1;
@@ -83,6 +85,8 @@ void count_op(const Program& program, OpId id, Counts& counts) {
     else if (in_rank == 2) counts.ops["layer_norm"] += 0.5;
   } else if (op.opcode == "transpose") {
     counts.ops["transpose"] += 1;
+  } else if (op.opcode == "concatenate" || op.opcode == "slice" || op.opcode == "pad" || op.opcode == "gather") {
+    counts.network[op.opcode] += 1;
   } else if (is_elementwise_opcode(op.opcode) && rank > 0) {
     const bool residual = op.opcode == "add" && operands.size() == 2 && computed(program.op(operands[0])) &&
                           computed(program.op(operands[1])) && program.op(operands[0]).shape.dims == op.shape.dims &&
@@ -123,6 +127,20 @@ nlohmann::ordered_json weighted_json(const std::vector<Weighted>& values) {
   return list;
 }
 
+// The blocks' shares of `counts` (summed over sources), 90% of them plus 10% spread evenly over
+// every block of the grammar: one the sources lack (a transpose in a convolutional network) is
+// still generated, rarely.
+std::map<std::string, double> spread_shares(std::map<std::string, double> counts, const std::map<std::string, double>& grammar) {
+  double total = 0;
+  for (const auto& [kind, weight] : counts) total += weight;
+  std::map<std::string, double> shares;
+  for (const auto& [kind, unused] : grammar) {
+    const double derived = total > 0 ? counts[kind] / total : 0.0;
+    shares[kind] = round3(0.9 * derived + 0.1 / static_cast<double>(grammar.size()));
+  }
+  return shares;
+}
+
 }  // namespace
 
 std::vector<Program> programs_of_source(const std::string& path) {
@@ -146,9 +164,9 @@ std::vector<Program> programs_of_source(const std::string& path) {
 
 ProgramStatistics program_statistics(const std::vector<std::vector<Program>>& sources) {
   std::map<std::int64_t, double> rows, features, image_batch, spatial, channels;
-  std::map<std::string, double> blocks;
-  double image_share = 0, volume_share = 0;
-  int shared = 0, with_convs = 0;
+  std::map<std::string, double> blocks, network_blocks;
+  double image_share = 0, volume_share = 0, network_share = 0;
+  int shared = 0, with_convs = 0, with_blocks = 0;
   for (const auto& source : sources) {
     Counts counts;
     std::set<const Program*> seen;
@@ -166,12 +184,26 @@ ProgramStatistics program_statistics(const std::vector<std::vector<Program>>& so
     // A softmax also sums its row; the ops a conv, dense or residual block holds besides its
     // anchor (a bias add and an activation) are not elementwise blocks; a chain is about 2 ops.
     ops["layer_norm"] = std::max(0.0, ops["layer_norm"] - 0.5 * ops["softmax"]);
-    ops["elementwise"] = std::max(0.0, ops["elementwise_ops"] - 2 * (ops["conv"] + ops["dense"] + ops["residual"])) / 2;
+    auto& network = counts.network;
+    ops["elementwise"] = std::max(0.0, ops["elementwise_ops"] - 2 * (ops["conv"] + ops["dense"] + ops["residual"] + network["grouped_conv"])) / 2;
     ops.erase("elementwise_ops");
+    // A channel split slices twice and joins once; the other joins are concat blocks.
+    network["channel_split"] = std::min(network["slice"] / 2, network["concatenate"]);
+    network["concat"] = network["concatenate"] - network["channel_split"];
+    network["embedding"] = network["gather"];
+    for (const char* op_name : {"slice", "concatenate", "gather"}) network.erase(op_name);
+    double network_sum = 0;
+    for (const auto& [kind, n] : network) network_sum += n;
+    for (const auto& [kind, n] : network)
+      if (network_sum > 0) network_blocks[kind] += n / network_sum;
     double sum = 0;
     for (const auto& [kind, n] : ops) sum += n;
     for (const auto& [kind, n] : ops)
       if (sum > 0) blocks[kind] += n / sum;
+    if (sum + network_sum > 0) {
+      network_share += network_sum / (sum + network_sum);
+      ++with_blocks;
+    }
     const double image = ops["conv"] + ops["pool"] + ops["batch_norm"] + ops["global_pool"];
     const double matrix = ops["dense"] + ops["attention"] + ops["softmax"] + ops["layer_norm"] + ops["transpose"];
     if (image + matrix > 0) {
@@ -185,15 +217,10 @@ ProgramStatistics program_statistics(const std::vector<std::vector<Program>>& so
   statistics.image_batch = rounded(image_batch);
   statistics.spatial = rounded(spatial);
   statistics.channels = rounded(channels);
-  // Every block of the grammar keeps a share (10% spread evenly): one the sources lack (a
-  // transpose in a convolutional network) is still generated, rarely.
-  const auto grammar = default_generator_spec().block_weights;
-  double total = 0;
-  for (const auto& [kind, weight] : blocks) total += weight;
-  for (const auto& [kind, unused] : grammar) {
-    const double derived = total > 0 ? blocks[kind] / total : 0.0;
-    statistics.block_weights[kind] = round3(0.9 * derived + 0.1 / static_cast<double>(grammar.size()));
-  }
+  const GeneratorSpec grammar = default_generator_spec();
+  statistics.block_weights = spread_shares(blocks, grammar.block_weights);
+  if (with_blocks > 0) statistics.network_share = round3(network_share / with_blocks);
+  if (statistics.network_share > 0) statistics.network_block_weights = spread_shares(network_blocks, grammar.network_block_weights);
   if (shared > 0) statistics.image_share = round3(image_share / shared);
   if (with_convs > 0) statistics.volume_share = round3(volume_share / with_convs);
   return statistics;
@@ -202,14 +229,20 @@ ProgramStatistics program_statistics(const std::vector<std::vector<Program>>& so
 nlohmann::ordered_json statistics_json(const ProgramStatistics& statistics) {
   nlohmann::ordered_json blocks = nlohmann::ordered_json::object();
   for (const auto& [kind, weight] : statistics.block_weights) blocks[kind] = weight;
-  return {{"block_weights", blocks},
-          {"image_share", statistics.image_share},
-          {"volume_share", statistics.volume_share},
-          {"rows", weighted_json(statistics.rows)},
-          {"features", weighted_json(statistics.features)},
-          {"image_batch", weighted_json(statistics.image_batch)},
-          {"spatial", weighted_json(statistics.spatial)},
-          {"channels", weighted_json(statistics.channels)}};
+  nlohmann::ordered_json result = {{"block_weights", blocks}, {"network_share", statistics.network_share}};
+  if (!statistics.network_block_weights.empty()) {
+    nlohmann::ordered_json network = nlohmann::ordered_json::object();
+    for (const auto& [kind, weight] : statistics.network_block_weights) network[kind] = weight;
+    result["network_block_weights"] = network;
+  }
+  result["image_share"] = statistics.image_share;
+  result["volume_share"] = statistics.volume_share;
+  result["rows"] = weighted_json(statistics.rows);
+  result["features"] = weighted_json(statistics.features);
+  result["image_batch"] = weighted_json(statistics.image_batch);
+  result["spatial"] = weighted_json(statistics.spatial);
+  result["channels"] = weighted_json(statistics.channels);
+  return result;
 }
 
 }  // namespace perftune

@@ -21,6 +21,11 @@
 //                                   those blocks) / 2; per source as shares summing to 1, then
 //                                   90% of their mean plus 10% spread over every block of the
 //                                   grammar, so that none is left out
+//   network_share,                  grouped_conv = convolutions with feature groups (not counted as
+//   network_block_weights           conv), channel_split = slices / 2 (at most the concatenates),
+//                                   concat = the other concatenates, pad = pads, embedding =
+//                                   gathers; network_share = those over all blocks, per source
+//                                   (absent when no source has any)
 //   image_share                     conv + pool + batch_norm + global_pool over those and dense +
 //                                   attention + softmax + layer_norm + transpose: how many
 //                                   programs start from an image rather than a matrix
@@ -41,6 +46,8 @@ namespace perftune {
 struct ProgramStatistics {
   std::vector<Weighted> rows, features, image_batch, spatial, channels;  // ascending values, weights sum to the sources
   std::map<std::string, double> block_weights;
+  double network_share = 0;
+  std::map<std::string, double> network_block_weights;  // empty when network_share is 0
   double image_share = 0.5;
   double volume_share = 0;
 };

@@ -120,7 +120,40 @@ TEST_CASE("a channels-first spec draws NCHW programs: spatial dimensions innermo
   for (const char* kind : {"conv", "residual", "pool", "batch_norm", "global_pool", "elementwise"}) CHECK(kinds.count(kind) == 1);
 }
 
-TEST_CASE("a spec without volumes draws exactly the programs it drew before volumes existed", "[generator]") {
+// Network blocks only, on channels-first images half the time (the layout ONNX networks arrive in).
+GeneratorSpec network_spec(GeneratorSpec spec) {
+  spec.network_share = 1;
+  spec.channels_first_share = 0.5;
+  spec.image_share = 0.8;
+  return spec;
+}
+
+TEST_CASE("a network spec draws grouped, dilated, joined, split, padded and gathered blocks", "[generator]") {
+  const GeneratorSpec spec = network_spec(default_generator_spec());
+  std::set<std::string> kinds, opcodes;
+  bool depthwise = false, grouped = false, dilated = false;
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    const GeneratedProgram g = generate_program(spec, i);
+    kinds.insert(g.blocks.begin(), g.blocks.end());
+    for (OpId id = 0; id < g.program.size(); ++id) {
+      const Op& op = g.program.op(id);
+      opcodes.insert(op.opcode);
+      if (!op.convolution) continue;
+      const std::int64_t groups = op.convolution->feature_group_count;
+      const std::int64_t channels = g.program.op(g.program.operands(id)[0]).shape.dims[op.convolution->input_feature];
+      depthwise |= groups > 1 && groups == channels;
+      grouped |= groups > 1 && groups < channels;
+      for (std::int64_t d : op.window->window_dilation) dilated |= d > 1;
+    }
+  }
+  for (const auto& [kind, weight] : spec.network_block_weights) CHECK(kinds.count(kind) == 1);
+  for (const char* opcode : {"slice", "concatenate", "pad", "gather", "constant"}) CHECK(opcodes.count(opcode) == 1);
+  CHECK(depthwise);
+  CHECK(grouped);
+  CHECK(dilated);
+}
+
+TEST_CASE("a spec without volumes or network blocks draws exactly the programs it drew before they existed", "[generator]") {
   // The content keys of programs 0 and 1 of configs/generate/default.json, which the committed
   // corpus was measured on: a change to the draws would orphan its records.
   const GeneratorSpec spec = load_generator_spec(source_path("configs/generate/default.json"));
@@ -166,6 +199,10 @@ TEST_CASE("generated volume programs compile and agree with the reference on the
 
 TEST_CASE("generated channels-first programs compile and agree with the reference on the Halide backend", "[generator][halide]") {
   require_first_programs_check_on_halide(channels_first_spec(small_spec()));
+}
+
+TEST_CASE("generated network blocks compile and agree with the reference on the Halide backend", "[generator][halide]") {
+  require_first_programs_check_on_halide(network_spec(small_spec()));
 }
 
 TEST_CASE("a generator spec with a wrong member names the file and the place", "[generator]") {

@@ -70,7 +70,9 @@ TEST_CASE("the shipped generator spec carries the statistics of the bundled prog
     CAPTURE(member);
     // XLA's step is a 3-D network (volume_share 0.5 of the two sources); the default corpus was
     // drawn with 2-D images only, and volumes.json carries XLA's volumes.
-    if (member == "volume_share") CHECK_FALSE(spec.contains(member));
+    // Network blocks (grouped convolutions, joins, slices, pads, gathers) came later still:
+    // networks.json carries the networks' mix.
+    if (member == "volume_share" || member == "network_share" || member == "network_block_weights") CHECK_FALSE(spec.contains(member));
     else CHECK(nlohmann::json(value) == spec.at(member));
   }
   CHECK(derived.at("volume_share") == 0.5);
@@ -88,6 +90,26 @@ TEST_CASE("the volume generator spec carries the sizes of XLA's training step al
     CHECK(nlohmann::json(derived.at(member)) == spec.at(member));
   }
   CHECK(derived.at("rows").empty());
+}
+
+TEST_CASE("the networks generator spec carries the statistics of the training networks", "[generator]") {
+  // The training side of the split of real networks (the held-out ones must not shape the corpus).
+  std::vector<std::vector<Program>> sources;
+  for (const char* name : {"resnet50", "mobilenet_v3_small", "densenet121", "googlenet", "shufflenet_v2_x1_0", "vit_b_16", "gpt_block"})
+    sources.push_back(programs_of_source(kPrograms + "/networks/" + name + ".json"));
+  const auto derived = statistics_json(program_statistics(sources));
+  const nlohmann::json spec = parse_json_file(std::string(PERFTUNE_SOURCE_DIR) + "/configs/generate/networks.json");
+  for (const auto& [member, value] : derived.items()) {
+    CAPTURE(member);
+    if (member == "volume_share") CHECK(value == 0.0);  // no 3-D network among them
+    else CHECK(nlohmann::json(value) == spec.at(member));
+  }
+  // Depthwise convolutions (MobileNet), joins (DenseNet, GoogLeNet), channel splits (ShuffleNet)
+  // and the class-token gathers (ViT) are all there.
+  for (const char* kind : {"grouped_conv", "concat", "channel_split", "embedding"}) {
+    CAPTURE(kind);
+    CHECK(derived.at("network_block_weights").at(kind).get<double>() > 0.05);
+  }
 }
 
 }  // namespace

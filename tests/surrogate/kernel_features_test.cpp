@@ -5,6 +5,7 @@
 #include "surrogate/features/config_features.h"
 #include "surrogate/features/feature_cache.h"
 #include "surrogate/features/kernel_features.h"
+#include "op_builders.h"
 #include "synthetic_kernels.h"
 
 using namespace perftune;
@@ -158,4 +159,26 @@ TEST_CASE("config features give the share of a tile past its last full vector an
   std::vector<float> row(kConfigFeatureWidth);
   plain.featurize(std::vector<Config>{Config{{28}}}, row);
   CHECK(row[kTailFeatureOffset] == 0.0f);
+}
+
+TEST_CASE("a grouped and a dilated convolution are told apart from a dense one of the same shapes") {
+  // NCHW [1,16,8,8] -> [1,16,8,8], 3x3, same padding: the kernel tensor is [16, 16/groups, 3, 3].
+  const auto conv_features = [](std::int64_t groups, std::int64_t dilation) {
+    Program p("conv");
+    const OpId in = p.add_op(test::parameter("in", 0, test::f32({1, 16, 8, 8})));
+    const OpId k = p.add_op(test::parameter("k", 1, test::f32({16, 16 / groups, 3, 3})));
+    Op conv = test::make_op("conv", "convolution", test::f32({1, 16, 8, 8}));
+    conv.convolution = ConvolutionDims{0, 1, {2, 3}, 1, 0, {2, 3}, 0, 1, {2, 3}};
+    conv.convolution->feature_group_count = groups;
+    conv.window = Window{{3, 3}, {1, 1}, {dilation, dilation}, {dilation, dilation}, {dilation, dilation}, {1, 1}};
+    const OpId root = p.add_op(conv, {in, k});
+    const auto features = featurize_kernel(Kernel("conv", std::move(p)), FeatureVocabulary{});
+    return std::vector<float>(features.node_features.begin() + static_cast<std::ptrdiff_t>(root * kNodeFeatureWidth),
+                              features.node_features.begin() + static_cast<std::ptrdiff_t>((root + 1) * kNodeFeatureWidth));
+  };
+  const auto dense = conv_features(1, 1), depthwise = conv_features(16, 1), grouped = conv_features(4, 1), dilated = conv_features(1, 2);
+  CHECK(depthwise != dense);  // a sixteenth of the work: the FLOP and intensity columns
+  CHECK(grouped != dense);
+  CHECK(grouped != depthwise);
+  CHECK(dilated != dense);  // the dilation flag and the padding
 }

@@ -35,6 +35,20 @@ Kernel conv_kernel() {
   return Kernel("conv", std::move(p));
 }
 
+// Depthwise (16 groups of one channel) 3x3 conv, dilated by 2 and padded 2: NHWC [1,8,8,16] with
+// HWIO [3,3,1,16] -> [1,8,8,16]. The kernel's input features are per group, so is the work.
+Kernel depthwise_dilated_kernel() {
+  Program p("depthwise");
+  const OpId in = p.add_op(parameter("in", 0, f32({1, 8, 8, 16})));
+  const OpId k = p.add_op(parameter("k", 1, f32({3, 3, 1, 16})));
+  Op conv = make_op("conv", "convolution", f32({1, 8, 8, 16}));
+  conv.convolution = ConvolutionDims{0, 3, {1, 2}, 2, 3, {0, 1}, 0, 3, {1, 2}};
+  conv.convolution->feature_group_count = 16;
+  conv.window = Window{{3, 3}, {1, 1}, {2, 2}, {2, 2}, {2, 2}, {1, 1}};
+  p.add_op(conv, {in, k});
+  return Kernel("depthwise", std::move(p));
+}
+
 // sum over dim 1 of [32,1000] -> [32]
 Kernel reduce_kernel() {
   Program p("reduce");
@@ -73,6 +87,8 @@ TEST_CASE("op FLOP and byte counts match hand-computed values") {
       {"dot", dot_kernel, 16'777'216.0, 589'824.0, 131'072.0},
       // 2 * (1*8*8*16) * (3*3*3); (192 + 432) * 4; 1024 * 4
       {"convolution", conv_kernel, 55'296.0, 2'496.0, 4'096.0},
+      // 2 * (1*8*8*16) * (3*3*1): one input feature per group; (1024 + 144) * 4; 1024 * 4
+      {"depthwise dilated convolution", depthwise_dilated_kernel, 18'432.0, 4'672.0, 4'096.0},
       // 32*1000 - 32 combiner applications; 32000*4 + 4 (init); 32*4
       {"reduce", reduce_kernel, 31'968.0, 128'004.0, 128.0},
       // one add per element; two operands; one result
