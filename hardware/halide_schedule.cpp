@@ -16,11 +16,13 @@ constexpr const char* kParallelKnob = "parallel";
 constexpr const char* kOrderKnob = "order";
 constexpr const char* kAccumulateKnob = "accumulate";
 constexpr const char* kPadKnob = "pad";
+constexpr const char* kPackKnob = "pack";
 
 // Vector widths in f32 lanes: SSE (4), AVX2 (8), AVX-512 (16), and two AVX-512 registers (32,
 // the width of a GEMM micro-kernel row); Halide splits a vector wider than the machine's.
 const std::vector<std::int64_t> kVectorWidths = {1, 4, 8, 16, 32};
-const std::vector<std::int64_t> kUnrollFactors = {1, 2, 4, 8};
+// 6: the rows of a micro-kernel of two AVX2 vectors per row (12 of the 16 registers accumulate).
+const std::vector<std::int64_t> kUnrollFactors = {1, 2, 4, 6, 8};
 
 // Powers of two below `extent`, then `extent` itself (one tile); {1} for extent <= 1.
 std::vector<std::int64_t> powers_up_to(std::int64_t extent) {
@@ -78,7 +80,36 @@ std::set<std::pair<OpId, OpId>> padded_reads(const Program& body) {
   return reads;
 }
 
+// The accumulated reduction of the root when it has a panel operand, else -1.
+long packable_reduction_of(const Program& body) {
+  const long accumulated = accumulated_reduction_of(body, body.root());
+  return accumulated >= 0 && panel_operand(body, static_cast<OpId>(accumulated)) ? accumulated : -1;
+}
+
 }  // namespace
+
+std::optional<PanelOperand> panel_operand(const Program& body, OpId reduction) {
+  if (!is_reduction_opcode(body.op(reduction).opcode)) return std::nullopt;
+  const std::size_t rank = body.op(reduction).shape.dims.size();
+  if (rank == 0) return std::nullopt;
+  const ReductionForm form = reduction_form(body, reduction);
+  const auto lanes = static_cast<int>(rank - 1);
+  for (std::size_t s = 0; s < form.operands.size(); ++s) {
+    if (form.bounds_checked[s]) continue;
+    const auto& index = form.operands[s];
+    const auto reads = [&](auto predicate) { return std::count_if(index.begin(), index.end(), predicate); };
+    // A reduction dimension of extent 1 (a 1x1 window) moves no index.
+    const auto moves = [&](int red_dim) { return red_dim >= 0 && form.red_sizes[static_cast<std::size_t>(red_dim)] > 1; };
+    const auto pure_lane = std::find_if(index.begin(), index.end(), [&](const AffineIndex& a) {
+      return a.out_dim == lanes && !moves(a.red_dim) && a.out_scale == 1 && a.out_divisor == 1 && a.offset == 0;
+    });
+    const bool lanes_once = reads([&](const AffineIndex& a) { return a.out_dim == lanes; }) == 1;
+    const bool reduced = reads([&](const AffineIndex& a) { return moves(a.red_dim); }) > 0;
+    if (pure_lane != index.end() && lanes_once && reduced)
+      return PanelOperand{s, static_cast<std::size_t>(pure_lane - index.begin())};
+  }
+  return std::nullopt;
+}
 
 std::vector<OpId> computed_outputs(const Program& body) {
   std::vector<OpId> outputs;
@@ -90,31 +121,36 @@ std::vector<OpId> computed_outputs(const Program& body) {
 bool is_halide_schedule_knob(const std::string& name) {
   const KnobRole role = knob_role(name).role;
   return role != KnobRole::kGeneric || name == kVectorKnob || name == kUnrollKnob || name == kParallelKnob ||
-         name == kOrderKnob || name == kAccumulateKnob || name == kPadKnob;
+         name == kOrderKnob || name == kAccumulateKnob || name == kPadKnob || name == kPackKnob;
 }
 
 StageSchedule heuristic_stage(const std::vector<std::int64_t>& dims, std::int64_t reduction_extent) {
-  // A first schedule, not a tuned one, shaped like Adams2019's pick for a matmul: rows of 256
-  // contiguous elements (16 AVX-512 vectors), 8 of them per tile, all 8 rows unrolled into one
-  // register block of 8 x 16 accumulators, the reduction whole inside it (1024^3 matmul: 192
-  // GFLOP/s against 71 with 4 rows unrolled and the reduction in steps of 256; Adams2019 198).
-  // On a 3x3 convolution layer (NCHW, padded inputs per tile) it is within 5% of Adams2019 too.
+  // A library-style micro-kernel (OpenBLAS's and Halide's apps/linear_algebra's shape): a register
+  // block of 6 rows by 16 lanes (two AVX2 vectors or one AVX-512 vector per row: 12 or 6
+  // accumulators, within either register file with room for the operands), the reduction whole
+  // inside it, tiles of 24 rows (four blocks) by 256 columns, the outermost tile loop parallel.
+  // A kernel with a panel operand reads it packed (knob `pack`, heuristic_packs()).
   StageSchedule s;
   const std::size_t rank = dims.size();
   s.tiles = dims;
   if (rank >= 3) s.tiles[0] = 1;
   if (rank >= 1) s.tiles[rank - 1] = std::min<std::int64_t>(dims[rank - 1], 256);
-  if (rank >= 2) s.tiles[rank - 2] = std::min<std::int64_t>(dims[rank - 2], 8);
+  if (rank >= 2) s.tiles[rank - 2] = std::min<std::int64_t>(dims[rank - 2], 24);
   if (rank >= 1) {
     for (std::int64_t w : kVectorWidths)
       if (w <= std::min<std::int64_t>(16, s.tiles[rank - 1])) s.vector = static_cast<int>(w);
   }
-  if (rank >= 2) s.unroll = static_cast<int>(std::min<std::int64_t>(8, s.tiles[rank - 2]));
+  if (rank >= 2) {
+    for (std::int64_t u : kUnrollFactors)
+      if (u <= std::min<std::int64_t>(6, s.tiles[rank - 2])) s.unroll = static_cast<int>(u);
+  }
   s.reduction_tile = reduction_extent;
   s.parallel = rank >= 1 ? 1 : 0;
   s.accumulator = Placement::kInline;
   return s;
 }
+
+bool heuristic_packs(const Program& body) { return packable_reduction_of(body) >= 0; }
 
 HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::string, std::int64_t>& knobs) {
   for (const auto& [name, value] : knobs)
@@ -233,6 +269,15 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
     }
     schedule.stages[id] = std::move(stage);
   }
+  const auto pack = knob_or(knobs, kPackKnob, 0);
+  check_range(kPackKnob, pack, 0, 1);
+  const long packable = packable_reduction_of(body);
+  if (pack == 1 && packable >= 0 && schedule.stages.count(root)) {
+    // One panel per register block row: as many lanes as the root's vectors cover.
+    const StageSchedule& stage = schedule.stages.at(root);
+    const std::int64_t inner = stage.tiles.empty() ? 1 : stage.tiles.back();
+    schedule.panels[static_cast<OpId>(packable)] = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(stage.vector, inner)));
+  }
   return schedule;
 }
 
@@ -255,6 +300,7 @@ SearchSpace halide_schedule_space(const Kernel& kernel) {
   }
   if (is_reduction_opcode(body.op(root).opcode)) knobs.push_back({kAccumulateKnob, {0, 1, 2}});
   if (!padded_reads(body).empty()) knobs.push_back({kPadKnob, {0, 1, 2}});
+  if (packable_reduction_of(body) >= 0) knobs.push_back({kPackKnob, {0, 1}});
   const auto& edges = body.edges();
   for (std::size_t e = 0; e < edges.size(); ++e)
     if (is_fusible(body, edges[e])) knobs.push_back({fuse_knob(e), {0, 1, 2}});
@@ -314,6 +360,7 @@ Config heuristic_config(const SearchSpace& space, const Kernel& kernel) {
     else if (knob.name == kOrderKnob) want = stage.order;
     else if (knob.name == kAccumulateKnob) want = static_cast<std::int64_t>(stage.accumulator);
     else if (knob.name == kPadKnob) want = static_cast<std::int64_t>(Placement::kTile);
+    else if (knob.name == kPackKnob) want = heuristic_packs(body) ? 1 : 0;
     // The largest domain value not above the wish (domains are ascending).
     std::int64_t value = knob.values.front();
     for (std::int64_t v : knob.values)

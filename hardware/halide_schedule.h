@@ -18,12 +18,17 @@
 //                 loop nest, the value stored: unfused), 1 = inlined into the consumer (a
 //                 reduction, which cannot be inlined: at the consumer's innermost register block),
 //                 2 = at a tile of the consumer group's root stage
+//   pack          1 = the reduction's panel operand (panel_operand(): a GEMM's B, read along the
+//                 vector lanes and the reduction) is copied once, at root, into panels of `vector`
+//                 lanes that the register block reads contiguously (GotoBLAS's packed B); 0 = read
+//                 in place. Present only when the accumulated reduction has a panel operand.
 //   pad           where the padded input of a windowed reduction (a convolution or pooling whose
 //                 window reaches past its input) is computed, with the values of fuse.<e>: 0 = a
 //                 padded copy at root, 1 = inlined (a bounds check on every load), 2 = per tile of
 //                 the stage whose loops hold the reduction. Present only in kernels with padding.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,7 +62,19 @@ struct HalideSchedule {
   std::vector<OpId> group_root;           // by OpId: the root-stage op whose loops hold it
   std::map<OpId, StageSchedule> stages;   // ops at root
   Placement padding = Placement::kInline;  // every padded reduction input (knob `pad`)
+  std::map<OpId, int> panels;              // reductions whose panel operand is packed: lanes per panel
 };
+
+// The operand of a reduction that its register block reads along the vector lanes: one indexed,
+// in dimension `dim`, by the innermost output dimension alone (unscaled, unshifted), and by the
+// reduction elsewhere, with no padding (a GEMM's B, whose rows the lanes walk). `slot` is its
+// place in reduction_form()'s operands. None for other reductions (a convolution's lanes read
+// its input at a stride and a window offset).
+struct PanelOperand {
+  std::size_t slot = 0;
+  std::size_t dim = 0;
+};
+std::optional<PanelOperand> panel_operand(const Program& body, OpId reduction);
 
 // The outputs a kernel computes: Program::outputs() without unused parameters (an input nothing
 // reads is not a result). The lowering returns these, and the backend checks these.
@@ -83,10 +100,13 @@ SearchSpace halide_schedule_space(const Kernel& kernel);
 Config unscheduled_config(const SearchSpace& space, const Kernel& kernel);
 
 // A schedule a programmer would write first for a stage of these dimensions (used for the groups
-// of a whole program under fusion decisions, which has no stage knobs): a 8-row by 256-column
-// (or narrower) tile, whole along the other dimensions but the outermost (1, so the parallel
-// outer tile loop has iterations), vectors of 16, 8 rows unrolled, the reduction whole.
+// of a whole program under fusion decisions, which has no stage knobs): a library-style
+// micro-kernel of 6 rows by 16 lanes, in tiles of 24 rows by 256 columns (or narrower), whole
+// along the other dimensions but the outermost (1, so the parallel outer tile loop has
+// iterations), the reduction whole inside the register block.
 StageSchedule heuristic_stage(const std::vector<std::int64_t>& dims, std::int64_t reduction_extent);
+// Whether the heuristic packs the kernel's panel operand: whenever it has one.
+bool heuristic_packs(const Program& body);
 
 // heuristic_stage() of the kernel's root as a config of `space` (halide_schedule_space(kernel)),
 // producers inlined (reductions per register block), padded inputs per tile: how a kernel is scheduled inside a program

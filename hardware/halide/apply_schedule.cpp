@@ -72,6 +72,7 @@ class Scheduler {
       : lowered_(lowered), body_(body), schedule_(schedule) {}
 
   ScheduledPipeline run() {
+    for (auto& [id, packed] : lowered_.panels) pack(packed, id);
     std::map<OpId, Halide::Func> output_func;
     for (const auto& [id, stage] : schedule_.stages) output_func[id] = schedule_stage(id, stage);
     ScheduledPipeline result;
@@ -188,6 +189,17 @@ class Scheduler {
       }
     }
     return out;
+  }
+
+  // A packed panel operand: copied once at root, a panel's lanes as one vector, panels in
+  // parallel when the stage that reads them is parallel.
+  void pack(Halide::Func packed, OpId reduction) {
+    packed.compute_root();
+    const std::vector<Var> args = packed.args();  // lane first, panel last
+    const auto lanes = schedule_.panels.at(reduction);
+    if (lanes > 1) packed.vectorize(args.front(), lanes, Halide::TailStrategy::GuardWithIf);
+    const OpId reader = schedule_.group_root[reduction] == kSeveralGroups ? body_.root() : schedule_.group_root[reduction];
+    if (schedule_.stages.count(reader) && schedule_.stages.at(reader).parallel > 0) packed.parallel(args.back());
   }
 
   // The padded inputs of reduction `id` (a boundary condition Func each) where the schedule puts

@@ -83,7 +83,7 @@ Expr combine(const std::string& opcode, const Expr& acc, const Expr& term) {
 
 class Lowering {
  public:
-  explicit Lowering(const Program& body) : body_(body) {
+  Lowering(const Program& body, const std::map<OpId, int>& panels) : body_(body), panels_(panels) {
     check_supported(body);
     lowered_.funcs.resize(body.size());
     const auto parameters = ordered_parameters(body);
@@ -242,7 +242,11 @@ class Lowering {
     for (std::size_t s = 0; s < form.operands.size(); ++s) {
       std::vector<Expr> at;
       for (const AffineIndex& a : form.operands[s]) at.push_back(affine(a, index, rvars));
-      if (form.bounds_checked[s]) {
+      const auto panel = panels_.find(id);
+      const auto packed = panel == panels_.end() ? std::nullopt : panel_operand(body_, id);
+      if (packed && packed->slot == s) {
+        terms.push_back(read_panel(id, operands[s], packed->dim, panel->second, at));
+      } else if (form.bounds_checked[s]) {
         // Outside the operand the reference adds nothing: 0 in a product, the start value otherwise.
         Halide::Func operand = padded(operands[s], form.product ? Expr(0.0f) : init);
         lowered_.padded[id].push_back(operand);
@@ -257,7 +261,32 @@ class Lowering {
     else f(vars) = combine(form.combine, f(vars), term);
   }
 
+  // Operand `operand` of reduction `id` at program-order index `at`, read through a copy packed
+  // into panels of `lanes` along its dimension `dim`: P(lane, other dims innermost first, panel)
+  // = operand at dim = panel * lanes + lane (clamped: the last panel repeats the edge).
+  Expr read_panel(OpId id, OpId operand, std::size_t dim, int lanes, const std::vector<Expr>& at) {
+    const auto& dims = body_.op(operand).shape.dims;
+    const Halide::Var lane("pk_lane"), panel("pk_panel");
+    std::vector<Halide::Var> args = {lane};
+    std::vector<Expr> inside(dims.size()), read = {at[dim] % lanes};
+    for (std::size_t d = dims.size(); d-- > 0;) {
+      if (d == dim) continue;
+      const Halide::Var v("pk_d" + std::to_string(d));
+      args.push_back(v);
+      inside[d] = v;
+      read.push_back(at[d]);
+    }
+    args.push_back(panel);
+    read.push_back(at[dim] / lanes);
+    inside[dim] = Halide::min(panel * lanes + lane, static_cast<int>(dims[dim] - 1));
+    Halide::Func packed("op" + std::to_string(id) + "_panel");
+    packed(args) = call(operand, inside);
+    lowered_.panels[id] = packed;
+    return packed(read);
+  }
+
   const Program& body_;
+  const std::map<OpId, int>& panels_;
   LoweredKernel lowered_;
   std::map<OpId, std::size_t> input_of_;
   int constants_ = 0;
@@ -270,7 +299,7 @@ Halide::Var dimension_var(std::size_t rank, std::size_t d) {
   return Halide::Var("d" + std::to_string(rank - 1 - d));
 }
 
-LoweredKernel lower(const Program& body) { return Lowering(body).take(); }
+LoweredKernel lower(const Program& body, const std::map<OpId, int>& panels) { return Lowering(body, panels).take(); }
 
 void set_shape_estimates(LoweredKernel& lowered, const Program& body, const std::vector<Halide::Func>& outputs) {
   const auto region_of = [](const std::vector<std::int64_t>& dims) {

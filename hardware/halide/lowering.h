@@ -24,10 +24,16 @@ struct LoweredKernel {
   // Reduction ops whose window reaches into padding: the padded operand (a boundary condition
   // Func, inlined unless the schedule places it: HalideSchedule::padding).
   std::map<OpId, std::vector<Halide::Func>> padded;
+  // Reductions that read their panel operand (halide_schedule.h's panel_operand) through a packed
+  // copy: P(lane, the operand's other dimensions, innermost first, panel), computed where the
+  // schedule puts it. Its first argument is the lane, its last the panel.
+  std::map<OpId, Halide::Func> panels;
 };
 
-// Throws UnsupportedProgram (op_semantics.h) naming the first op it cannot lower.
-LoweredKernel lower(const Program& body);
+// `panels`: reductions whose panel operand is read through a packed copy, and the lanes per
+// panel (HalideSchedule::panels). Throws UnsupportedProgram (op_semantics.h) naming the first op
+// it cannot lower.
+LoweredKernel lower(const Program& body, const std::map<OpId, int>& panels = {});
 
 // The Halide variable of program dimension `d` of a rank-`rank` op (shared by every Func).
 Halide::Var dimension_var(std::size_t rank, std::size_t d);

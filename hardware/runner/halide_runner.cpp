@@ -122,8 +122,19 @@ std::variant<std::unique_ptr<Compiled>, json> compile(const json& request) {
   compiled->body = perftune::program_from_json(perftune::JsonView(request.at("program"), "request", "$.program"));
   const Program& body = compiled->body;
   perftune::halide::LoweredKernel& lowered = compiled->lowered;
+  // A config's schedule is read first: the packed operands it asks for are part of the lowering.
+  std::optional<perftune::HalideSchedule> schedule;
+  if (request.contains("schedule")) {
+    std::map<std::string, std::int64_t> knobs;
+    for (const auto& [name, value] : request.at("schedule").items()) knobs[name] = value.get<std::int64_t>();
+    try {
+      schedule = perftune::schedule_from_knobs(body, knobs);
+    } catch (const std::invalid_argument& error) {
+      return failure("invalid_config", error.what());
+    }
+  }
   try {
-    lowered = perftune::halide::lower(body);
+    lowered = perftune::halide::lower(body, schedule ? schedule->panels : std::map<perftune::OpId, int>{});
   } catch (const perftune::UnsupportedProgram& error) {
     return failure("invalid_config", error.what());
   }
@@ -131,16 +142,8 @@ std::variant<std::unique_ptr<Compiled>, json> compile(const json& request) {
   perftune::halide::ScheduledPipeline& scheduled = compiled->scheduled;
   const Halide::Target target = compiled->target = Halide::get_jit_target_from_environment();
   try {
-    if (request.contains("schedule")) {
-      std::map<std::string, std::int64_t> knobs;
-      for (const auto& [name, value] : request.at("schedule").items()) knobs[name] = value.get<std::int64_t>();
-      perftune::HalideSchedule schedule;
-      try {
-        schedule = perftune::schedule_from_knobs(body, knobs);
-      } catch (const std::invalid_argument& error) {
-        return failure("invalid_config", error.what());
-      }
-      scheduled = perftune::halide::apply_schedule(lowered, body, schedule);
+    if (schedule) {
+      scheduled = perftune::halide::apply_schedule(lowered, body, *schedule);
     } else {
       const json& spec = request.at("autoscheduler");
       const std::string name = spec.at("name").get<std::string>();

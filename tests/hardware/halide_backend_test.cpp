@@ -120,6 +120,56 @@ TEST_CASE("a padded window's input computed at root, inlined or per tile checks,
   CHECK(std::find(unpadded_names.begin(), unpadded_names.end(), "pad") == unpadded_names.end());
 }
 
+TEST_CASE("a packed panel operand computes the reference's output under every accumulator, lanes and rows", "[hardware][halide]") {
+  // Odd sizes: no panel, tile or register block divides them, so every packed copy has a ragged
+  // last panel (its lanes repeat the operand's edge) and every loop a tail.
+  const std::string dot = param("a", "[13, 29]", 0) + "," + param("b", "[29, 37]", 1) + "," + param("c", "[37]", 2) +
+                          R"(, {"name": "d", "opcode": "dot", "shape": [13, 37], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}},
+    {"name": "cb", "opcode": "broadcast", "shape": [13, 37], "operands": ["c"], "dimensions": [1]},
+    {"name": "y", "opcode": "add", "shape": [13, 37], "operands": ["d", "cb"]})";
+  const std::string batched = param("a", "[3, 7, 11]", 0) + "," + param("b", "[3, 11, 19]", 1) +
+                              R"(, {"name": "y", "opcode": "dot", "shape": [3, 7, 19], "operands": ["a", "b"], "dot": {"lhs_batch": [0], "rhs_batch": [0], "lhs_contracting": [2], "rhs_contracting": [1]}})";
+  // A 1x1 convolution (NCHW): its input is the panel operand, along W.
+  const std::string pointwise = param("x", "[1, 6, 5, 21]", 0) + "," + param("w", "[4, 6, 1, 1]", 1) +
+                                R"(, {"name": "y", "opcode": "convolution", "shape": [1, 4, 5, 21], "operands": ["x", "w"], "window": {"size": [1, 1]}, "convolution": {"input_batch": 0, "input_feature": 1, "input_spatial": [2, 3], "kernel_input_feature": 1, "kernel_output_feature": 0, "kernel_spatial": [2, 3], "output_batch": 0, "output_feature": 1, "output_spatial": [2, 3]}})";
+  const std::string body = GENERATE_COPY(dot, batched, pointwise);
+  CAPTURE(body);
+  const Kernel kernel = kernel_of(body);
+  REQUIRE(heuristic_packs(kernel.body()));
+  const SearchSpace space = halide_schedule_space(kernel);
+  const auto heuristic = named_knobs(space, heuristic_config(space, kernel));
+  CHECK(heuristic.at("pack") == 1);
+  std::vector<Config> configs = {heuristic_config(space, kernel)};
+  const auto names = space.knob_names();
+  const auto index = [&](const std::string& name) { return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin()); };
+  for (std::int64_t accumulate : {0, 1, 2})
+    for (std::int64_t lanes : {4, 16, 32})
+      for (std::int64_t rows : {1, 6}) {
+        Config config = heuristic_config(space, kernel);
+        config.values[index("pack")] = 1;
+        config.values[index("vector")] = lanes;
+        config.values[index("unroll")] = rows;
+        config.values[index("accumulate")] = accumulate;
+        config.values[index("tile.red")] = accumulate == 2 ? 4 : space.knobs()[index("tile.red")].values.back();
+        if (space.contains(config)) configs.push_back(config);
+      }
+  CHECK(configs.size() >= 7);
+  require_ok(kernel, space, configs);
+}
+
+TEST_CASE("only a reduction whose lanes read an operand in place has a pack knob", "[hardware][halide]") {
+  const auto has_pack = [](const std::string& body) {
+    const auto names = halide_schedule_space(kernel_of(body)).knob_names();
+    return std::find(names.begin(), names.end(), "pack") != names.end();
+  };
+  // A 3x3 convolution's lanes read its input at a window offset; an elementwise kernel has no reduction.
+  CHECK_FALSE(has_pack(param("x", "[1, 3, 9, 11]", 0) + "," + param("w", "[5, 3, 3, 3]", 1) +
+                       R"(, {"name": "y", "opcode": "convolution", "shape": [1, 5, 7, 9], "operands": ["x", "w"], "window": {"size": [3, 3]}, "convolution": {"input_batch": 0, "input_feature": 1, "input_spatial": [2, 3], "kernel_input_feature": 1, "kernel_output_feature": 0, "kernel_spatial": [2, 3], "output_batch": 0, "output_feature": 1, "output_spatial": [2, 3]}})"));
+  CHECK_FALSE(has_pack(param("a", "[3, 5]", 0) + R"(, {"name": "y", "opcode": "exponential", "shape": [3, 5], "operands": ["a"]})"));
+  CHECK(has_pack(param("a", "[4, 8]", 0) + "," + param("b", "[8, 16]", 1) +
+                 R"(, {"name": "y", "opcode": "dot", "shape": [4, 16], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}})"));
+}
+
 TEST_CASE("producers of a padded window's input are computed where the padded input reads them", "[hardware][halide]") {
   // A normalization (a reduction, broadcast back, subtracted) feeding a padded convolution: with
   // the padded input per tile or at root, the mean and the difference cannot sit deeper than it.
