@@ -150,7 +150,7 @@ StageSchedule heuristic_stage(const std::vector<std::int64_t>& dims, std::int64_
   return s;
 }
 
-bool heuristic_packs(const Program& body) { return packable_reduction_of(body) >= 0; }
+bool heuristic_packs(const Program& body) { return packable_reduction_of(body) >= 0; }  // where the tile allows
 
 HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::string, std::int64_t>& knobs) {
   for (const auto& [name, value] : knobs)
@@ -316,10 +316,13 @@ SearchSpace halide_schedule_space(const Kernel& kernel) {
   };
   const long inner = dims.empty() ? -1 : index_of(tile_out_knob(dims.size() - 1));
   const long second = dims.size() < 2 ? -1 : index_of(tile_out_knob(dims.size() - 2));
-  const long vector = index_of(kVectorKnob), unroll = index_of(kUnrollKnob);
+  const long vector = index_of(kVectorKnob), unroll = index_of(kUnrollKnob), pack = index_of(kPackKnob);
   const Program program = body;
   return SearchSpace(std::move(knobs), [=](const Config& config) {
     if (vector >= 0 && config.values[vector] > config.values[inner]) return false;
+    // Packed panels are read at (index % lanes, index / lanes): only a tile that is whole vectors
+    // keeps that a plain vector load (a ragged tile's lanes start mid-panel: a gather per load).
+    if (pack >= 0 && config.values[pack] == 1 && vector >= 0 && config.values[inner] % config.values[vector] != 0) return false;
     if (unroll >= 0 && config.values[unroll] > config.values[second]) return false;
     FusionConfig fusion = FusionConfig::none(program);
     for (std::size_t k = 0; k < roles.size(); ++k)
@@ -367,6 +370,10 @@ Config heuristic_config(const SearchSpace& space, const Kernel& kernel) {
       if (v <= want) value = v;
     config.values.push_back(value);
   }
+  // Packed only where the tile is whole vectors (the space's rule), else read in place.
+  if (!space.contains(config))
+    for (std::size_t k = 0; k < space.knobs().size(); ++k)
+      if (space.knobs()[k].name == kPackKnob) config.values[k] = 0;
   return config;
 }
 

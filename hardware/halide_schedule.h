@@ -21,7 +21,8 @@
 //   pack          1 = the reduction's panel operand (panel_operand(): a GEMM's B, read along the
 //                 vector lanes and the reduction) is copied once, at root, into panels of `vector`
 //                 lanes that the register block reads contiguously (GotoBLAS's packed B); 0 = read
-//                 in place. Present only when the accumulated reduction has a panel operand.
+//                 in place. Present only when the accumulated reduction has a panel operand;
+//                 1 only with an innermost tile of whole vectors (a multiple of `vector`).
 //   pad           where the padded input of a windowed reduction (a convolution or pooling whose
 //                 window reaches past its input) is computed, with the values of fuse.<e>: 0 = a
 //                 padded copy at root, 1 = inlined (a bounds check on every load), 2 = per tile of
@@ -105,7 +106,8 @@ Config unscheduled_config(const SearchSpace& space, const Kernel& kernel);
 // along the other dimensions but the outermost (1, so the parallel outer tile loop has
 // iterations), the reduction whole inside the register block.
 StageSchedule heuristic_stage(const std::vector<std::int64_t>& dims, std::int64_t reduction_extent);
-// Whether the heuristic packs the kernel's panel operand: whenever it has one.
+// Whether the heuristic packs the kernel's panel operand: whenever it has one, where its innermost
+// tile is whole vectors (heuristic_config reads it in place otherwise).
 bool heuristic_packs(const Program& body);
 
 // heuristic_stage() of the kernel's root as a config of `space` (halide_schedule_space(kernel)),

@@ -175,14 +175,14 @@ class Lowering {
   }
 
   // operand index of an AffineIndex at a program-order output index and reduction variables.
-  static Expr affine(const AffineIndex& a, const std::vector<Expr>& index, const std::vector<Halide::RVar>& rvars) {
+  static Expr affine(const AffineIndex& a, const std::vector<Expr>& index, const std::vector<Expr>& rvars) {
     Expr e = Expr(static_cast<int>(a.offset));
     if (a.out_dim >= 0) {
       Expr out = index[static_cast<std::size_t>(a.out_dim)];
       if (a.out_divisor != 1) out = out / static_cast<int>(a.out_divisor);
       e = e + out * static_cast<int>(a.out_scale);
     }
-    if (a.red_dim >= 0) e = e + Expr(rvars[static_cast<std::size_t>(a.red_dim)]) * static_cast<int>(a.red_scale);
+    if (a.red_dim >= 0) e = e + rvars[static_cast<std::size_t>(a.red_dim)] * static_cast<int>(a.red_scale);
     return Halide::Internal::simplify(e);
   }
 
@@ -238,10 +238,15 @@ class Lowering {
     std::vector<Halide::RVar> rvars(form.red_sizes.size());
     for (std::size_t k = 0; k < form.red_sizes.size(); ++k) rvars[k] = r[static_cast<int>(form.red_sizes.size() - 1 - k)];
     lowered_.rvars[id] = rvars;
+    // A reduction dimension of extent 1 (a 1x1 window) indexes as 0: left as an RVar it would hide
+    // from Halide that the lanes of a packed panel read (index % lanes) are aligned, and a
+    // vector load would become a gather.
+    std::vector<Expr> reduction_index;
+    for (std::size_t k = 0; k < rvars.size(); ++k) reduction_index.push_back(form.red_sizes[k] == 1 ? Expr(0) : Expr(rvars[k]));
     std::vector<Expr> terms;
     for (std::size_t s = 0; s < form.operands.size(); ++s) {
       std::vector<Expr> at;
-      for (const AffineIndex& a : form.operands[s]) at.push_back(affine(a, index, rvars));
+      for (const AffineIndex& a : form.operands[s]) at.push_back(affine(a, index, reduction_index));
       const auto panel = panels_.find(id);
       const auto packed = panel == panels_.end() ? std::nullopt : panel_operand(body_, id);
       if (packed && packed->slot == s) {

@@ -137,8 +137,8 @@ TEST_CASE("a packed panel operand computes the reference's output under every ac
   const Kernel kernel = kernel_of(body);
   REQUIRE(heuristic_packs(kernel.body()));
   const SearchSpace space = halide_schedule_space(kernel);
-  const auto heuristic = named_knobs(space, heuristic_config(space, kernel));
-  CHECK(heuristic.at("pack") == 1);
+  // A ragged innermost tile (37 columns, 21 of W) would read the panels mid-vector: the heuristic reads in place.
+  CHECK(named_knobs(space, heuristic_config(space, kernel)).at("pack") == 0);
   std::vector<Config> configs = {heuristic_config(space, kernel)};
   const auto names = space.knob_names();
   const auto index = [&](const std::string& name) { return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin()); };
@@ -148,6 +148,9 @@ TEST_CASE("a packed panel operand computes the reference's output under every ac
         Config config = heuristic_config(space, kernel);
         config.values[index("pack")] = 1;
         config.values[index("vector")] = lanes;
+        // Whole vectors per tile (the space's rule for packed panels), and tiles that do not divide the shape.
+        const std::size_t inner = index("tile.out." + std::to_string(kernel.body().op(kernel.body().root()).shape.dims.size() - 1));
+        config.values[inner] = lanes >= 16 ? 16 : 8;
         config.values[index("unroll")] = rows;
         config.values[index("accumulate")] = accumulate;
         config.values[index("tile.red")] = accumulate == 2 ? 4 : space.knobs()[index("tile.red")].values.back();
@@ -166,8 +169,22 @@ TEST_CASE("only a reduction whose lanes read an operand in place has a pack knob
   CHECK_FALSE(has_pack(param("x", "[1, 3, 9, 11]", 0) + "," + param("w", "[5, 3, 3, 3]", 1) +
                        R"(, {"name": "y", "opcode": "convolution", "shape": [1, 5, 7, 9], "operands": ["x", "w"], "window": {"size": [3, 3]}, "convolution": {"input_batch": 0, "input_feature": 1, "input_spatial": [2, 3], "kernel_input_feature": 1, "kernel_output_feature": 0, "kernel_spatial": [2, 3], "output_batch": 0, "output_feature": 1, "output_spatial": [2, 3]}})"));
   CHECK_FALSE(has_pack(param("a", "[3, 5]", 0) + R"(, {"name": "y", "opcode": "exponential", "shape": [3, 5], "operands": ["a"]})"));
-  CHECK(has_pack(param("a", "[4, 8]", 0) + "," + param("b", "[8, 16]", 1) +
-                 R"(, {"name": "y", "opcode": "dot", "shape": [4, 16], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}})"));
+  const std::string dot = param("a", "[4, 8]", 0) + "," + param("b", "[8, 48]", 1) +
+                          R"(, {"name": "y", "opcode": "dot", "shape": [4, 48], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}})";
+  CHECK(has_pack(dot));
+  const Kernel kernel = kernel_of(dot);
+  const SearchSpace space = halide_schedule_space(kernel);
+  const auto names = space.knob_names();
+  const auto with = [&](std::map<std::string, std::int64_t> knobs) {
+    Config config = heuristic_config(space, kernel);
+    for (const auto& [name, value] : knobs) config.values[static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin())] = value;
+    return config;
+  };
+  CHECK(named_knobs(space, heuristic_config(space, kernel)).at("pack") == 1);  // 48 columns: three vectors of 16
+  // 48 columns in vectors of 32 end mid-vector: packed panels only with whole vectors.
+  CHECK(space.contains(with({{"vector", 32}, {"pack", 0}})));
+  CHECK_FALSE(space.contains(with({{"vector", 32}, {"pack", 1}})));
+  CHECK(space.contains(with({{"vector", 32}, {"tile.out.1", 32}, {"pack", 1}})));
 }
 
 TEST_CASE("producers of a padded window's input are computed where the padded input reads them", "[hardware][halide]") {
