@@ -58,7 +58,9 @@ std::optional<Call> conv(const Program& body, OpId id) {
   const std::size_t spatial = c.input_spatial.size();
   if (spatial < 1 || spatial > 3 || c.kernel_spatial.size() != spatial || w.size.size() != spatial) return std::nullopt;
   const auto at = [](const std::vector<std::int64_t>& dims, std::int64_t d) { return dims.at(static_cast<std::size_t>(d)); };
-  if (at(in, c.input_feature) != at(kernel, c.kernel_input_feature)) return std::nullopt;  // grouped
+  // Feature groups (depthwise, grouped) are torch's `groups`; the kernel's input features are per group.
+  const std::int64_t groups = std::max<std::int64_t>(1, c.feature_group_count);
+  if (at(in, c.input_feature) != at(kernel, c.kernel_input_feature) * groups) return std::nullopt;
   std::vector<std::int64_t> input = {at(in, c.input_batch), at(in, c.input_feature)};
   std::vector<std::int64_t> weight = {at(kernel, c.kernel_output_feature), at(kernel, c.kernel_input_feature)};
   std::vector<std::int64_t> stride, padding, dilation;
@@ -74,8 +76,11 @@ std::optional<Call> conv(const Program& body, OpId id) {
     stride.push_back(value(w.stride, 1));
     dilation.push_back(value(w.window_dilation, 1));
   }
-  return Call{"oneDNN", "torch::conv" + std::to_string(spatial) + "d " + dims_text(input) + " * " + dims_text(weight),
-              {{"kind", "conv"}, {"input", input}, {"weight", weight}, {"stride", stride}, {"padding", padding}, {"dilation", dilation}}};
+  nlohmann::json request = {{"kind", "conv"}, {"input", input}, {"weight", weight}, {"stride", stride}, {"padding", padding}, {"dilation", dilation}};
+  if (groups > 1) request["groups"] = groups;
+  return Call{"oneDNN", "torch::conv" + std::to_string(spatial) + "d " + dims_text(input) + " * " + dims_text(weight) +
+                            (groups > 1 ? ", " + std::to_string(groups) + " groups" : ""),
+              request};
 }
 
 }  // namespace

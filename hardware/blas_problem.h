@@ -19,12 +19,12 @@ struct BlasProblem {
   std::string library;  // "OpenBLAS" (dots), "oneDNN" (convolutions) or "OpenBLAS+oneDNN"
   std::string calls;    // "torch::mm [1024x1024]x[1024x1024]", "3 calls: torch::mm ..., ..."
   // The runner's "calls", in program order: {"kind": "gemm", "batch", "m", "k", "n"} or
-  // {"kind": "conv", "input", "weight", "stride", "padding", "dilation"}.
+  // {"kind": "conv", "input", "weight", "stride", "padding", "dilation", "groups"?}.
   nlohmann::json request = nlohmann::json::array();
 };
 
 // The kernel's dots and convolutions as library calls; nullopt when it has none, or has one a
-// library does not take as it is (a convolution with base dilation or grouped features).
+// library does not take as it is (a convolution with base dilation).
 std::optional<BlasProblem> blas_problem(const Kernel& kernel);
 
 }  // namespace perftune

@@ -49,8 +49,8 @@ std::function<void()> library_call(const json& call) {
     return [input = torch::rand(call.at("input").get<std::vector<std::int64_t>>()),
             weight = torch::rand(call.at("weight").get<std::vector<std::int64_t>>()),
             stride = call.at("stride").get<std::vector<std::int64_t>>(), padding = call.at("padding").get<std::vector<std::int64_t>>(),
-            dilation = call.at("dilation").get<std::vector<std::int64_t>>()] {
-      torch::convolution(input, weight, {}, stride, padding, dilation, false, {0}, 1);
+            dilation = call.at("dilation").get<std::vector<std::int64_t>>(), groups = call.value("groups", std::int64_t{1})] {
+      torch::convolution(input, weight, {}, stride, padding, dilation, false, {0}, groups);
     };
   }
   throw std::runtime_error("unknown kind " + kind);

@@ -603,6 +603,23 @@ TEST_CASE("a kernel's dots and convolutions become library calls in the library'
     CHECK(problem->request[0]["padding"] == nlohmann::json{0, 1});
     CHECK(problem->request[0]["stride"] == nlohmann::json{2, 2});
   }
+  SECTION("a depthwise convolution is one call with torch's groups, and is timed") {
+    const Kernel kernel = kernel_of(param("x", "[1, 8, 9, 9]", 0) + "," + param("w", "[8, 1, 3, 3]", 1) +
+                                    R"(, {"name": "y", "opcode": "convolution", "shape": [1, 8, 9, 9], "operands": ["x", "w"],
+                                          "window": {"size": [3, 3], "pad_low": [1, 1], "pad_high": [1, 1]},
+                                          "convolution": {"input_batch": 0, "input_feature": 1, "input_spatial": [2, 3],
+                                                          "kernel_input_feature": 1, "kernel_output_feature": 0, "kernel_spatial": [2, 3],
+                                                          "output_batch": 0, "output_feature": 1, "output_spatial": [2, 3],
+                                                          "feature_group_count": 8}})");
+    const auto problem = blas_problem(kernel);
+    REQUIRE(problem);
+    CHECK(problem->request[0]["weight"] == nlohmann::json{8, 1, 3, 3});
+    CHECK(problem->request[0]["groups"] == 8);
+    const auto measured = shared_halide_backend().measure_library(kernel);
+    REQUIRE(measured);
+    CAPTURE(measured->result.message);
+    CHECK(measured->result.ok());
+  }
   SECTION("no dot or convolution, no library reference") {
     CHECK_FALSE(blas_problem(kernel_of(param("a", "[4]", 0) + R"(, {"name": "y", "opcode": "exponential", "shape": [4], "operands": ["a"]})")));
   }
