@@ -359,8 +359,12 @@ Config heuristic_config(const SearchSpace& space, const Kernel& kernel) {
     else if (info.role == KnobRole::kTileReduction) want = stage.reduction_tile;
     else if (knob.name == kVectorKnob) want = stage.vector;
     else if (knob.name == kUnrollKnob) want = stage.unroll;
-    else if (knob.name == kParallelKnob) want = stage.parallel;
-    else if (knob.name == kOrderKnob) want = stage.order;
+    // Packed, the column tiles go outside the row tiles (GotoBLAS's order): a column block's
+    // panels stay in cache while every row tile reads them ...
+    else if (knob.name == kOrderKnob) want = heuristic_packs(body) ? 1 : stage.order;
+    // ... and the two outermost tile loops fused into one parallel loop: a column block alone is
+    // too few tasks for the threads when the output is a few blocks wide.
+    else if (knob.name == kParallelKnob) want = heuristic_packs(body) && stage.tiles.size() >= 2 ? 2 : stage.parallel;
     else if (knob.name == kAccumulateKnob) want = static_cast<std::int64_t>(stage.accumulator);
     else if (knob.name == kPadKnob) want = static_cast<std::int64_t>(Placement::kTile);
     else if (knob.name == kPackKnob) want = heuristic_packs(body) ? 1 : 0;
@@ -370,10 +374,14 @@ Config heuristic_config(const SearchSpace& space, const Kernel& kernel) {
       if (v <= want) value = v;
     config.values.push_back(value);
   }
-  // Packed only where the tile is whole vectors (the space's rule), else read in place.
+  // Packed only where the tile is whole vectors (the space's rule), else read in place, in the
+  // stage's own order and parallel loop.
   if (!space.contains(config))
-    for (std::size_t k = 0; k < space.knobs().size(); ++k)
+    for (std::size_t k = 0; k < space.knobs().size(); ++k) {
       if (space.knobs()[k].name == kPackKnob) config.values[k] = 0;
+      if (space.knobs()[k].name == kOrderKnob) config.values[k] = stage.order;
+      if (space.knobs()[k].name == kParallelKnob) config.values[k] = stage.parallel;
+    }
   return config;
 }
 

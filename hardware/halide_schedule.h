@@ -107,7 +107,8 @@ Config unscheduled_config(const SearchSpace& space, const Kernel& kernel);
 // iterations), the reduction whole inside the register block.
 StageSchedule heuristic_stage(const std::vector<std::int64_t>& dims, std::int64_t reduction_extent);
 // Whether the heuristic packs the kernel's panel operand: whenever it has one, where its innermost
-// tile is whole vectors (heuristic_config reads it in place otherwise).
+// tile is whole vectors (heuristic_config reads it in place otherwise). Packed, its column tiles
+// run outside its row tiles (order 1), the two fused into one parallel loop (parallel 2).
 bool heuristic_packs(const Program& body);
 
 // heuristic_stage() of the kernel's root as a config of `space` (halide_schedule_space(kernel)),

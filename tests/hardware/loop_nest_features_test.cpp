@@ -26,11 +26,11 @@ TEST_CASE("loop-nest features read parallelism, vectors and unrolling from the l
   REQUIRE(heuristic.at("vector") > 1);
   std::map<std::string, std::int64_t> serial = heuristic, scalar = heuristic, unrolled = heuristic;
   serial["parallel"] = 0;
-  heuristic["parallel"] = 1;
+  heuristic["parallel"] = 2;  // the two outer tile loops fused: tasks over row and column tiles
   scalar["vector"] = 1;
   heuristic["unroll"] = scalar["unroll"] = serial["unroll"] = 1;
   unrolled["unroll"] = 8;
-  unrolled["parallel"] = 1;
+  unrolled["parallel"] = 2;
   const std::vector<std::map<std::string, std::int64_t>> schedules = {heuristic, serial, scalar, unrolled};
 
   LoopNestFeaturizer featurizer;
