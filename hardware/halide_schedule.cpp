@@ -351,6 +351,7 @@ Config heuristic_config(const SearchSpace& space, const Kernel& kernel) {
   const long accumulated = accumulated_reduction_of(body, root);
   const StageSchedule stage =
       heuristic_stage(body.op(root).shape.dims, accumulated >= 0 ? first_reduction_extent(body, static_cast<OpId>(accumulated)) : 1);
+  const bool packs = heuristic_packs(body);
   Config config;
   for (const Knob& knob : space.knobs()) {
     const KnobInfo info = knob_role(knob.name);
@@ -361,13 +362,13 @@ Config heuristic_config(const SearchSpace& space, const Kernel& kernel) {
     else if (knob.name == kUnrollKnob) want = stage.unroll;
     // Packed, the column tiles go outside the row tiles (GotoBLAS's order): a column block's
     // panels stay in cache while every row tile reads them ...
-    else if (knob.name == kOrderKnob) want = heuristic_packs(body) ? 1 : stage.order;
+    else if (knob.name == kOrderKnob) want = packs ? 1 : stage.order;
     // ... and the two outermost tile loops fused into one parallel loop: a column block alone is
     // too few tasks for the threads when the output is a few blocks wide.
-    else if (knob.name == kParallelKnob) want = heuristic_packs(body) && stage.tiles.size() >= 2 ? 2 : stage.parallel;
+    else if (knob.name == kParallelKnob) want = packs && stage.tiles.size() >= 2 ? 2 : stage.parallel;
     else if (knob.name == kAccumulateKnob) want = static_cast<std::int64_t>(stage.accumulator);
     else if (knob.name == kPadKnob) want = static_cast<std::int64_t>(Placement::kTile);
-    else if (knob.name == kPackKnob) want = heuristic_packs(body) ? 1 : 0;
+    else if (knob.name == kPackKnob) want = packs ? 1 : 0;
     // The largest domain value not above the wish (domains are ascending).
     std::int64_t value = knob.values.front();
     for (std::int64_t v : knob.values)
