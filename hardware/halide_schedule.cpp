@@ -17,12 +17,16 @@ constexpr const char* kOrderKnob = "order";
 constexpr const char* kAccumulateKnob = "accumulate";
 constexpr const char* kPadKnob = "pad";
 constexpr const char* kPackKnob = "pack";
+constexpr const char* kReductionOrderKnob = "reduction.order";
 
 // Vector widths in f32 lanes: SSE (4), AVX2 (8), AVX-512 (16), and two AVX-512 registers (32,
 // the width of a GEMM micro-kernel row); Halide splits a vector wider than the machine's.
 const std::vector<std::int64_t> kVectorWidths = {1, 4, 8, 16, 32};
 // 6: the rows of a micro-kernel of two AVX2 vectors per row (12 of the 16 registers accumulate).
 const std::vector<std::int64_t> kUnrollFactors = {1, 2, 4, 6, 8};
+// Tiles the heuristic cuts the outermost dimension outside its register block into: tasks for a
+// few threads at a time.
+constexpr std::int64_t kParallelTiles = 8;
 
 // Powers of two below `extent`, then `extent` itself (one tile); {1} for extent <= 1.
 std::vector<std::int64_t> powers_up_to(std::int64_t extent) {
@@ -54,6 +58,12 @@ long accumulated_reduction_of(const Program& body, OpId root) {
   return -1;
 }
 
+// Reduction dimensions of more than one point (a 1x1 window's do not move).
+std::size_t moving_reduction_dims(const Program& body, OpId reduction) {
+  const auto sizes = reduction_form(body, reduction).red_sizes;
+  return static_cast<std::size_t>(std::count_if(sizes.begin(), sizes.end(), [](std::int64_t n) { return n > 1; }));
+}
+
 std::int64_t knob_or(const std::map<std::string, std::int64_t>& knobs, const std::string& name, std::int64_t fallback) {
   const auto it = knobs.find(name);
   return it == knobs.end() ? fallback : it->second;
@@ -80,20 +90,66 @@ std::set<std::pair<OpId, OpId>> padded_reads(const Program& body) {
   return reads;
 }
 
-// The accumulated reduction of the root when it has a panel operand, else -1.
-long packable_reduction_of(const Program& body) {
+// The accumulated reduction of the root when it has a panel operand along lanes on output
+// dimension `lanes` (any of vector_dims() when none is given), else -1.
+long packable_reduction_of(const Program& body, std::optional<std::size_t> lanes = std::nullopt) {
   const long accumulated = accumulated_reduction_of(body, body.root());
-  return accumulated >= 0 && panel_operand(body, static_cast<OpId>(accumulated)) ? accumulated : -1;
+  if (accumulated < 0) return -1;
+  if (lanes) return panel_operand(body, static_cast<OpId>(accumulated), *lanes) ? accumulated : -1;
+  for (std::int64_t d : vector_dims(body))
+    if (panel_operand(body, static_cast<OpId>(accumulated), static_cast<std::size_t>(d))) return accumulated;
+  return -1;
+}
+
+// The output dimensions of stage `id` that its lanes may run along (vector_dims() of a root).
+std::vector<std::int64_t> lane_dims_of(const Program& body, OpId id) {
+  const std::size_t rank = body.op(id).shape.dims.size();
+  if (rank == 0) return {};
+  std::vector<std::int64_t> dims;
+  const long accumulated = accumulated_reduction_of(body, id);
+  for (std::size_t d = 0; d + 1 < rank && accumulated >= 0; ++d) {
+    if (body.op(id).shape.dims[d] < 2) continue;  // one point: no lanes to run
+    const auto panel = panel_operand(body, static_cast<OpId>(accumulated), d);
+    if (!panel) continue;
+    const ReductionForm form = reduction_form(body, static_cast<OpId>(accumulated));
+    bool others_broadcast = true;
+    for (std::size_t s = 0; s < form.operands.size(); ++s)
+      for (const AffineIndex& a : form.operands[s])
+        if (s != panel->slot && a.out_dim == static_cast<int>(d)) others_broadcast = false;
+    if (others_broadcast) dims.push_back(static_cast<std::int64_t>(d));
+  }
+  dims.push_back(static_cast<std::int64_t>(rank - 1));
+  return dims;
+}
+
+// The lanes' dimension of a stage schedule of a rank-`rank` output.
+std::size_t lanes_dim(const StageSchedule& stage, std::size_t rank) {
+  return stage.vector_dim >= 0 ? static_cast<std::size_t>(stage.vector_dim) : rank - 1;
+}
+
+// The heuristic's lanes: along a convolution's output channels where they are a lane dimension
+// and at least two whole vectors of 16 (enough channel blocks for the threads), else innermost.
+std::size_t heuristic_lanes_dim(const Program& body, OpId id) {
+  const std::size_t rank = body.op(id).shape.dims.size();
+  const long accumulated = accumulated_reduction_of(body, id);
+  if (rank == 0 || accumulated < 0) return rank == 0 ? 0 : rank - 1;
+  const Op& reduction = body.op(static_cast<OpId>(accumulated));
+  if (!reduction.convolution) return rank - 1;
+  const auto channels = static_cast<std::size_t>(reduction.convolution->output_feature);
+  const auto candidates = lane_dims_of(body, id);
+  const bool lane = std::find(candidates.begin(), candidates.end(), static_cast<std::int64_t>(channels)) != candidates.end();
+  const std::int64_t extent = body.op(id).shape.dims[channels];
+  return lane && extent % 16 == 0 && extent >= 32 ? channels : rank - 1;
 }
 
 }  // namespace
 
-std::optional<PanelOperand> panel_operand(const Program& body, OpId reduction) {
+std::optional<PanelOperand> panel_operand(const Program& body, OpId reduction, std::optional<std::size_t> lane_dim) {
   if (!is_reduction_opcode(body.op(reduction).opcode)) return std::nullopt;
   const std::size_t rank = body.op(reduction).shape.dims.size();
-  if (rank == 0) return std::nullopt;
+  if (rank == 0 || (lane_dim && *lane_dim >= rank)) return std::nullopt;
   const ReductionForm form = reduction_form(body, reduction);
-  const auto lanes = static_cast<int>(rank - 1);
+  const auto lanes = static_cast<int>(lane_dim.value_or(rank - 1));
   for (std::size_t s = 0; s < form.operands.size(); ++s) {
     if (form.bounds_checked[s]) continue;
     const auto& index = form.operands[s];
@@ -111,6 +167,10 @@ std::optional<PanelOperand> panel_operand(const Program& body, OpId reduction) {
   return std::nullopt;
 }
 
+std::vector<std::int64_t> vector_dims(const Program& body) { return lane_dims_of(body, body.root()); }
+
+std::size_t rows_dim(std::size_t rank, std::size_t vector_dim) { return vector_dim + 1 == rank ? rank - 2 : rank - 1; }
+
 std::vector<OpId> computed_outputs(const Program& body) {
   std::vector<OpId> outputs;
   for (OpId id : body.outputs())
@@ -121,36 +181,60 @@ std::vector<OpId> computed_outputs(const Program& body) {
 bool is_halide_schedule_knob(const std::string& name) {
   const KnobRole role = knob_role(name).role;
   return role != KnobRole::kGeneric || name == kVectorKnob || name == kUnrollKnob || name == kParallelKnob ||
-         name == kOrderKnob || name == kAccumulateKnob || name == kPadKnob || name == kPackKnob;
+         name == kOrderKnob || name == kAccumulateKnob || name == kPadKnob || name == kPackKnob || name == kVectorDimKnob ||
+         name == kReductionOrderKnob;
 }
 
-StageSchedule heuristic_stage(const std::vector<std::int64_t>& dims, std::int64_t reduction_extent) {
+StageSchedule heuristic_stage(const Program& body, OpId id) {
   // A library-style micro-kernel (OpenBLAS's and Halide's apps/linear_algebra's shape): a register
   // block of 6 rows by 16 lanes (two AVX2 vectors or one AVX-512 vector per row: 12 or 6
   // accumulators, within either register file with room for the operands), the reduction whole
-  // inside it, tiles of 24 rows (four blocks) by 256 columns, the outermost tile loop parallel.
+  // inside it, tiles of 24 rows (four blocks) by 256 lanes. Along output channels (oneDNN's direct
+  // convolution) a tile is one block of 16 channels by one output row, the width as the rows.
+  // Outside the register dimensions, the outermost dimension of more than one point is split into
+  // 8 tiles and the rest are whole, and the two outermost tile loops are one parallel loop (at
+  // batch 1 the outermost alone has a single iteration): tasks for the threads, each reusing its
+  // operands across a share of that dimension.
   // A kernel with a panel operand reads it packed (knob `pack`, heuristic_packs()).
+  const std::vector<std::int64_t>& dims = body.op(id).shape.dims;
   StageSchedule s;
   const std::size_t rank = dims.size();
   s.tiles = dims;
-  if (rank >= 3) s.tiles[0] = 1;
-  if (rank >= 1) s.tiles[rank - 1] = std::min<std::int64_t>(dims[rank - 1], 256);
-  if (rank >= 2) s.tiles[rank - 2] = std::min<std::int64_t>(dims[rank - 2], 24);
-  if (rank >= 1) {
-    for (std::int64_t w : kVectorWidths)
-      if (w <= std::min<std::int64_t>(16, s.tiles[rank - 1])) s.vector = static_cast<int>(w);
-  }
-  if (rank >= 2) {
-    for (std::int64_t u : kUnrollFactors)
-      if (u <= std::min<std::int64_t>(6, s.tiles[rank - 2])) s.unroll = static_cast<int>(u);
-  }
-  s.reduction_tile = reduction_extent;
-  s.parallel = rank >= 1 ? 1 : 0;
+  s.reduction_tile = is_reduction_opcode(body.op(id).opcode) ? first_reduction_extent(body, id) : 1;
   s.accumulator = Placement::kInline;
+  if (rank == 0) return s;
+  const std::size_t lanes = heuristic_lanes_dim(body, id);
+  const bool channels = lanes + 1 != rank;
+  s.vector_dim = channels ? static_cast<int>(lanes) : -1;
+  s.tiles[lanes] = std::min<std::int64_t>(dims[lanes], channels ? 16 : 256);
+  for (std::int64_t w : kVectorWidths)
+    if (w <= std::min<std::int64_t>(16, s.tiles[lanes])) s.vector = static_cast<int>(w);
+  s.parallel = rank >= 2 ? 2 : 1;
+  if (rank < 2) return s;
+  const std::size_t rows = rows_dim(rank, lanes);
+  if (!channels) s.tiles[rows] = std::min<std::int64_t>(dims[rows], 24);
+  for (std::int64_t u : kUnrollFactors)
+    if (u <= std::min<std::int64_t>(6, s.tiles[rows])) s.unroll = static_cast<int>(u);
+  if (channels) {
+    // Along a narrow width the rows' last block shifts inwards and recomputes: 4 rows where they
+    // waste less than 6 (7 columns: 8 computed against 12). 6 rows keep the window outside the
+    // channels (reduction.order 1): in the window's order the rows' broadcasts of successive
+    // window steps overlap, and the compiler keeps every one live, spilling 16 x 6 accumulators.
+    const auto computed = [&](std::int64_t u) { return (s.tiles[rows] + u - 1) / u * u; };
+    if (s.unroll == 6 && computed(4) < computed(6)) s.unroll = 4;
+    s.reduction_order = s.unroll == 6 ? 1 : 0;
+  }
+  for (std::size_t d = 0; d < rank; ++d)
+    if (d != lanes && d != rows && dims[d] > 1) {
+      s.tiles[d] = (dims[d] + kParallelTiles - 1) / kParallelTiles;
+      break;
+    }
   return s;
 }
 
-bool heuristic_packs(const Program& body) { return packable_reduction_of(body) >= 0; }  // where the tile allows
+bool heuristic_packs(const Program& body) {  // where the tile allows
+  return !body.op(body.root()).shape.dims.empty() && packable_reduction_of(body, heuristic_lanes_dim(body, body.root())) >= 0;
+}
 
 HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::string, std::int64_t>& knobs) {
   for (const auto& [name, value] : knobs)
@@ -170,6 +254,18 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
   // Operands read through a padded Func that the schedule places: they are read where that Func
   // is computed, not inside the reduction's loops.
   const auto placed_padding = schedule.padding != Placement::kInline ? padded_reads(body) : std::set<std::pair<OpId, OpId>>{};
+  // A packed panel operand is read by its copy at root: a producer of it cannot sit deeper.
+  const auto pack = knob_or(knobs, kPackKnob, 0);
+  check_range(kPackKnob, pack, 0, 1);
+  const OpId root = body.root();
+  const std::size_t root_rank = body.op(root).shape.dims.size();
+  const std::size_t lanes = root_rank == 0 ? 0 : static_cast<std::size_t>(knob_or(knobs, kVectorDimKnob, static_cast<std::int64_t>(root_rank) - 1));
+  const long packable = pack == 1 && root_rank > 0 ? packable_reduction_of(body, lanes) : -1;
+  std::pair<OpId, OpId> packed_read = {kSeveralGroups, kSeveralGroups};
+  if (packable >= 0) {
+    const auto reduction = static_cast<OpId>(packable);
+    packed_read = {reduction, body.operands(reduction)[panel_operand(body, reduction, lanes)->slot]};
+  }
 
   // Placement: an op whose value leaves the kernel, or that any consumer reads unfused, is stored
   // at root; otherwise its first edge's choice. Consumers first (reverse topological order), so a
@@ -205,6 +301,7 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
       const Placement at = schedule.placement[c];
       int read = at == Placement::kRoot ? 2 : at == Placement::kInline && !is_reduction_opcode(body.op(c).opcode) ? read_depth[c] : depth(at);
       if (placed_padding.count({c, id})) read = std::min(read, depth(schedule.padding));
+      if (packed_read == std::pair{c, id}) read = 0;
       deepest_allowed = std::min(deepest_allowed, read);
     }
     const bool reduction = is_reduction_opcode(body.op(id).opcode);
@@ -225,7 +322,6 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
   // Stages: the kernel root from the stage knobs when the space has them; other stages at root
   // inherit vector width and parallelism (not tiles: their shapes differ) in a tile space, or get
   // the heuristic schedule in a fusion space.
-  const OpId root = body.root();
   const auto vector = knob_or(knobs, kVectorKnob, 1), unroll = knob_or(knobs, kUnrollKnob, 1);
   const auto parallel = knob_or(knobs, kParallelKnob, 0), loop_order = knob_or(knobs, kOrderKnob, 0);
   check_range(kVectorKnob, vector, 1, 64);
@@ -239,7 +335,7 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
     const std::int64_t red_extent = reduction ? first_reduction_extent(body, id) : 1;
     StageSchedule stage;
     if (!has_stage_knobs) {
-      stage = heuristic_stage(op.shape.dims, red_extent);
+      stage = heuristic_stage(body, id);
     } else if (id == root) {
       for (std::size_t d = 0; d < op.shape.dims.size(); ++d) {
         const auto tile = knob_or(knobs, tile_out_knob(d), op.shape.dims[d]);
@@ -247,6 +343,13 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
         stage.tiles.push_back(tile);
       }
       stage.vector = static_cast<int>(vector);
+      if (const auto it = knobs.find(kVectorDimKnob); it != knobs.end()) {
+        const auto allowed = vector_dims(body);
+        if (std::find(allowed.begin(), allowed.end(), it->second) == allowed.end())
+          throw std::invalid_argument("knob " + std::string(kVectorDimKnob) + " = " + std::to_string(it->second) +
+                                      " is not a dimension the lanes can run along");
+        stage.vector_dim = static_cast<int>(it->second);
+      }
       stage.unroll = static_cast<int>(unroll);
       stage.parallel = static_cast<int>(parallel);
       stage.order = static_cast<int>(loop_order);
@@ -255,6 +358,8 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
         const auto extent = first_reduction_extent(body, static_cast<OpId>(accumulated));
         stage.reduction_tile = knob_or(knobs, kTileReductionKnob, extent);
         check_range(kTileReductionKnob, stage.reduction_tile, 1, std::max<std::int64_t>(extent, 1));
+        stage.reduction_order = static_cast<int>(knob_or(knobs, kReductionOrderKnob, 0));
+        check_range(kReductionOrderKnob, stage.reduction_order, 0, 1);
       }
       if (reduction) {
         const auto accumulate = knob_or(knobs, kAccumulateKnob, 0);
@@ -269,14 +374,11 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
     }
     schedule.stages[id] = std::move(stage);
   }
-  const auto pack = knob_or(knobs, kPackKnob, 0);
-  check_range(kPackKnob, pack, 0, 1);
-  const long packable = packable_reduction_of(body);
-  if (pack == 1 && packable >= 0 && schedule.stages.count(root)) {
+  if (packable >= 0 && schedule.stages.count(root)) {
     // One panel per register block row: as many lanes as the root's vectors cover.
     const StageSchedule& stage = schedule.stages.at(root);
-    const std::int64_t inner = stage.tiles.empty() ? 1 : stage.tiles.back();
-    schedule.panels[static_cast<OpId>(packable)] = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(stage.vector, inner)));
+    const int panel_lanes = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(stage.vector, stage.tiles[lanes])));
+    schedule.panels[static_cast<OpId>(packable)] = {panel_lanes, lanes};
   }
   return schedule;
 }
@@ -289,9 +391,14 @@ SearchSpace halide_schedule_space(const Kernel& kernel) {
   std::vector<Knob> knobs;
   for (std::size_t d = 0; d < dims.size(); ++d) knobs.push_back({tile_out_knob(d), powers_up_to(dims[d])});
   const long accumulated = accumulated_reduction_of(body, root);
-  if (accumulated >= 0) knobs.push_back({kTileReductionKnob, powers_up_to(first_reduction_extent(body, static_cast<OpId>(accumulated)))});
+  if (accumulated >= 0) {
+    knobs.push_back({kTileReductionKnob, powers_up_to(first_reduction_extent(body, static_cast<OpId>(accumulated)))});
+    if (moving_reduction_dims(body, static_cast<OpId>(accumulated)) >= 2) knobs.push_back({kReductionOrderKnob, {0, 1}});
+  }
+  const std::vector<std::int64_t> lane_dims = vector_dims(body);
   if (!dims.empty()) {
     knobs.push_back({kVectorKnob, kVectorWidths});
+    if (lane_dims.size() > 1) knobs.push_back({kVectorDimKnob, lane_dims});
     knobs.push_back({kParallelKnob, dims.size() >= 2 ? std::vector<std::int64_t>{0, 1, 2} : std::vector<std::int64_t>{0, 1}});
   }
   if (dims.size() >= 2) {
@@ -306,7 +413,8 @@ SearchSpace halide_schedule_space(const Kernel& kernel) {
     if (is_fusible(body, edges[e])) knobs.push_back({fuse_knob(e), {0, 1, 2}});
   if (knobs.empty()) knobs.push_back({tile_out_knob(0), {1}});  // a scalar kernel: one config
 
-  // Validity: vector lanes and unrolled rows fit in their tiles; fused edges form an acyclic grouping.
+  // Validity: vector lanes and unrolled rows fit in their tiles; packed panels exist along the
+  // lanes; fused edges form an acyclic grouping.
   SearchSpace shape(knobs);
   std::vector<KnobInfo> roles = knob_roles(shape);
   const auto index_of = [&](const std::string& name) -> long {
@@ -314,16 +422,25 @@ SearchSpace halide_schedule_space(const Kernel& kernel) {
       if (knobs[k].name == name) return static_cast<long>(k);
     return -1;
   };
-  const long inner = dims.empty() ? -1 : index_of(tile_out_knob(dims.size() - 1));
-  const long second = dims.size() < 2 ? -1 : index_of(tile_out_knob(dims.size() - 2));
+  const std::size_t rank = dims.size();
+  std::vector<long> tile_knob(rank);
+  std::vector<bool> packable_along(rank, false);
+  for (std::size_t d = 0; d < rank; ++d) {
+    tile_knob[d] = index_of(tile_out_knob(d));
+    packable_along[d] = packable_reduction_of(body, d) >= 0;
+  }
   const long vector = index_of(kVectorKnob), unroll = index_of(kUnrollKnob), pack = index_of(kPackKnob);
+  const long vector_dim = index_of(kVectorDimKnob);
   const Program program = body;
   return SearchSpace(std::move(knobs), [=](const Config& config) {
-    if (vector >= 0 && config.values[vector] > config.values[inner]) return false;
+    const std::size_t lanes = vector_dim >= 0 ? static_cast<std::size_t>(config.values[vector_dim]) : rank - 1;
+    if (vector >= 0 && config.values[vector] > config.values[tile_knob[lanes]]) return false;
     // Packed panels are read at (index % lanes, index / lanes): only a tile that is whole vectors
     // keeps that a plain vector load (a ragged tile's lanes start mid-panel: a gather per load).
-    if (pack >= 0 && config.values[pack] == 1 && vector >= 0 && config.values[inner] % config.values[vector] != 0) return false;
-    if (unroll >= 0 && config.values[unroll] > config.values[second]) return false;
+    if (pack >= 0 && config.values[pack] == 1 &&
+        (!packable_along[lanes] || (vector >= 0 && config.values[tile_knob[lanes]] % config.values[vector] != 0)))
+      return false;
+    if (unroll >= 0 && config.values[unroll] > config.values[tile_knob[rows_dim(rank, lanes)]]) return false;
     FusionConfig fusion = FusionConfig::none(program);
     for (std::size_t k = 0; k < roles.size(); ++k)
       if (roles[k].role == KnobRole::kFuse && config.values[k] != 0) fusion.fused[roles[k].index] = true;
@@ -348,9 +465,9 @@ Config unscheduled_config(const SearchSpace& space, const Kernel& kernel) {
 Config heuristic_config(const SearchSpace& space, const Kernel& kernel) {
   const Program& body = kernel.body();
   const OpId root = body.root();
+  StageSchedule stage = heuristic_stage(body, root);
   const long accumulated = accumulated_reduction_of(body, root);
-  const StageSchedule stage =
-      heuristic_stage(body.op(root).shape.dims, accumulated >= 0 ? first_reduction_extent(body, static_cast<OpId>(accumulated)) : 1);
+  if (accumulated >= 0) stage.reduction_tile = first_reduction_extent(body, static_cast<OpId>(accumulated));
   const bool packs = heuristic_packs(body);
   Config config;
   for (const Knob& knob : space.knobs()) {
@@ -359,13 +476,15 @@ Config heuristic_config(const SearchSpace& space, const Kernel& kernel) {
     if (info.role == KnobRole::kTileOut) want = info.index < stage.tiles.size() ? stage.tiles[info.index] : 1;
     else if (info.role == KnobRole::kTileReduction) want = stage.reduction_tile;
     else if (knob.name == kVectorKnob) want = stage.vector;
+    else if (knob.name == kReductionOrderKnob) want = stage.reduction_order;
+    else if (knob.name == kVectorDimKnob) want = static_cast<std::int64_t>(lanes_dim(stage, stage.tiles.size()));
     else if (knob.name == kUnrollKnob) want = stage.unroll;
     // Packed, the column tiles go outside the row tiles (GotoBLAS's order): a column block's
     // panels stay in cache while every row tile reads them ...
     else if (knob.name == kOrderKnob) want = packs ? 1 : stage.order;
     // ... and the two outermost tile loops fused into one parallel loop: a column block alone is
     // too few tasks for the threads when the output is a few blocks wide.
-    else if (knob.name == kParallelKnob) want = packs && stage.tiles.size() >= 2 ? 2 : stage.parallel;
+    else if (knob.name == kParallelKnob) want = stage.parallel;
     else if (knob.name == kAccumulateKnob) want = static_cast<std::int64_t>(stage.accumulator);
     else if (knob.name == kPadKnob) want = static_cast<std::int64_t>(Placement::kTile);
     else if (knob.name == kPackKnob) want = packs ? 1 : 0;
@@ -376,12 +495,11 @@ Config heuristic_config(const SearchSpace& space, const Kernel& kernel) {
     config.values.push_back(value);
   }
   // Packed only where the tile is whole vectors (the space's rule), else read in place, in the
-  // stage's own order and parallel loop.
+  // stage's own order.
   if (!space.contains(config))
     for (std::size_t k = 0; k < space.knobs().size(); ++k) {
       if (space.knobs()[k].name == kPackKnob) config.values[k] = 0;
       if (space.knobs()[k].name == kOrderKnob) config.values[k] = stage.order;
-      if (space.knobs()[k].name == kParallelKnob) config.values[k] = stage.parallel;
     }
   return config;
 }

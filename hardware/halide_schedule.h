@@ -8,8 +8,19 @@
 //   tile.out.<d>  tile extent along output dimension d of the kernel's root stage
 //   tile.red      split of the accumulated reduction's first reduction dimension (dot contraction,
 //                 convolution input feature, reduced dimension)
-//   vector        vector width of the innermost output dimension (1 = scalar)
-//   unroll        unroll factor of the second-innermost output dimension inside a tile
+//   vector        vector width along the lanes' output dimension (1 = scalar)
+//   vector.dim    the output dimension the lanes run along: the innermost, or one along which the
+//                 accumulated reduction reads a panel operand that its other operands read
+//                 broadcast (vector_dims(): a convolution's output channels, whose OIHW weights
+//                 pack to OIHWo, or a GEMM's rows). Present only when there is such a dimension.
+//   reduction.order  0 = the accumulated reduction's first dimension (contraction, input feature)
+//                 outside its others (a convolution's window inside each input channel), 1 =
+//                 inside them (oneDNN's order: the window outside, the channels innermost, so
+//                 successive steps read no input element twice and the register block's
+//                 broadcasts stay few). Present only with two or more reduction dimensions of more
+//                 than one point.
+//   unroll        unroll factor of the register block's rows: the innermost output dimension
+//                 other than the lanes' (rows_dim()) inside a tile
 //   parallel      0 = serial, 1 = the outermost tile loop is parallel, 2 = the two outermost tile
 //                 loops fused into one parallel loop
 //   order         0 = tile loops in the output's row-major order, 1 = the two innermost tile loops
@@ -18,11 +29,12 @@
 //                 loop nest, the value stored: unfused), 1 = inlined into the consumer (a
 //                 reduction, which cannot be inlined: at the consumer's innermost register block),
 //                 2 = at a tile of the consumer group's root stage
-//   pack          1 = the reduction's panel operand (panel_operand(): a GEMM's B, read along the
-//                 vector lanes and the reduction) is copied once, at root, into panels of `vector`
-//                 lanes that the register block reads contiguously (GotoBLAS's packed B); 0 = read
-//                 in place. Present only when the accumulated reduction has a panel operand;
-//                 1 only with an innermost tile of whole vectors (a multiple of `vector`).
+//   pack          1 = the reduction's panel operand along the lanes (panel_operand(): a GEMM's B
+//                 under lanes along its columns, a convolution's weights under lanes along its
+//                 output channels) is copied once, at root, into panels of `vector` lanes that the
+//                 register block reads contiguously (GotoBLAS's packed B, oneDNN's OIHWo
+//                 weights); 0 = read in place. Present only when the accumulated reduction has a
+//                 panel operand; 1 only with a tile of whole vectors along the lanes.
 //   pad           where the padded input of a windowed reduction (a convolution or pooling whose
 //                 window reaches past its input) is computed, with the values of fuse.<e>: 0 = a
 //                 padded copy at root, 1 = inlined (a bounds check on every load), 2 = per tile of
@@ -44,7 +56,9 @@ enum class Placement { kRoot = 0, kInline = 1, kTile = 2 };
 struct StageSchedule {
   std::vector<std::int64_t> tiles;  // per output dimension, program (row-major) order
   std::int64_t reduction_tile = 0;  // 0 = no split
+  int reduction_order = 0;          // knob reduction.order
   int vector = 1;
+  int vector_dim = -1;  // the program dimension the lanes run along; -1 = the innermost
   int unroll = 1;
   int parallel = 0;
   int order = 0;
@@ -58,24 +72,41 @@ struct StageSchedule {
 // root has a stage schedule; an op inlined or at a tile is computed inside `group_root[op]`
 // (kSeveralGroups: an inlined op read inside several stages).
 inline constexpr OpId kSeveralGroups = static_cast<OpId>(-1);
+// A packed panel operand: `lanes` per panel, along output dimension `dim` of the reduction.
+struct Panels {
+  int lanes = 1;
+  std::size_t dim = 0;
+  bool operator==(const Panels&) const = default;
+};
 struct HalideSchedule {
   std::vector<Placement> placement;       // by OpId (parameters: kRoot, unused)
   std::vector<OpId> group_root;           // by OpId: the root-stage op whose loops hold it
   std::map<OpId, StageSchedule> stages;   // ops at root
   Placement padding = Placement::kInline;  // every padded reduction input (knob `pad`)
-  std::map<OpId, int> panels;              // reductions whose panel operand is packed: lanes per panel
+  std::map<OpId, Panels> panels;           // reductions whose panel operand is packed
 };
 
-// The operand of a reduction that its register block reads along the vector lanes: one indexed,
-// in dimension `dim`, by the innermost output dimension alone (unscaled, unshifted), and by the
-// reduction elsewhere, with no padding (a GEMM's B, whose rows the lanes walk). `slot` is its
-// place in reduction_form()'s operands. None for other reductions (a convolution's lanes read
-// its input at a stride and a window offset).
+// The operand of a reduction that its register block reads along vector lanes that run along
+// output dimension `lanes` (default: the innermost): one indexed, in its dimension `dim`, by that
+// output dimension alone (unscaled, unshifted), and by the reduction elsewhere, with no padding (a
+// GEMM's B under lanes along columns, whose rows the lanes walk; a convolution's OIHW weights under
+// lanes along output channels). `slot` is its place in reduction_form()'s operands. None for other
+// reductions (a convolution's lanes along W read its input at a stride and a window offset).
 struct PanelOperand {
   std::size_t slot = 0;
   std::size_t dim = 0;
 };
-std::optional<PanelOperand> panel_operand(const Program& body, OpId reduction);
+std::optional<PanelOperand> panel_operand(const Program& body, OpId reduction, std::optional<std::size_t> lanes = std::nullopt);
+
+// The output dimensions of the kernel's root that its lanes may run along (knob vector.dim), in
+// ascending order: the innermost, and each other of two or more points along which the
+// accumulated reduction has a panel operand while its other operands do not read that dimension
+// (each lane's FMA then takes one packed vector and one broadcast scalar). Empty for a rank-0 root.
+std::vector<std::int64_t> vector_dims(const Program& body);
+
+// The output dimension that the register block's unrolled rows run along when the lanes run along
+// `vector_dim` of a rank-`rank` output: the innermost other dimension (rank >= 2).
+std::size_t rows_dim(std::size_t rank, std::size_t vector_dim);
 
 // The outputs a kernel computes: Program::outputs() without unused parameters (an input nothing
 // reads is not a result). The lowering returns these, and the backend checks these.
@@ -100,15 +131,18 @@ SearchSpace halide_schedule_space(const Kernel& kernel);
 // scalar, serial.
 Config unscheduled_config(const SearchSpace& space, const Kernel& kernel);
 
-// A schedule a programmer would write first for a stage of these dimensions (used for the groups
-// of a whole program under fusion decisions, which has no stage knobs): a library-style
-// micro-kernel of 6 rows by 16 lanes, in tiles of 24 rows by 256 columns (or narrower), whole
-// along the other dimensions but the outermost (1, so the parallel outer tile loop has
-// iterations), the reduction whole inside the register block.
-StageSchedule heuristic_stage(const std::vector<std::int64_t>& dims, std::int64_t reduction_extent);
-// Whether the heuristic packs the kernel's panel operand: whenever it has one, where its innermost
-// tile is whole vectors (heuristic_config reads it in place otherwise). Packed, its column tiles
-// run outside its row tiles (order 1), the two fused into one parallel loop (parallel 2).
+// A schedule a programmer would write first for stage `id` of `body` (used for the groups of a
+// whole program under fusion decisions, which has no stage knobs): a library-style micro-kernel of
+// 6 rows by 16 lanes, in tiles of 24 rows by 256 columns (or narrower), whole along the other
+// dimensions but the outermost (1, so the parallel outer tile loop has iterations), the reduction
+// whole inside the register block. A convolution whose output channels are a vector_dims() entry
+// runs its lanes along them (oneDNN's direct convolution): tiles of one channel block, its rows
+// along the output's width.
+StageSchedule heuristic_stage(const Program& body, OpId id);
+// Whether the heuristic packs the kernel's panel operand: whenever it has one along the
+// heuristic's lanes, where that tile is whole vectors (heuristic_config reads it in place
+// otherwise). Packed, its column tiles run outside its row tiles (order 1), the two fused into one
+// parallel loop (parallel 2).
 bool heuristic_packs(const Program& body);
 
 // heuristic_stage() of the kernel's root as a config of `space` (halide_schedule_space(kernel)),

@@ -5,7 +5,9 @@
 //                  for TPU data, output_bounds[d] as recorded
 //   tile.red       tile extent along the reduction dimension (dot contraction, reduce, conv window)
 //   fuse.<e>       1 if edge e of the program (index into Program::edges()) is fused, else 0
-//   vector         lanes along the innermost output dimension (the program's last)
+//   vector         lanes along the innermost output dimension (the program's last), or along
+//                  vector.dim where the space has it
+//   vector.dim     the output dimension the lanes run along
 //   unroll         rows of the next dimension unrolled around the lanes
 // Any other name is a generic knob (e.g. a Kernel Tuner parameter) that only learned models read;
 // vector and unroll are generic knobs too, whose meaning the featurizer also reads.
@@ -22,6 +24,7 @@ namespace perftune {
 
 inline constexpr const char* kTileReductionKnob = "tile.red";
 inline constexpr const char* kVectorKnob = "vector";
+inline constexpr const char* kVectorDimKnob = "vector.dim";
 inline constexpr const char* kUnrollKnob = "unroll";
 std::string tile_out_knob(std::size_t dimension);
 std::string fuse_knob(std::size_t edge);

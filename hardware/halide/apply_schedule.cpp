@@ -20,35 +20,43 @@ struct TileLoops {
   Halide::LoopLevel register_block = Halide::LoopLevel::root();  // just outside the lanes and rows
 };
 
-// Loop variables, inside a tile or a register block: lanes (vectorized), unrolled rows, the
-// reduction (its first dimension split by the reduction tile: rki inside, rko outside the points),
-// then the remaining points. Returns the loops innermost first, without rko, which it appends to
+// The program dimension a stage's lanes run along.
+std::size_t lanes_of(const StageSchedule& stage, std::size_t rank) {
+  return stage.vector_dim >= 0 ? static_cast<std::size_t>(stage.vector_dim) : rank == 0 ? 0 : rank - 1;
+}
+
+// Loop variables, inside a tile or a register block: lanes (vectorized, along program dimension
+// `lanes_dim`), unrolled rows (along rows_dim()), the reduction (its first dimension split by the
+// reduction tile: rki inside, rko outside the points; rki outside the other reduction dimensions,
+// or inside them with `first_reduction_inner`), then the remaining points, the lanes' blocks
+// innermost. Returns the loops innermost first, without rko, which it appends to
 // `outermost` so the caller places it.
 std::vector<VarOrRVar> point_loops(Halide::Stage s, const std::vector<std::int64_t>& extents, const std::vector<Var>& dims,
-                                   int vector, int unroll, const std::vector<Halide::RVar>& rvars, std::int64_t reduction_extent,
-                                   std::int64_t reduction_tile, const std::string& tag, std::vector<VarOrRVar>& outermost, Var& block,
-                                   Halide::TailStrategy tail) {
+                                   int vector, std::size_t lanes_dim, int unroll, const std::vector<Halide::RVar>& rvars,
+                                   std::int64_t reduction_extent, std::int64_t reduction_tile, bool first_reduction_inner, const std::string& tag,
+                                   std::vector<VarOrRVar>& outermost, Var& block, Halide::TailStrategy tail) {
   const std::size_t rank = dims.size();
   std::vector<VarOrRVar> inner;
   std::vector<VarOrRVar> points;
   for (std::size_t d = 0; d < rank; ++d) points.push_back(dims[d]);  // program order
   if (rank >= 1) {
-    const std::int64_t lanes = at_most(vector, extents[rank - 1]);
+    const std::int64_t lanes = at_most(vector, extents[lanes_dim]);
     if (lanes > 1) {
       Var outer(tag + "vb"), lane(tag + "v");
-      s.split(dims[rank - 1], outer, lane, static_cast<int>(lanes), tail).vectorize(lane);
+      s.split(dims[lanes_dim], outer, lane, static_cast<int>(lanes), tail).vectorize(lane);
       inner.push_back(lane);
-      points[rank - 1] = outer;
+      points[lanes_dim] = outer;
     }
-    block = points[rank - 1].var;
+    block = points[lanes_dim].var;
   }
   if (rank >= 2) {
-    const std::int64_t rows = at_most(unroll, extents[rank - 2]);
+    const std::size_t rows_at = rows_dim(rank, lanes_dim);
+    const std::int64_t rows = at_most(unroll, extents[rows_at]);
     if (rows > 1) {
       Var outer(tag + "ub"), row(tag + "u");
-      s.split(dims[rank - 2], outer, row, static_cast<int>(rows), tail).unroll(row);
+      s.split(dims[rows_at], outer, row, static_cast<int>(rows), tail).unroll(row);
       inner.push_back(row);
-      points[rank - 2] = outer;
+      points[rows_at] = outer;
     }
   }
   if (!rvars.empty()) {
@@ -59,10 +67,13 @@ std::vector<VarOrRVar> point_loops(Halide::Stage s, const std::vector<std::int64
       outermost.push_back(ko);
       first = ki;
     }
+    if (first_reduction_inner) inner.push_back(first);
     for (std::size_t k = rvars.size(); k-- > 1;) inner.push_back(rvars[k]);
-    inner.push_back(first);
+    if (!first_reduction_inner) inner.push_back(first);
   }
-  for (std::size_t d = rank; d-- > 0;) inner.push_back(points[d]);
+  if (rank >= 1) inner.push_back(points[lanes_dim]);
+  for (std::size_t d = rank; d-- > 0;)
+    if (d != lanes_dim) inner.push_back(points[d]);
   return inner;
 }
 
@@ -115,8 +126,8 @@ class Scheduler {
     std::vector<VarOrRVar> outside;
     Var block;
     std::vector<VarOrRVar> order =
-        point_loops(s, tile_extents, inner, stage.vector, stage.unroll, update ? rvars(id) : std::vector<Halide::RVar>{},
-                    update ? reduction_extent(id) : 1, stage.reduction_tile, tag, outside, block, tail);
+        point_loops(s, tile_extents, inner, stage.vector, lanes_of(stage, rank), stage.unroll, update ? rvars(id) : std::vector<Halide::RVar>{},
+                    update ? reduction_extent(id) : 1, stage.reduction_tile, stage.reduction_order == 1, tag, outside, block, tail);
     order.insert(order.end(), outside.begin(), outside.end());
     std::vector<Var> tiles(outer.rbegin(), outer.rend());  // innermost first
     if (stage.order == 1 && tiles.size() >= 2) std::swap(tiles[0], tiles[1]);
@@ -162,8 +173,8 @@ class Scheduler {
     TileLoops loops = tile(out, out, id, stage, false, tag);
     if (reduction && !wrapped) place_padding(id, tile(target, target.update(), id, stage, true, tag).tile, stage.vector);
     if (wrapped) {
-      const Halide::LoopLevel accumulator_block =
-          accumulate(target, id, stage, stage.accumulator == Placement::kInline ? loops.register_block : loops.tile, tag + "a_");
+      const Halide::LoopLevel accumulator_block = accumulate(target, id, stage, lanes_of(stage, dims(id).size()),
+                                                             stage.accumulator == Placement::kInline ? loops.register_block : loops.tile, tag + "a_");
       place_padding(id, loops.tile, stage.vector);
       // Accumulated per tile, the reduction runs register blocks of its own inside the tile, and
       // those read the group's members: the output stage's blocks enclose no use of them.
@@ -175,7 +186,9 @@ class Scheduler {
       const Placement p = schedule_.placement[member];
       Halide::Func f = lowered_.funcs[member];
       if (is_reduction_opcode(body_.op(member).opcode)) {
-        accumulate(f, member, stage, p == Placement::kInline ? loops.register_block : loops.tile, "m" + std::to_string(member) + "_");
+        // A member of another shape than the stage's runs its lanes along its own innermost dimension.
+        const std::size_t lanes = dims(member) == dims(id) ? lanes_of(stage, dims(id).size()) : lanes_of({}, dims(member).size());
+        accumulate(f, member, stage, lanes, p == Placement::kInline ? loops.register_block : loops.tile, "m" + std::to_string(member) + "_");
         place_padding(member, loops.tile, stage.vector);
       } else if (p == Placement::kTile) {
         f.compute_at(loops.tile);
@@ -196,7 +209,7 @@ class Scheduler {
   void pack(Halide::Func packed, OpId reduction) {
     packed.compute_root();
     const std::vector<Var> args = packed.args();  // lane first, panel last
-    const auto lanes = schedule_.panels.at(reduction);
+    const auto lanes = schedule_.panels.at(reduction).lanes;
     if (lanes > 1) packed.vectorize(args.front(), lanes, Halide::TailStrategy::GuardWithIf);
     const OpId reader = schedule_.group_root[reduction] == kSeveralGroups ? body_.root() : schedule_.group_root[reduction];
     if (schedule_.stages.count(reader) && schedule_.stages.at(reader).parallel > 0) packed.parallel(args.back());
@@ -220,21 +233,31 @@ class Scheduler {
     }
   }
 
-  // A reduction computed inside another stage's loops, its update as a register-blocked nest.
-  // Returns the loop of that nest just outside its lanes and rows (its register block).
-  Halide::LoopLevel accumulate(Halide::Func f, OpId id, const StageSchedule& stage, const Halide::LoopLevel& level,
+  // A reduction computed inside another stage's loops, its update as a register-blocked nest, its
+  // lanes along `lanes_dim`. Returns the loop of that nest just outside its lanes and rows (its
+  // register block).
+  Halide::LoopLevel accumulate(Halide::Func f, OpId id, const StageSchedule& stage, std::size_t lanes_dim, const Halide::LoopLevel& level,
                                const std::string& tag) {
     f.compute_at(level);
     const auto& extents = dims(id);
     if (!extents.empty()) {
-      const std::int64_t lanes = at_most(stage.vector, extents.back());
-      if (lanes > 1) f.vectorize(dimension_var(extents.size(), extents.size() - 1), static_cast<int>(lanes));
+      const std::int64_t lanes = at_most(stage.vector, extents[lanes_dim]);
+      if (lanes > 1) f.vectorize(dimension_var(extents.size(), lanes_dim), static_cast<int>(lanes));
+      // Stored with the lanes innermost, so a block's accumulators are whole vectors (in the
+      // output's order a vector along channels would be a gather and a scatter per update).
+      if (lanes_dim + 1 != extents.size()) {
+        std::vector<Var> storage = {dimension_var(extents.size(), lanes_dim)};
+        for (std::size_t d = extents.size(); d-- > 0;)
+          if (d != lanes_dim) storage.push_back(dimension_var(extents.size(), d));
+        f.reorder_storage(storage);
+      }
     }
     Halide::Stage update = f.update();
     std::vector<VarOrRVar> outside;
     Var block;
-    std::vector<VarOrRVar> order = point_loops(update, extents, vars(id), stage.vector, stage.unroll, rvars(id), reduction_extent(id),
-                                               stage.reduction_tile, tag, outside, block, Halide::TailStrategy::GuardWithIf);
+    std::vector<VarOrRVar> order = point_loops(update, extents, vars(id), stage.vector, lanes_dim, stage.unroll, rvars(id),
+                                               reduction_extent(id), stage.reduction_tile, stage.reduction_order == 1, tag, outside, block,
+                                               Halide::TailStrategy::GuardWithIf);
     order.insert(order.end(), outside.begin(), outside.end());
     if (!order.empty()) update.reorder(order);
     return extents.empty() ? level : Halide::LoopLevel(f, block);

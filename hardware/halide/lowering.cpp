@@ -83,7 +83,7 @@ Expr combine(const std::string& opcode, const Expr& acc, const Expr& term) {
 
 class Lowering {
  public:
-  Lowering(const Program& body, const std::map<OpId, int>& panels) : body_(body), panels_(panels) {
+  Lowering(const Program& body, const std::map<OpId, Panels>& panels) : body_(body), panels_(panels) {
     check_supported(body);
     lowered_.funcs.resize(body.size());
     const auto parameters = ordered_parameters(body);
@@ -248,9 +248,9 @@ class Lowering {
       std::vector<Expr> at;
       for (const AffineIndex& a : form.operands[s]) at.push_back(affine(a, index, reduction_index));
       const auto panel = panels_.find(id);
-      const auto packed = panel == panels_.end() ? std::nullopt : panel_operand(body_, id);
+      const auto packed = panel == panels_.end() ? std::nullopt : panel_operand(body_, id, panel->second.dim);
       if (packed && packed->slot == s) {
-        terms.push_back(read_panel(id, operands[s], packed->dim, panel->second, at));
+        terms.push_back(read_panel(id, operands[s], packed->dim, panel->second.lanes, at));
       } else if (form.bounds_checked[s]) {
         // Outside the operand the reference adds nothing: 0 in a product, the start value otherwise.
         Halide::Func operand = padded(operands[s], form.product ? Expr(0.0f) : init);
@@ -291,7 +291,7 @@ class Lowering {
   }
 
   const Program& body_;
-  const std::map<OpId, int>& panels_;
+  const std::map<OpId, Panels>& panels_;
   LoweredKernel lowered_;
   std::map<OpId, std::size_t> input_of_;
   int constants_ = 0;
@@ -304,7 +304,7 @@ Halide::Var dimension_var(std::size_t rank, std::size_t d) {
   return Halide::Var("d" + std::to_string(rank - 1 - d));
 }
 
-LoweredKernel lower(const Program& body, const std::map<OpId, int>& panels) { return Lowering(body, panels).take(); }
+LoweredKernel lower(const Program& body, const std::map<OpId, Panels>& panels) { return Lowering(body, panels).take(); }
 
 void set_shape_estimates(LoweredKernel& lowered, const Program& body, const std::vector<Halide::Func>& outputs) {
   const auto region_of = [](const std::vector<std::int64_t>& dims) {

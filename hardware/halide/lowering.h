@@ -30,10 +30,10 @@ struct LoweredKernel {
   std::map<OpId, Halide::Func> panels;
 };
 
-// `panels`: reductions whose panel operand is read through a packed copy, and the lanes per
-// panel (HalideSchedule::panels). Throws UnsupportedProgram (op_semantics.h) naming the first op
+// `panels`: reductions whose panel operand is read through a packed copy, the lanes per panel and
+// the output dimension they run along (HalideSchedule::panels). Throws UnsupportedProgram (op_semantics.h) naming the first op
 // it cannot lower.
-LoweredKernel lower(const Program& body, const std::map<OpId, int>& panels = {});
+LoweredKernel lower(const Program& body, const std::map<OpId, Panels>& panels = {});
 
 // The Halide variable of program dimension `d` of a rank-`rank` op (shared by every Func).
 Halide::Var dimension_var(std::size_t rank, std::size_t d);

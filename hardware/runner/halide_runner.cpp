@@ -26,6 +26,7 @@
 // call to call (runner/steady_memory.h).
 // With PERFTUNE_HALIDE_STMT=FILE in its environment it also writes each pipeline's lowered loop
 // nest to FILE (the last one compiled wins), to see what a config became; with
+// PERFTUNE_HALIDE_ASM=FILE, its assembly (register spills show there); with
 // PERFTUNE_HALIDE_SCHEDULE=FILE, an autoscheduler's schedule source (the last one wins).
 // A request with "loop_nest": true stops after lowering (no code generation, so much cheaper) and replies
 // {"status": "ok", "loop_nest": [...], "compile_seconds": C}: the statistics of the loop nest its
@@ -134,7 +135,7 @@ std::variant<std::unique_ptr<Compiled>, json> compile(const json& request) {
     }
   }
   try {
-    lowered = perftune::halide::lower(body, schedule ? schedule->panels : std::map<perftune::OpId, int>{});
+    lowered = perftune::halide::lower(body, schedule ? schedule->panels : std::map<perftune::OpId, perftune::Panels>{});
   } catch (const perftune::UnsupportedProgram& error) {
     return failure("invalid_config", error.what());
   }
@@ -174,6 +175,7 @@ std::variant<std::unique_ptr<Compiled>, json> compile(const json& request) {
     if (const char* stmt = std::getenv("PERFTUNE_HALIDE_STMT")) {
       scheduled.pipeline.compile_to_lowered_stmt(stmt, arguments, Halide::StmtOutputFormat::Text, target);
     }
+    if (const char* assembly = std::getenv("PERFTUNE_HALIDE_ASM")) scheduled.pipeline.compile_to_assembly(assembly, arguments, "kernel", target);
     scheduled.pipeline.compile_jit(target);
   } catch (const Halide::CompileError& error) {
     return failure("compile_error", error.what());

@@ -34,6 +34,7 @@ ConfigFeaturizer::ConfigFeaturizer(const KernelGraphFeatures& kernel, const Sear
     if (roles_[k].role == KnobRole::kFuse) ++fuse_knob_count_;
     if (space.knobs()[k].name == kVectorKnob) vector_knob_ = k;
     if (space.knobs()[k].name == kUnrollKnob) unroll_knob_ = k;
+    if (space.knobs()[k].name == kVectorDimKnob) vector_dim_knob_ = k;
     if (roles_[k].role != KnobRole::kGeneric) continue;
     const Knob& knob = space.knobs()[k];
     if (const KnobNormalization* norm = vocabulary.knob(knob.name))
@@ -112,8 +113,12 @@ void ConfigFeaturizer::featurize(std::span<const Config> configs, std::span<floa
       fuse[3] = share(per_tile);
     }
     float* tail = row + kTailFeatureOffset;
-    if (vector_knob_ && rank >= 1) tail[0] = tail_share(tiles[rank - 1], config.values[*vector_knob_], output_dims_[rank - 1]);
-    if (unroll_knob_ && rank >= 2) tail[1] = tail_share(tiles[rank - 2], config.values[*unroll_knob_], output_dims_[rank - 2]);
+    // The lanes run along vector.dim (default the innermost), the unrolled rows along the innermost
+    // other dimension.
+    const std::size_t lanes = vector_dim_knob_ ? static_cast<std::size_t>(config.values[*vector_dim_knob_]) : rank - 1;
+    const std::size_t rows = lanes + 1 == rank ? rank - 2 : rank - 1;
+    if (vector_knob_ && rank >= 1 && lanes < rank) tail[0] = tail_share(tiles[lanes], config.values[*vector_knob_], output_dims_[lanes]);
+    if (unroll_knob_ && rank >= 2) tail[1] = tail_share(tiles[rows], config.values[*unroll_knob_], output_dims_[rows]);
   }
 }
 

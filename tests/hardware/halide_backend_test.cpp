@@ -165,9 +165,25 @@ TEST_CASE("only a reduction whose lanes read an operand in place has a pack knob
     const auto names = halide_schedule_space(kernel_of(body)).knob_names();
     return std::find(names.begin(), names.end(), "pack") != names.end();
   };
-  // A 3x3 convolution's lanes read its input at a window offset; an elementwise kernel has no reduction.
-  CHECK_FALSE(has_pack(param("x", "[1, 3, 9, 11]", 0) + "," + param("w", "[5, 3, 3, 3]", 1) +
-                       R"(, {"name": "y", "opcode": "convolution", "shape": [1, 5, 7, 9], "operands": ["x", "w"], "window": {"size": [3, 3]}, "convolution": {"input_batch": 0, "input_feature": 1, "input_spatial": [2, 3], "kernel_input_feature": 1, "kernel_output_feature": 0, "kernel_spatial": [2, 3], "output_batch": 0, "output_feature": 1, "output_spatial": [2, 3]}})"));
+  // A 3x3 convolution's lanes along W read its input at a window offset: it packs only its
+  // weights, under lanes along its output channels. An elementwise kernel has no reduction.
+  const Kernel window = kernel_of(param("x", "[1, 3, 9, 11]", 0) + "," + param("w", "[5, 3, 3, 3]", 1) +
+                                  R"(, {"name": "y", "opcode": "convolution", "shape": [1, 5, 7, 9], "operands": ["x", "w"], "window": {"size": [3, 3]}, "convolution": {"input_batch": 0, "input_feature": 1, "input_spatial": [2, 3], "kernel_input_feature": 1, "kernel_output_feature": 0, "kernel_spatial": [2, 3], "output_batch": 0, "output_feature": 1, "output_spatial": [2, 3]}})");
+  CHECK(vector_dims(window.body()) == std::vector<std::int64_t>{1, 3});
+  const SearchSpace window_space = halide_schedule_space(window);
+  Config along_width = heuristic_config(window_space, window);
+  const auto window_names = window_space.knob_names();
+  const auto set = [&](Config& config, const std::string& name, std::int64_t value) {
+    config.values[static_cast<std::size_t>(std::find(window_names.begin(), window_names.end(), name) - window_names.begin())] = value;
+  };
+  set(along_width, "vector.dim", 3);
+  set(along_width, "vector", 1);
+  set(along_width, "pack", 0);
+  CHECK(window_space.contains(along_width));
+  set(along_width, "pack", 1);
+  CHECK_FALSE(window_space.contains(along_width));
+  set(along_width, "vector.dim", 1);
+  CHECK(window_space.contains(along_width));
   CHECK_FALSE(has_pack(param("a", "[3, 5]", 0) + R"(, {"name": "y", "opcode": "exponential", "shape": [3, 5], "operands": ["a"]})"));
   const std::string dot = param("a", "[4, 8]", 0) + "," + param("b", "[8, 48]", 1) +
                           R"(, {"name": "y", "opcode": "dot", "shape": [4, 48], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}})";
@@ -185,6 +201,56 @@ TEST_CASE("only a reduction whose lanes read an operand in place has a pack knob
   CHECK(space.contains(with({{"vector", 32}, {"pack", 0}})));
   CHECK_FALSE(space.contains(with({{"vector", 32}, {"pack", 1}})));
   CHECK(space.contains(with({{"vector", 32}, {"tile.out.1", 32}, {"pack", 1}})));
+}
+
+TEST_CASE("lanes along a convolution's output channels: every register block, packing and order checks", "[hardware][halide]") {
+  // Odd sizes: 20 output channels (no vector of 8 or 16 divides them), 11 columns (no row block
+  // does), padding, a bias and a ReLU fused after the accumulator; then 48 channels, where the
+  // heuristic itself runs along channels.
+  const auto conv = [](int channels) {
+    const std::string c = std::to_string(channels);
+    return param("x", "[1, 5, 9, 11]", 0) + "," + param("w", "[" + c + ", 5, 3, 3]", 1) + "," + param("b", "[" + c + "]", 2) +
+           R"(, {"name": "k", "opcode": "convolution", "shape": [1, )" + c + R"(, 9, 11], "operands": ["x", "w"], "window": {"size": [3, 3], "pad_low": [1, 1], "pad_high": [1, 1]}, "convolution": {"input_batch": 0, "input_feature": 1, "input_spatial": [2, 3], "kernel_input_feature": 1, "kernel_output_feature": 0, "kernel_spatial": [2, 3], "output_batch": 0, "output_feature": 1, "output_spatial": [2, 3]}},
+      {"name": "bb", "opcode": "broadcast", "shape": [1, )" + c + R"(, 9, 11], "operands": ["b"], "dimensions": [1]},
+      {"name": "s", "opcode": "add", "shape": [1, )" + c + R"(, 9, 11], "operands": ["k", "bb"]},
+      {"name": "y", "opcode": "relu", "shape": [1, )" + c + R"(, 9, 11], "operands": ["s"]})";
+  };
+  const Kernel wide = kernel_of(conv(48));
+  const SearchSpace wide_space = halide_schedule_space(wide);
+  const auto heuristic = named_knobs(wide_space, heuristic_config(wide_space, wide));
+  CHECK(heuristic.at("vector.dim") == 1);
+  CHECK(heuristic.at("pack") == 1);
+  CHECK(heuristic.at("unroll") == 6);  // 11 columns: blocks of 4 compute no fewer than blocks of 6
+  CHECK(heuristic.at("reduction.order") == 1);
+  require_ok(wide, wide_space, {heuristic_config(wide_space, wide)});
+
+  const Kernel kernel = kernel_of(conv(20));
+  const SearchSpace space = halide_schedule_space(kernel);
+  const auto names = space.knob_names();
+  const auto index = [&](const std::string& name) { return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin()); };
+  std::vector<Config> configs;
+  std::size_t variant = 0;
+  for (std::int64_t lanes : {4, 8, 16})
+    for (std::int64_t pack : {0, 1})
+      for (std::int64_t order : {0, 1})
+        for (std::int64_t rows : {1, 4, 6}) {
+          Config config = heuristic_config(space, kernel);
+          for (std::size_t k = 0; k < names.size(); ++k)
+            if (names[k].rfind("fuse.", 0) == 0) config.values[k] = 1 + static_cast<std::int64_t>(variant % 2);
+          config.values[index("vector.dim")] = 1;
+          config.values[index("vector")] = lanes;
+          config.values[index("tile.out.1")] = lanes == 4 ? 8 : 16;
+          config.values[index("tile.out.2")] = variant % 3 == 0 ? 9 : 4;
+          config.values[index("pack")] = pack;
+          config.values[index("reduction.order")] = order;
+          config.values[index("unroll")] = rows;
+          config.values[index("pad")] = static_cast<std::int64_t>((variant / 3) % 3);
+          config.values[index("tile.red")] = variant % 4 == 1 ? 2 : 4;
+          ++variant;
+          REQUIRE(space.contains(config));
+          configs.push_back(config);
+        }
+  require_ok(kernel, space, configs);
 }
 
 TEST_CASE("producers of a padded window's input are computed where the padded input reads them", "[hardware][halide]") {
