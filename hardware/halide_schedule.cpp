@@ -190,7 +190,7 @@ StageSchedule heuristic_stage(const Program& body, OpId id) {
   // block of 6 rows by 16 lanes (two AVX2 vectors or one AVX-512 vector per row: 12 or 6
   // accumulators, within either register file with room for the operands), the reduction whole
   // inside it, tiles of 24 rows (four blocks) by 256 lanes. Along output channels (oneDNN's direct
-  // convolution) a tile is one block of 16 channels by one output row, the width as the rows.
+  // convolution) a tile is one block of 16 channels by the whole width, the width as the rows.
   // Outside the register dimensions, the outermost dimension of more than one point is split into
   // 8 tiles and the rest are whole, and the two outermost tile loops are one parallel loop (at
   // batch 1 the outermost alone has a single iteration): tasks for the threads, each reusing its
