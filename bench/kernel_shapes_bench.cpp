@@ -172,6 +172,10 @@ int main(int argc, char** argv) {
   const double peak = measure_fma_flops(static_cast<unsigned>(threads), 0.5);
   std::printf("%s, %d threads, FMA peak %.1f GFLOP/s\n", backend.fingerprint().c_str(), threads, peak / 1e9);
   std::printf("%-22s %8s | %-30s\n", "shape", "GFLOP", "GFLOP/s, x library, share of peak per schedule");
+  // The schedules timed per shape, in the order of the plot's bars.
+  std::vector<std::string> columns = {"heuristic"};
+  for (std::size_t budget : budgets) columns.push_back("tuned_" + std::to_string(budget));
+  if (peers) columns.push_back("Adams2019");
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::ostringstream plot_data;
   for (const KernelShape& shape : shapes()) {
@@ -181,10 +185,11 @@ int main(int argc, char** argv) {
     const Program program = load_program_file(program_file);
     const Kernel kernel("y", program);
     const SearchSpace space = halide_schedule_space(kernel);
-    std::vector<std::pair<std::string, Config>> schedules = {{"heuristic", heuristic_config(space, kernel)}};
-    for (std::size_t budget : budgets)
-      schedules.emplace_back("tuned_" + std::to_string(budget),
-                             tuned_config(shape, program_file, budget, output + "/campaigns/" + shape.name + "_" + std::to_string(budget), space));
+    std::vector<std::pair<std::string, Config>> schedules = {{columns[0], heuristic_config(space, kernel)}};
+    for (std::size_t b = 0; b < budgets.size(); ++b) {
+      const std::string campaign_output = output + "/campaigns/" + shape.name + "_" + std::to_string(budgets[b]);
+      schedules.emplace_back(columns[1 + b], tuned_config(shape, program_file, budgets[b], campaign_output, space));
+    }
     std::vector<std::vector<double>> times(schedules.size());
     std::vector<double> library;
     for (int r = 0; r < rounds; ++r) {
@@ -227,9 +232,6 @@ int main(int argc, char** argv) {
   std::ofstream(output + "/summary.json") << summary.dump(2) << "\n";
   // A bar per schedule and shape: its speed over the library's (1 = the library).
   write_plot_file(output + "/ratios.dat", plot_data.str());
-  std::string columns = "heuristic";
-  for (std::size_t budget : budgets) columns += " tuned_" + std::to_string(budget);
-  if (peers) columns += " Adams2019";
   std::ostringstream plot;
   plot << "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.9 border -1\n"
        << "set ylabel \"speed over the library (x)\"\nset xtics rotate by -45 font \",9\"\nset grid ytics\nset key top right\n"
@@ -237,11 +239,9 @@ int main(int argc, char** argv) {
        << "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2\n"
        << "set title " << gnuplot_quote("Real networks' shapes, " + std::to_string(threads) + " threads: " + backend.fingerprint()) << "\n"
        << "plot ";
-  std::istringstream columns_in(columns);
-  std::size_t column = 2;
-  for (std::string name; columns_in >> name; ++column)
-    plot << (column > 2 ? ", " : "") << "'ratios.dat' using " << column << ":xtic(1) title " << gnuplot_quote(name)
-         << " lc rgb '" << plot_color(column - 2) << "'";
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    plot << (c > 0 ? ", " : "") << "'ratios.dat' using " << c + 2 << ":xtic(1) title " << gnuplot_quote(columns[c]) << " lc rgb '"
+         << plot_color(c) << "'";
   plot << "\n";
   try {
     for (const std::string& image : render_png_and_svg(output, "ratios", plot.str())) std::printf("plot: %s\n", image.c_str());

@@ -243,12 +243,12 @@ class Lowering {
     // vector load would become a gather.
     std::vector<Expr> reduction_index;
     for (std::size_t k = 0; k < rvars.size(); ++k) reduction_index.push_back(form.red_sizes[k] == 1 ? Expr(0) : Expr(rvars[k]));
+    const auto panel = panels_.find(id);
+    const auto packed = panel == panels_.end() ? std::nullopt : panel_operand(body_, id, panel->second.dim);
     std::vector<Expr> terms;
     for (std::size_t s = 0; s < form.operands.size(); ++s) {
       std::vector<Expr> at;
       for (const AffineIndex& a : form.operands[s]) at.push_back(affine(a, index, reduction_index));
-      const auto panel = panels_.find(id);
-      const auto packed = panel == panels_.end() ? std::nullopt : panel_operand(body_, id, panel->second.dim);
       if (packed && packed->slot == s) {
         terms.push_back(read_panel(id, operands[s], packed->dim, panel->second.lanes, at));
       } else if (form.bounds_checked[s]) {

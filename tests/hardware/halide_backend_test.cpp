@@ -230,16 +230,16 @@ TEST_CASE("lanes along a convolution's output channels: every register block, pa
   const auto index = [&](const std::string& name) { return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin()); };
   std::vector<Config> configs;
   std::size_t variant = 0;
-  for (std::int64_t lanes : {4, 8, 16})
+  for (std::int64_t lanes : {4, 16})
     for (std::int64_t pack : {0, 1})
       for (std::int64_t order : {0, 1})
-        for (std::int64_t rows : {1, 4, 6}) {
+        for (std::int64_t rows : {1, 6}) {
           Config config = heuristic_config(space, kernel);
           for (std::size_t k = 0; k < names.size(); ++k)
             if (names[k].rfind("fuse.", 0) == 0) config.values[k] = 1 + static_cast<std::int64_t>(variant % 2);
           config.values[index("vector.dim")] = 1;
           config.values[index("vector")] = lanes;
-          config.values[index("tile.out.1")] = lanes == 4 ? 8 : 16;
+          config.values[index("tile.out.1")] = lanes == 4 ? 8 : 16;  // 20 channels: the last tile shifts inwards
           config.values[index("tile.out.2")] = variant % 3 == 0 ? 9 : 4;
           config.values[index("pack")] = pack;
           config.values[index("reduction.order")] = order;
