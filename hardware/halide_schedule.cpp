@@ -122,11 +122,6 @@ std::vector<std::int64_t> lane_dims_of(const Program& body, OpId id) {
   return dims;
 }
 
-// The lanes' dimension of a stage schedule of a rank-`rank` output.
-std::size_t lanes_dim(const StageSchedule& stage, std::size_t rank) {
-  return stage.vector_dim >= 0 ? static_cast<std::size_t>(stage.vector_dim) : rank - 1;
-}
-
 // The heuristic's lanes: along a convolution's output channels where they are a lane dimension
 // and at least two whole vectors of 16 (enough channel blocks for the threads), else innermost.
 std::size_t heuristic_lanes_dim(const Program& body, OpId id) {
@@ -170,6 +165,10 @@ std::optional<PanelOperand> panel_operand(const Program& body, OpId reduction, s
 std::vector<std::int64_t> vector_dims(const Program& body) { return lane_dims_of(body, body.root()); }
 
 std::size_t rows_dim(std::size_t rank, std::size_t vector_dim) { return vector_dim + 1 == rank ? rank - 2 : rank - 1; }
+
+std::size_t lanes_dim(const StageSchedule& stage, std::size_t rank) {
+  return stage.vector_dim >= 0 ? static_cast<std::size_t>(stage.vector_dim) : rank == 0 ? 0 : rank - 1;
+}
 
 std::vector<OpId> computed_outputs(const Program& body) {
   std::vector<OpId> outputs;

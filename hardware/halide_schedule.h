@@ -108,6 +108,9 @@ std::vector<std::int64_t> vector_dims(const Program& body);
 // `vector_dim` of a rank-`rank` output: the innermost other dimension (rank >= 2).
 std::size_t rows_dim(std::size_t rank, std::size_t vector_dim);
 
+// The output dimension a stage's lanes run along: its vector_dim, or the innermost (0 at rank 0).
+std::size_t lanes_dim(const StageSchedule& stage, std::size_t rank);
+
 // The outputs a kernel computes: Program::outputs() without unused parameters (an input nothing
 // reads is not a result). The lowering returns these, and the backend checks these.
 std::vector<OpId> computed_outputs(const Program& body);

@@ -20,11 +20,6 @@ struct TileLoops {
   Halide::LoopLevel register_block = Halide::LoopLevel::root();  // just outside the lanes and rows
 };
 
-// The program dimension a stage's lanes run along.
-std::size_t lanes_of(const StageSchedule& stage, std::size_t rank) {
-  return stage.vector_dim >= 0 ? static_cast<std::size_t>(stage.vector_dim) : rank == 0 ? 0 : rank - 1;
-}
-
 // Loop variables, inside a tile or a register block: lanes (vectorized, along program dimension
 // `lanes_dim`), unrolled rows (along rows_dim()), the reduction (its first dimension split by the
 // reduction tile: rki inside, rko outside the points; rki outside the other reduction dimensions,
@@ -126,7 +121,7 @@ class Scheduler {
     std::vector<VarOrRVar> outside;
     Var block;
     std::vector<VarOrRVar> order =
-        point_loops(s, tile_extents, inner, stage.vector, lanes_of(stage, rank), stage.unroll, update ? rvars(id) : std::vector<Halide::RVar>{},
+        point_loops(s, tile_extents, inner, stage.vector, lanes_dim(stage, rank), stage.unroll, update ? rvars(id) : std::vector<Halide::RVar>{},
                     update ? reduction_extent(id) : 1, stage.reduction_tile, stage.reduction_order == 1, tag, outside, block, tail);
     order.insert(order.end(), outside.begin(), outside.end());
     std::vector<Var> tiles(outer.rbegin(), outer.rend());  // innermost first
@@ -173,7 +168,7 @@ class Scheduler {
     TileLoops loops = tile(out, out, id, stage, false, tag);
     if (reduction && !wrapped) place_padding(id, tile(target, target.update(), id, stage, true, tag).tile, stage.vector);
     if (wrapped) {
-      const Halide::LoopLevel accumulator_block = accumulate(target, id, stage, lanes_of(stage, dims(id).size()),
+      const Halide::LoopLevel accumulator_block = accumulate(target, id, stage, lanes_dim(stage, dims(id).size()),
                                                              stage.accumulator == Placement::kInline ? loops.register_block : loops.tile, tag + "a_");
       place_padding(id, loops.tile, stage.vector);
       // Accumulated per tile, the reduction runs register blocks of its own inside the tile, and
@@ -187,7 +182,7 @@ class Scheduler {
       Halide::Func f = lowered_.funcs[member];
       if (is_reduction_opcode(body_.op(member).opcode)) {
         // A member of another shape than the stage's runs its lanes along its own innermost dimension.
-        const std::size_t lanes = dims(member) == dims(id) ? lanes_of(stage, dims(id).size()) : lanes_of({}, dims(member).size());
+        const std::size_t lanes = dims(member) == dims(id) ? lanes_dim(stage, dims(id).size()) : lanes_dim(StageSchedule{}, dims(member).size());
         accumulate(f, member, stage, lanes, p == Placement::kInline ? loops.register_block : loops.tile, "m" + std::to_string(member) + "_");
         place_padding(member, loops.tile, stage.vector);
       } else if (p == Placement::kTile) {
