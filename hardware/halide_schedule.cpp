@@ -90,15 +90,11 @@ std::set<std::pair<OpId, OpId>> padded_reads(const Program& body) {
   return reads;
 }
 
-// The accumulated reduction of the root when it has a panel operand along lanes on output
-// dimension `lanes` (any of vector_dims() when none is given), else -1.
-long packable_reduction_of(const Program& body, std::optional<std::size_t> lanes = std::nullopt) {
+// The accumulated reduction of the root when it has a panel operand under lanes along output
+// dimension `lanes`, else -1.
+long packable_reduction_of(const Program& body, std::size_t lanes) {
   const long accumulated = accumulated_reduction_of(body, body.root());
-  if (accumulated < 0) return -1;
-  if (lanes) return panel_operand(body, static_cast<OpId>(accumulated), *lanes) ? accumulated : -1;
-  for (std::int64_t d : vector_dims(body))
-    if (panel_operand(body, static_cast<OpId>(accumulated), static_cast<std::size_t>(d))) return accumulated;
-  return -1;
+  return accumulated >= 0 && panel_operand(body, static_cast<OpId>(accumulated), lanes) ? accumulated : -1;
 }
 
 // The output dimensions of stage `id` that its lanes may run along (vector_dims() of a root).
@@ -395,6 +391,9 @@ SearchSpace halide_schedule_space(const Kernel& kernel) {
     if (moving_reduction_dims(body, static_cast<OpId>(accumulated)) >= 2) knobs.push_back({kReductionOrderKnob, {0, 1}});
   }
   const std::vector<std::int64_t> lane_dims = vector_dims(body);
+  const std::size_t rank = dims.size();
+  std::vector<bool> packable_along(rank, false);
+  for (std::size_t d = 0; d < rank; ++d) packable_along[d] = packable_reduction_of(body, d) >= 0;
   if (!dims.empty()) {
     knobs.push_back({kVectorKnob, kVectorWidths});
     if (lane_dims.size() > 1) knobs.push_back({kVectorDimKnob, lane_dims});
@@ -406,7 +405,8 @@ SearchSpace halide_schedule_space(const Kernel& kernel) {
   }
   if (is_reduction_opcode(body.op(root).opcode)) knobs.push_back({kAccumulateKnob, {0, 1, 2}});
   if (!padded_reads(body).empty()) knobs.push_back({kPadKnob, {0, 1, 2}});
-  if (packable_reduction_of(body) >= 0) knobs.push_back({kPackKnob, {0, 1}});
+  if (std::any_of(lane_dims.begin(), lane_dims.end(), [&](std::int64_t d) { return packable_along[static_cast<std::size_t>(d)]; }))
+    knobs.push_back({kPackKnob, {0, 1}});
   const auto& edges = body.edges();
   for (std::size_t e = 0; e < edges.size(); ++e)
     if (is_fusible(body, edges[e])) knobs.push_back({fuse_knob(e), {0, 1, 2}});
@@ -421,13 +421,8 @@ SearchSpace halide_schedule_space(const Kernel& kernel) {
       if (knobs[k].name == name) return static_cast<long>(k);
     return -1;
   };
-  const std::size_t rank = dims.size();
   std::vector<long> tile_knob(rank);
-  std::vector<bool> packable_along(rank, false);
-  for (std::size_t d = 0; d < rank; ++d) {
-    tile_knob[d] = index_of(tile_out_knob(d));
-    packable_along[d] = packable_reduction_of(body, d) >= 0;
-  }
+  for (std::size_t d = 0; d < rank; ++d) tile_knob[d] = index_of(tile_out_knob(d));
   const long vector = index_of(kVectorKnob), unroll = index_of(kUnrollKnob), pack = index_of(kPackKnob);
   const long vector_dim = index_of(kVectorDimKnob);
   const Program program = body;
@@ -479,11 +474,9 @@ Config heuristic_config(const SearchSpace& space, const Kernel& kernel) {
     else if (knob.name == kVectorDimKnob) want = static_cast<std::int64_t>(lanes_dim(stage, stage.tiles.size()));
     else if (knob.name == kUnrollKnob) want = stage.unroll;
     // Packed, the column tiles go outside the row tiles (GotoBLAS's order): a column block's
-    // panels stay in cache while every row tile reads them ...
+    // panels stay in cache while every row tile reads them.
     else if (knob.name == kOrderKnob) want = packs ? 1 : stage.order;
-    // ... and the two outermost tile loops fused into one parallel loop: a column block alone is
-    // too few tasks for the threads when the output is a few blocks wide.
-    else if (knob.name == kParallelKnob) want = stage.parallel;
+    else if (knob.name == kParallelKnob) want = stage.parallel;  // the two outermost tile loops
     else if (knob.name == kAccumulateKnob) want = static_cast<std::int64_t>(stage.accumulator);
     else if (knob.name == kPadKnob) want = static_cast<std::int64_t>(Placement::kTile);
     else if (knob.name == kPackKnob) want = packs ? 1 : 0;

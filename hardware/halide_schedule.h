@@ -144,8 +144,7 @@ Config unscheduled_config(const SearchSpace& space, const Kernel& kernel);
 StageSchedule heuristic_stage(const Program& body, OpId id);
 // Whether the heuristic packs the kernel's panel operand: whenever it has one along the
 // heuristic's lanes, where that tile is whole vectors (heuristic_config reads it in place
-// otherwise). Packed, its column tiles run outside its row tiles (order 1), the two fused into one
-// parallel loop (parallel 2).
+// otherwise). Packed, its column tiles run outside its row tiles (order 1).
 bool heuristic_packs(const Program& body);
 
 // heuristic_stage() of the kernel's root as a config of `space` (halide_schedule_space(kernel)),
