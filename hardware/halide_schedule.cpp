@@ -12,8 +12,6 @@ namespace perftune {
 
 namespace {
 
-constexpr const char* kParallelKnob = "parallel";
-constexpr const char* kOrderKnob = "order";
 constexpr const char* kAccumulateKnob = "accumulate";
 constexpr const char* kPadKnob = "pad";
 constexpr const char* kPackKnob = "pack";

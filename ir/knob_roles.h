@@ -9,6 +9,9 @@
 //                  vector.dim where the space has it
 //   vector.dim     the output dimension the lanes run along
 //   unroll         rows of the next dimension unrolled around the lanes
+//   parallel       0 = serial, 1 = the outermost tile loop parallel, 2 = the two outermost fused
+//                  into one parallel loop
+//   order          1 = the two innermost tile loops swapped (0 = row-major)
 // Any other name is a generic knob (e.g. a Kernel Tuner parameter) that only learned models read;
 // vector and unroll are generic knobs too, whose meaning the featurizer also reads.
 #include <cstddef>
@@ -26,6 +29,8 @@ inline constexpr const char* kTileReductionKnob = "tile.red";
 inline constexpr const char* kVectorKnob = "vector";
 inline constexpr const char* kVectorDimKnob = "vector.dim";
 inline constexpr const char* kUnrollKnob = "unroll";
+inline constexpr const char* kParallelKnob = "parallel";
+inline constexpr const char* kOrderKnob = "order";
 std::string tile_out_knob(std::size_t dimension);
 std::string fuse_knob(std::size_t edge);
 

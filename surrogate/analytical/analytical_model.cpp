@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 
 #include "ir/fusion.h"
 #include "surrogate/analytical/placement_work.h"
@@ -318,6 +319,27 @@ double padded_elements(const DeviceSpec& spec, const Shape& shape, std::vector<s
   return elements;
 }
 
+// The fraction of the FMA peak a CPU register block reaches: the lanes its vectors fill, times
+// the lesser of the FMA-latency bound (accumulators against kFmaChains) and the load bound (per
+// reduction step one load per vector register and one broadcast per row, against one FMA per
+// accumulator, as many load ports as FMA pipes), less what a block beyond the register file spills.
+double register_block_efficiency(const DeviceSpec& spec, const LoopNest& loops, bool accumulates) {
+  const std::int64_t lanes = lanes_for(spec, ElementType::kF32);
+  const std::int64_t width = std::max<std::int64_t>(1, loops.vector);
+  const std::int64_t registers_per_row = ceil_div(width, lanes);
+  const double lane_use = static_cast<double>(width) / static_cast<double>(registers_per_row * lanes);
+  if (!accumulates) return lane_use;
+  const double rows = static_cast<double>(std::max<std::int64_t>(1, loops.unroll));
+  const double accumulators = rows * static_cast<double>(registers_per_row);
+  const double latency_bound = std::min(1.0, accumulators / kFmaChains);
+  const double load_bound = std::min(1.0, accumulators / (rows + static_cast<double>(registers_per_row)));
+  // 32 architectural vector registers with 64-byte vectors (AVX-512), else 16 (AVX2, SSE).
+  const double register_file = lanes * 4 >= 64 ? 32.0 : 16.0;
+  const double live = accumulators + static_cast<double>(registers_per_row) + 1.0;
+  const double spill = live > register_file ? register_file / live : 1.0;
+  return lane_use * std::min(latency_bound, load_bound) * spill;
+}
+
 }  // namespace
 
 AnalyticalModel::AnalyticalModel(DeviceSpec spec) : spec_(std::move(spec)) {
@@ -346,6 +368,11 @@ TileEstimate AnalyticalModel::evaluate(const KernelAnalysis& a, const TileReques
     count[d] = ceil_div(extent, tile[d]);
     out_tiles *= count[d];
   }
+  // The tile loops outer to inner, as this config nests them, and the dimension its lanes run along.
+  std::vector<int> loop_order = a.loop_order;
+  const std::optional<LoopNest>& loops = request.loops;
+  if (loops && loops->order == 1 && loop_order.size() >= 2) std::swap(loop_order[loop_order.size() - 1], loop_order[loop_order.size() - 2]);
+  const int lanes_dim = !loops || rank == 0 ? -1 : loops->vector_dim >= 0 ? loops->vector_dim : static_cast<int>(rank) - 1;
   // The contraction of the main matrix op, tiled by tile.red (elements of the whole contraction,
   // CPU) or by the TPU's kernel_bounds (a block of the kernel operand): each pass is padded to
   // whole matrix-unit rows on the feature dim and to whole tiles on window dims.
@@ -412,11 +439,11 @@ TileEstimate AnalyticalModel::evaluate(const KernelAnalysis& a, const TileReques
     int innermost = -1;
     for (int d : a.followed[i]) {
       if (count[static_cast<std::size_t>(d)] <= 1) continue;
-      const auto pos = std::find(a.loop_order.begin(), a.loop_order.end(), d) - a.loop_order.begin();
+      const auto pos = std::find(loop_order.begin(), loop_order.end(), d) - loop_order.begin();
       innermost = std::max(innermost, static_cast<int>(pos));
     }
     double n = 1.0;
-    for (int p = 0; p <= innermost; ++p) n *= static_cast<double>(count[static_cast<std::size_t>(a.loop_order[static_cast<std::size_t>(p)])]);
+    for (int p = 0; p <= innermost; ++p) n *= static_cast<double>(count[static_cast<std::size_t>(loop_order[static_cast<std::size_t>(p)])]);
     return n;
   };
   // Distinct blocks of an array: the product of the tile counts of the dims it follows.
@@ -470,6 +497,14 @@ TileEstimate AnalyticalModel::evaluate(const KernelAnalysis& a, const TileReques
       std::vector<std::int64_t> region = region_of(i);
       int n_dim = static_cast<int>(region.size()) - 1;
       if (op.opcode == "convolution") n_dim = static_cast<int>(op.convolution.value_or(ConvolutionDims{}).output_feature);
+      // A CPU loop nest vectorizes the matrix op along its lanes' dimension, in vectors of its width.
+      const bool register_block = loops && static_cast<int>(i) == a.matrix_op;
+      std::int64_t n_unit = spec_.matrix_unit[1];
+      if (register_block) {
+        n_unit = std::max<std::int64_t>(1, loops->vector);
+        for (std::size_t j = 0; j < region.size(); ++j)
+          if (a.links[i][j].anchor == lanes_dim && a.links[i][j].scale == 1) n_dim = static_cast<int>(j);
+      }
       const double k = static_cast<int>(i) == a.matrix_op
                            ? k_padded
                            : static_cast<double>(round_up(contraction_size(op, a.operand_shapes[i]), spec_.matrix_unit[0]));
@@ -479,7 +514,7 @@ TileEstimate AnalyticalModel::evaluate(const KernelAnalysis& a, const TileReques
       matrix_operand_type = type;
       double m = 1.0, n = 1.0;
       for (std::size_t j = 0; j < region.size(); ++j) {
-        if (static_cast<int>(j) == n_dim) n = static_cast<double>(round_up(region[j], spec_.matrix_unit[1]));
+        if (static_cast<int>(j) == n_dim) n = static_cast<double>(round_up(region[j], n_unit));
         else m *= static_cast<double>(region[j]);
       }
       m = static_cast<double>(round_up(static_cast<std::int64_t>(m), sublanes_for(spec_, op.shape.element_type)));
@@ -489,7 +524,8 @@ TileEstimate AnalyticalModel::evaluate(const KernelAnalysis& a, const TileReques
       m = std::max(m, static_cast<double>(spec_.matrix_unit[0]));
       const double flops = 2.0 * m * n * k * static_cast<double>(out_tiles);
       estimate.matrix_flops += flops;
-      compute_seconds += flops / spec_.matrix_rate(type);
+      if (register_block) estimate.register_efficiency = register_block_efficiency(spec_, *loops, true);
+      compute_seconds += flops / (spec_.matrix_rate(type) * (register_block ? estimate.register_efficiency : 1.0));
       // The accumulator of the output block stays on chip for the whole contraction; every pass
       // after the first adds into it on the vector unit.
       if (std::find(a.flat.outputs.begin(), a.flat.outputs.end(), static_cast<int>(i)) == a.flat.outputs.end())
@@ -510,9 +546,19 @@ TileEstimate AnalyticalModel::evaluate(const KernelAnalysis& a, const TileReques
     }
     const double flops = elements * static_cast<double>(out_tiles);
     estimate.vector_flops += flops;
-    compute_seconds += flops / spec_.vector_rate(op.shape.element_type);
+    compute_seconds += flops / (spec_.vector_rate(op.shape.element_type) * (loops ? register_block_efficiency(spec_, *loops, false) : 1.0));
   }
   estimate.padded_flops = estimate.matrix_flops + estimate.vector_flops;
+  // A parallel loop spreads its tasks over the cores; the busiest core's share sets the time.
+  double dispatch_seconds = 0.0;
+  if (loops && loops->parallel > 0 && !loop_order.empty()) {
+    estimate.parallel_tasks = count[static_cast<std::size_t>(loop_order[0])];
+    if (loops->parallel == 2 && loop_order.size() >= 2) estimate.parallel_tasks *= count[static_cast<std::size_t>(loop_order[1])];
+    const std::int64_t per_core = ceil_div(estimate.parallel_tasks, std::max(1, spec_.cores));
+    estimate.cores_used = static_cast<double>(estimate.parallel_tasks) / static_cast<double>(per_core);
+    compute_seconds /= estimate.cores_used;
+    dispatch_seconds = kForkJoinSeconds + static_cast<double>(per_core) * kTaskSeconds;
+  }
 
   const bool fits = estimate.working_set_bytes <= static_cast<double>(spec_.onchip_bytes);
   if (!fits && !spec_.onchip_is_scratchpad) {
@@ -528,7 +574,7 @@ TileEstimate AnalyticalModel::evaluate(const KernelAnalysis& a, const TileReques
   // A revisit cannot be prefetched: the block's write-back must land before it is read again, a
   // pipeline step that overlaps nothing, charged like one more iteration.
   estimate.overhead_seconds = spec_.launch_overhead +
-                              (static_cast<double>(estimate.iterations) + revisit_steps) * spec_.tile_overhead + exposed;
+                              (static_cast<double>(estimate.iterations) + revisit_steps) * spec_.tile_overhead + exposed + dispatch_seconds;
   estimate.seconds = std::max(estimate.compute_seconds, estimate.memory_seconds) + estimate.overhead_seconds;
   if (!fits && spec_.onchip_is_scratchpad) {
     estimate.feasible = false;
@@ -578,11 +624,16 @@ struct KnobPlan {
   std::vector<int> kernel_dim;  // per knob: d of tile.kernel.<d>, else -1
   bool tiled = false;           // any tile knob at all
   bool fused = false;           // any fuse.<e> knob
+  // Indices of the CPU loop-nest knobs (-1: absent); a loop nest is read where `vector` is present.
+  int vector = -1, vector_dim = -1, unroll = -1, parallel = -1, order = -1;
 
   explicit KnobPlan(const SearchSpace& space) : roles(knob_roles(space)) {
     static const std::string kPrefix = "tile.kernel.";
     for (std::size_t k = 0; k < roles.size(); ++k) {
       const std::string& name = space.knobs()[k].name;
+      for (auto [knob, index] : {std::pair{kVectorKnob, &vector}, {kVectorDimKnob, &vector_dim}, {kUnrollKnob, &unroll},
+                                 {kParallelKnob, &parallel}, {kOrderKnob, &order}})
+        if (name == knob) *index = static_cast<int>(k);
       int dim = -1;
       if (name.size() > kPrefix.size() && name.compare(0, kPrefix.size(), kPrefix) == 0 &&
           std::all_of(name.begin() + static_cast<std::ptrdiff_t>(kPrefix.size()), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
@@ -626,6 +677,19 @@ TileEstimate AnalyticalModel::evaluate_config(const KernelAnalysis& a, const Kno
   const TileChoice choice = read_tiles(plan.roles, config, rank);
   TileRequest request;
   request.reduction = choice.reduction.value_or(0);
+  if (spec_.kind == "cpu" && plan.vector >= 0) {
+    auto value = [&](int knob, std::int64_t unset) {
+      return knob >= 0 && static_cast<std::size_t>(knob) < config.values.size() ? config.values[static_cast<std::size_t>(knob)] : unset;
+    };
+    LoopNest loops;
+    loops.vector = value(plan.vector, 1);
+    loops.vector_dim = static_cast<int>(value(plan.vector_dim, -1));
+    if (loops.vector_dim >= static_cast<int>(rank)) loops.vector_dim = -1;
+    loops.unroll = value(plan.unroll, 1);
+    loops.parallel = static_cast<int>(value(plan.parallel, 0));
+    loops.order = static_cast<int>(value(plan.order, 0));
+    request.loops = loops;
+  }
   std::vector<std::int64_t> kernel_bounds;
   for (std::size_t k = 0; k < plan.kernel_dim.size() && k < config.values.size(); ++k) {
     if (plan.kernel_dim[k] < 0) continue;

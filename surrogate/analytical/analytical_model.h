@@ -28,6 +28,18 @@
 // splits the contraction into passes, each padded to whole tiles),
 // fuse.<e> partitions the body (ir/fusion.h) and sums the kernels, each with an automatic tile (the
 // largest that fits on chip); a fused edge therefore saves its intermediate's round trip to memory.
+// On a CPU spec (kind "cpu") the loop-nest knobs of the root stage count too, as the Halide
+// backend applies them (hardware/halide_schedule.h):
+//   * vector, vector.dim: the lanes' dimension is padded to whole vectors of `vector` lanes, and
+//     compute runs at the fraction of the FMA peak those lanes fill (1 = scalar: one lane);
+//   * unroll: the main matrix op's register block of `unroll` rows by vector/lanes registers. Its
+//     accumulators hide the FMA latency only when there are kFmaChains of them; each reduction step
+//     loads one vector per register and broadcasts one scalar per row, two loads per two FMAs; a
+//     block larger than the register file spills;
+//   * parallel: tasks = the tile counts of the one or two outermost tile loops, spread over
+//     DeviceSpec::cores (the busiest core sets the time); each parallel loop costs a fork-join and
+//     each task a dispatch. Memory time is not divided: the spec holds one core's bandwidth only;
+//   * order: the two innermost tile loops swap, which changes the blocks re-fetched.
 // Any other knob is ignored: configs that differ only in generic knobs get the same prediction.
 //
 // What XLA's TPU output_bounds mean (established by decoding op_tuning_data.pb and comparing every
@@ -47,6 +59,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -74,15 +87,35 @@ struct TileEstimate {
   double working_set_bytes = 0.0;    // on chip per iteration
   double compute_seconds = 0.0;
   double memory_seconds = 0.0;
-  double overhead_seconds = 0.0;     // launch + iterations x tile overhead + exposed load/store
+  double overhead_seconds = 0.0;     // launch + iterations x tile overhead + exposed load/store (+ parallel dispatch)
+  double register_efficiency = 1.0;  // CPU loop nest: the fraction of the FMA peak its register block reaches
+  std::int64_t parallel_tasks = 1;   // CPU loop nest: iterations of its parallel loop
+  double cores_used = 1.0;           // tasks over the busiest core's share of them
   double seconds = 0.0;              // the prediction
 };
+
+// The CPU loop-nest knobs of a config (ir/knob_roles.h).
+struct LoopNest {
+  std::int64_t vector = 1;  // lanes
+  int vector_dim = -1;      // the iteration dimension the lanes run along; -1 = the innermost
+  std::int64_t unroll = 1;  // rows of the register block
+  int parallel = 0;         // 0 serial, 1 or 2 outermost tile loops parallel
+  int order = 0;            // 1 = the two innermost tile loops swapped
+};
+
+// Accumulators that keep the FMA pipes busy: a latency of about 4 cycles on up to two FMA pipes.
+inline constexpr double kFmaChains = 8.0;
+// Halide's thread pool: waking the workers and joining them for one parallel loop, and handing
+// out one task. Orders of magnitude, not calibrated: they only keep a parallel loop off tiny kernels.
+inline constexpr double kForkJoinSeconds = 5e-6;
+inline constexpr double kTaskSeconds = 2e-7;
 
 // What a config asks for, in elements.
 struct TileRequest {
   std::vector<std::int64_t> out;     // per dim of the iteration shape; 0 = whole dim
   std::int64_t reduction = 0;        // tile.red: elements of the contraction per pass; 0 = whole
   std::vector<std::int64_t> kernel;  // per dim of the main matrix op's kernel operand; 0 = whole
+  std::optional<LoopNest> loops;     // CPU: the root stage's loop nest; none = whole vectors, serial
 };
 
 class KernelAnalysis;  // per-kernel precomputation (iteration shape, dimension links)

@@ -96,6 +96,76 @@ TEST_CASE("CPU padding rounds the minor dim to whole vectors") {
   CHECK(estimate.vector_flops == 10.0 * 32);  // 20 lanes -> two 16-lane vectors
 }
 
+// The loop-nest knobs of a CPU GEMM space, one config per call (knob order of `loop_space`).
+struct Nest {
+  std::int64_t rows_tile, cols_tile, vector, unroll, parallel, order;
+};
+const SearchSpace& loop_space() {
+  static const SearchSpace space({{tile_out_knob(0), {1, 6, 8, 64, 512}}, {tile_out_knob(1), {16, 32, 64, 512}},
+                                  {kVectorKnob, {1, 8, 16, 32}}, {kUnrollKnob, {1, 4, 6, 8, 24}},
+                                  {kParallelKnob, {0, 1, 2}}, {kOrderKnob, {0, 1}}});
+  return space;
+}
+TileEstimate nest_estimate(const AnalyticalModel& model, const Kernel& kernel, const Nest& n) {
+  return model.estimate(kernel, loop_space(), Config{{n.rows_tile, n.cols_tile, n.vector, n.unroll, n.parallel, n.order}});
+}
+
+TEST_CASE("a CPU register block reaches the FMA peak only with enough accumulators in registers") {
+  AnalyticalModel model(cpu_like());
+  const Kernel kernel = dot_kernel(512, 512, 512);
+  auto seconds = [&](std::int64_t vector, std::int64_t unroll) {
+    return nest_estimate(model, kernel, {64, 64, vector, unroll, 0, 0}).compute_seconds;
+  };
+  // 16 lanes per register: a scalar loop fills one, half a register fills half.
+  CHECK(seconds(1, 8) == Approx(16 * seconds(16, 8)));
+  CHECK(seconds(8, 8) == Approx(2 * seconds(16, 8)));
+  // 6 rows of 2 registers hide the FMA latency: 12 accumulators against 8 loads per step.
+  CHECK(nest_estimate(model, kernel, {64, 64, 32, 6, 0, 0}).register_efficiency == Approx(1.0));
+  // 4 rows of one register: latency-bound at 4 of 8 chains.
+  CHECK(nest_estimate(model, kernel, {64, 64, 16, 4, 0, 0}).register_efficiency == Approx(0.5));
+  // 24 rows of 2 registers: 48 accumulators spill out of 32 registers.
+  CHECK(seconds(32, 24) > seconds(32, 6));
+  // The unscheduled nest ranks last.
+  CHECK(seconds(1, 1) > seconds(1, 8));
+}
+
+TEST_CASE("a CPU parallel loop divides the compute by the cores its tasks occupy") {
+  DeviceSpec spec = cpu_like();
+  spec.cores = 2;
+  spec.matrix_flops[ElementType::kF32] = 1e11;  // a CPU core's rates: a 512^3 GEMM is compute-bound
+  spec.vector_flops[ElementType::kF32] = 5e10;
+  spec.memory_bandwidth = 2e10;
+  AnalyticalModel model(spec);
+  const Kernel kernel = dot_kernel(512, 512, 512);
+  const TileEstimate serial = nest_estimate(model, kernel, {64, 64, 16, 8, 0, 0});
+  const TileEstimate parallel = nest_estimate(model, kernel, {64, 64, 16, 8, 1, 0});
+  CHECK(parallel.parallel_tasks == 8);
+  CHECK(parallel.cores_used == 2.0);
+  CHECK(parallel.compute_seconds == Approx(serial.compute_seconds / 2));
+  CHECK(parallel.overhead_seconds > serial.overhead_seconds);
+  CHECK(parallel.seconds < serial.seconds);
+  // Both outermost loops: 64 tasks; one tile of rows: one task, nothing gained, the fork paid.
+  CHECK(nest_estimate(model, kernel, {64, 64, 16, 8, 2, 0}).parallel_tasks == 64);
+  const TileEstimate one_task = nest_estimate(model, kernel, {512, 64, 16, 8, 1, 0});
+  CHECK(one_task.parallel_tasks == 1);
+  CHECK(one_task.seconds > nest_estimate(model, kernel, {512, 64, 16, 8, 0, 0}).seconds);
+  // Three tasks on two cores: the busiest core runs two of them.
+  const TileEstimate three = nest_estimate(AnalyticalModel(spec), dot_kernel(192, 512, 512), {64, 512, 16, 8, 1, 0});
+  CHECK(three.parallel_tasks == 3);
+  CHECK(three.cores_used == Approx(1.5));
+  // A tiny kernel is faster serial: the fork costs more than the work it spreads.
+  const Kernel tiny = dot_kernel(8, 16, 16);
+  CHECK(nest_estimate(model, tiny, {1, 16, 16, 1, 1, 0}).seconds > nest_estimate(model, tiny, {1, 16, 16, 1, 0, 0}).seconds);
+  // Swapping the innermost tile loops makes columns the outer loop: its tasks count column tiles.
+  CHECK(nest_estimate(model, kernel, {512, 64, 16, 8, 1, 1}).parallel_tasks == 8);
+}
+
+TEST_CASE("loop-nest knobs are read on CPU specs only") {
+  AnalyticalModel model(tpu_like());
+  const Kernel kernel = dot_kernel(512, 512, 512);
+  CHECK(nest_estimate(model, kernel, {64, 64, 1, 1, 0, 0}).seconds == nest_estimate(model, kernel, {64, 64, 32, 6, 2, 1}).seconds);
+}
+
 TEST_CASE("a dot's matrix work is padded to whole matrix-unit passes") {
   AnalyticalModel model(tpu_like());
   // M=256 rows, K=200 pads to 256, N=100 pads to 128.
