@@ -112,10 +112,15 @@ def _first_tensor(output):
 def export_one(name, directory):
     """Exports one network into directory; returns its export.json object. Raises on failure
     with every opset's reason."""
-    model = models_zoo.build(name)
-    x = models_zoo.example_input(name)
+    return export_module(models_zoo.build(name), (models_zoo.example_input(name),), ["input"], directory)
+
+
+def export_module(model, inputs, input_names, directory):
+    """Exports any eval-mode module called as model(*inputs) into directory, as export_one does a
+    network (bench/fused_blocks.py's blocks, some with several inputs: input_0.pb, input_1.pb, ...
+    in the order of input_names); returns its export.json object."""
     with torch.no_grad():
-        expected = _first_tensor(model(x))
+        expected = _first_tensor(model(*inputs))
     path = os.path.join(directory, "model.onnx")
     partial = path + ".partial"  # renamed once complete: a killed export leaves no model.onnx
     # vit_b_16's `torch._assert` on the input's size is traced as a constant: right here, the
@@ -129,8 +134,8 @@ def export_one(name, directory):
             # TransformerEncoderLayer and MultiheadAttention take their fused "fast path"
             # (aten::_transformer_encoder_layer_fwd, _native_multi_head_attention), which has no
             # ONNX symbolic. The trace is the same otherwise.
-            torch.onnx.export(model, (x,), partial, opset_version=opset, do_constant_folding=True,
-                              training=torch.onnx.TrainingMode.EVAL, input_names=["input"],
+            torch.onnx.export(model, tuple(inputs), partial, opset_version=opset, do_constant_folding=True,
+                              training=torch.onnx.TrainingMode.EVAL, input_names=list(input_names),
                               output_names=["output"], export_params=True)
         except Exception as error:  # noqa: BLE001 - any exporter failure means: try the next opset
             message = str(error).strip().splitlines()
@@ -144,8 +149,8 @@ def export_one(name, directory):
     onnx.checker.check_model(onnx_model, full_check=True)
     data = os.path.join(directory, "test_data_set_0")
     os.makedirs(data, exist_ok=True)
-    tensors = {"input_0.pb": (x, onnx_model.graph.input[0].name),
-               "output_0.pb": (expected, onnx_model.graph.output[0].name)}
+    tensors = {f"input_{i}.pb": (x, onnx_model.graph.input[i].name) for i, x in enumerate(inputs)}
+    tensors["output_0.pb"] = (expected, onnx_model.graph.output[0].name)
     for file, (tensor, tensor_name) in tensors.items():
         proto = onnx.numpy_helper.from_array(tensor.detach().numpy(), name=tensor_name)
         with open(os.path.join(data, file), "wb") as f:
