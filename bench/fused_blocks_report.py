@@ -1,0 +1,108 @@
+"""The outputs of bench/fused_blocks.py: per-block ratios and their geometric means, the markdown
+table and the gnuplot bar plot. Reads only the rows the benchmark built (see row_ratios for their
+keys); runs nothing but gnuplot.
+"""
+import math
+import os
+import subprocess
+
+# Tableau's first colours, as experiments/gnuplot.cpp's plot_color uses them.
+kColors = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")
+# The bars of the plot: (row key of a time in seconds, legend title).
+kBars = (("perftune_seconds", "perftune tuned"), ("eager_seconds", "PyTorch eager"),
+         ("frozen_seconds", "PyTorch frozen TorchScript"), ("autoscheduler_seconds", "best Halide autoscheduler"),
+         ("library_seconds", "library on the dots/convs alone"))
+
+
+def ratio(numerator, denominator):
+    return numerator / denominator if numerator and denominator else None
+
+
+def row_ratios(row):
+    """Adds the row's PyTorch best and its time ratios (perftune's seconds over the peer's: below 1,
+    perftune is faster)."""
+    torch_times = [t for t in (row.get("eager_seconds"), row.get("frozen_seconds")) if t]
+    row["pytorch_best_seconds"] = min(torch_times) if torch_times else None
+    row["pytorch_best"] = None if not torch_times else (
+        "frozen" if row["pytorch_best_seconds"] == row.get("frozen_seconds") else "eager")
+    row["perftune_over_pytorch_best"] = ratio(row.get("perftune_seconds"), row["pytorch_best_seconds"])
+    row["perftune_over_eager"] = ratio(row.get("perftune_seconds"), row.get("eager_seconds"))
+    row["perftune_over_library"] = ratio(row.get("perftune_seconds"), row.get("library_seconds"))
+    row["perftune_over_autoscheduler"] = ratio(row.get("perftune_seconds"), row.get("autoscheduler_seconds"))
+    return row
+
+
+def geometric_mean(values):
+    values = [v for v in values if v]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def geometric_means(rows):
+    """Geometric means over the blocks that have both times, with how many blocks each covers."""
+    keys = ("perftune_over_pytorch_best", "perftune_over_eager", "perftune_over_library", "perftune_over_autoscheduler")
+    return {key: {"value": geometric_mean([r.get(key) for r in rows]), "blocks": sum(1 for r in rows if r.get(key))}
+            for key in keys}
+
+
+def _ms(seconds):
+    return f"{seconds * 1e3:.3f}" if seconds else "—"
+
+
+def format_ratio(value):
+    return f"{value:.2f}x" if value else "—"
+
+
+def markdown_table(rows, means):
+    """One line per block (times in ms; ratios are perftune's time over the peer's), then the geometric means."""
+    header = ("block", "perftune ms", "eager ms", "frozen ms", "PyTorch best", "perftune / PyTorch best",
+              "perftune / eager", "best autoscheduler ms", "library ms", "perftune / library")
+    lines = ["| " + " | ".join(header) + " |", "| --- |" + " ---: |" * (len(header) - 1)]
+    for r in rows:
+        if r.get("error"):
+            lines.append(f"| {r['block']} | failed at {r['failed_stage']}: {r['error'].replace('|', '/')} |" + " |" * (len(header) - 2))
+            continue
+        autoscheduler = f"{_ms(r.get('autoscheduler_seconds'))} ({r['autoscheduler']})" if r.get("autoscheduler") else "—"
+        library = f"{_ms(r.get('library_seconds'))} ({r['library']})" if r.get("library") else "—"
+        lines.append(f"| {r['block']} | {_ms(r.get('perftune_seconds'))} | {_ms(r.get('eager_seconds'))} | "
+                     f"{_ms(r.get('frozen_seconds'))} | {r.get('pytorch_best') or '—'} | "
+                     f"**{format_ratio(r.get('perftune_over_pytorch_best'))}** | {format_ratio(r.get('perftune_over_eager'))} | "
+                     f"{autoscheduler} | {library} | {format_ratio(r.get('perftune_over_library'))} |")
+    lines.append(f"| geometric mean | | | | | **{format_ratio(means['perftune_over_pytorch_best']['value'])}** | "
+                 f"{format_ratio(means['perftune_over_eager']['value'])} | | | {format_ratio(means['perftune_over_library']['value'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_plot(rows, folder, title):
+    """folder/times.png: per block, each peer's time over PyTorch best (log scale, lower is faster),
+    from folder/times.dat and folder/times.gp (kept, to edit and re-render by hand). Returns the PNG's
+    path; raises RuntimeError with gnuplot's message when it fails."""
+    plotted = [r for r in rows if r.get("pytorch_best_seconds")]
+    with open(os.path.join(folder, "times.dat"), "w") as f:
+        f.write("# block " + " ".join(key for key, _ in kBars) + "  (each over PyTorch best; NaN: not measured)\n")
+        for r in plotted:
+            values = [ratio(r.get(key), r["pytorch_best_seconds"]) for key, _ in kBars]
+            f.write(r["block"] + " " + " ".join(f"{v:.6g}" if v else "NaN" for v in values) + "\n")
+    columns = ", ".join(f"'times.dat' using {i + 2}:xtic(1) title \"{label}\" lc rgb \"{kColors[i]}\""
+                        for i, (_, label) in enumerate(kBars))
+    script = f"""set terminal pngcairo size 1100,560 font "sans,10"
+set output 'times.png'
+set title "{title}"
+set ylabel "time / PyTorch best (log scale; below 1: faster than PyTorch)"
+set logscale y
+set yrange [0.1:*]
+set grid ytics
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set xtics rotate by -20 left noenhanced
+set key top left noenhanced
+set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 1.5 lc rgb "black"
+plot {columns}
+"""
+    with open(os.path.join(folder, "times.gp"), "w") as f:
+        f.write(script)
+    run = subprocess.run(["gnuplot", "times.gp"], cwd=folder, capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"gnuplot failed: {(run.stderr.strip().splitlines() or ['no message'])[-1]}")
+    return os.path.join(folder, "times.png")
