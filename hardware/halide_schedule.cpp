@@ -158,8 +158,6 @@ std::optional<PanelOperand> panel_operand(const Program& body, OpId reduction, s
 
 std::vector<std::int64_t> vector_dims(const Program& body) { return lane_dims_of(body, body.root()); }
 
-std::size_t rows_dim(std::size_t rank, std::size_t vector_dim) { return vector_dim + 1 == rank ? rank - 2 : rank - 1; }
-
 std::size_t lanes_dim(const StageSchedule& stage, std::size_t rank) {
   return stage.vector_dim >= 0 ? static_cast<std::size_t>(stage.vector_dim) : rank == 0 ? 0 : rank - 1;
 }

@@ -20,7 +20,7 @@
 //                 broadcasts stay few). Present only with two or more reduction dimensions of more
 //                 than one point.
 //   unroll        unroll factor of the register block's rows: the innermost output dimension
-//                 other than the lanes' (rows_dim()) inside a tile
+//                 other than the lanes' (rows_dim(), ir/knob_roles.h) inside a tile
 //   parallel      0 = serial, 1 = the outermost tile loop is parallel, 2 = the two outermost tile
 //                 loops fused into one parallel loop
 //   order         0 = tile loops in the output's row-major order, 1 = the two innermost tile loops
@@ -103,10 +103,6 @@ std::optional<PanelOperand> panel_operand(const Program& body, OpId reduction, s
 // accumulated reduction has a panel operand while its other operands do not read that dimension
 // (each lane's FMA then takes one packed vector and one broadcast scalar). Empty for a rank-0 root.
 std::vector<std::int64_t> vector_dims(const Program& body);
-
-// The output dimension that the register block's unrolled rows run along when the lanes run along
-// `vector_dim` of a rank-`rank` output: the innermost other dimension (rank >= 2).
-std::size_t rows_dim(std::size_t rank, std::size_t vector_dim);
 
 // The output dimension a stage's lanes run along: its vector_dim, or the innermost (0 at rank 0).
 std::size_t lanes_dim(const StageSchedule& stage, std::size_t rank);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "hardware/reference/op_semantics.h"
+#include "ir/knob_roles.h"
 
 namespace perftune::halide {
 

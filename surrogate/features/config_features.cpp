@@ -113,10 +113,9 @@ void ConfigFeaturizer::featurize(std::span<const Config> configs, std::span<floa
       fuse[3] = share(per_tile);
     }
     float* tail = row + kTailFeatureOffset;
-    // The lanes run along vector.dim (default the innermost), the unrolled rows along the innermost
-    // other dimension.
+    // The lanes run along vector.dim (default the innermost), the unrolled rows along rows_dim().
     const std::size_t lanes = vector_dim_knob_ ? static_cast<std::size_t>(config.values[*vector_dim_knob_]) : rank - 1;
-    const std::size_t rows = lanes + 1 == rank ? rank - 2 : rank - 1;
+    const std::size_t rows = rows_dim(rank, lanes);
     if (vector_knob_ && rank >= 1 && lanes < rank) tail[0] = tail_share(tiles[lanes], config.values[*vector_knob_], output_dims_[lanes]);
     if (unroll_knob_ && rank >= 2) tail[1] = tail_share(tiles[rows], config.values[*unroll_knob_], output_dims_[rows]);
   }
