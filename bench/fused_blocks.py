@@ -3,7 +3,8 @@
 block at its best, on the same threads?
 
     bench/fused_blocks.py [--blocks NAME,NAME] [--budget N] [--output DIR] [--threads N]
-                          [--runs R] [--rounds K] [--warmup W] [--perftune BIN] [--programs DIR]
+                          [--runs R] [--rounds K] [--warmup W] [--openblas-coretypes LIST]
+                          [--pytorch-only] [--perftune BIN] [--programs DIR]
 
 For each block of scripts/blocks_zoo.py (default: all), one after another so that nothing else of
 the benchmark runs while one side measures:
@@ -19,7 +20,12 @@ the benchmark runs while one side measures:
  4. PyTorch  eager and frozen TorchScript of the same block in a process of their own
              (bench/torch_block_peer.py: torch.set_num_threads(THREADS); K rounds (default 5) of R runs
              (default 50) after W warm-ups (default 10), the median of the fastest round kept; the frozen
-             output checked against eager's); the faster of the two is "PyTorch best".
+             output checked against eager's), first with OpenBLAS's kernels as it detects the CPU,
+             then with each OPENBLAS_CORETYPE of LIST (default "auto": SkylakeX when the CPU has
+             AVX-512 and OpenBLAS fell back to older kernels, as 0.3.21 does on an Intel CPU newer
+             than it knows); the fastest of them all is "PyTorch best". The campaign's library
+             reference (torch too) runs on the first of LIST's kernels.
+--pytorch-only times step 4 again for the run already in OUTPUT and rewrites its outputs.
 Writes OUTPUT/summary.json (every row and the geometric means), OUTPUT/table.md, and
 OUTPUT/times.png (each peer's time over PyTorch best, per block; gnuplot, with its times.gp and
 times.dat). Ratios are perftune's time over the peer's: below 1, perftune is faster.
@@ -48,6 +54,7 @@ except ImportError as error:
     sys.exit(f"bench/fused_blocks.py: {sys.executable} cannot import torch/onnx ({error}); run it with /usr/bin/python3 "
              "after scripts/models has installed python3-torch and python3-onnx")
 import fused_blocks_report  # noqa: E402
+import torch_block_peer  # noqa: E402
 
 kTemplate = os.path.join(kRoot, "configs", "campaigns", "cpu_fused_block.json")
 
@@ -83,8 +90,9 @@ def campaign_for(name, program, budget, threads, tune_folder):
     return campaign
 
 
-def tune(perftune, name, program, budget, threads, folder):
-    """Runs the block's campaign from a fresh record log; returns its --json summary."""
+def tune(perftune, name, program, budget, threads, folder, coretypes):
+    """Runs the block's campaign from a fresh record log; returns its --json summary. The library
+    reference it measures runs torch too: with coretypes, on OpenBLAS's kernels of the first."""
     tune_folder = os.path.join(folder, "tune")
     shutil.rmtree(tune_folder, ignore_errors=True)  # a campaign resumes from its log: this run measures afresh
     os.makedirs(tune_folder)
@@ -92,7 +100,8 @@ def tune(perftune, name, program, budget, threads, folder):
     with open(path, "w") as f:
         json.dump(campaign_for(name, program, budget, threads, tune_folder), f, indent=1)
     with open(os.path.join(folder, "tune.log"), "w") as log:
-        run = subprocess.run([perftune, "tune", path, "--json"], stdout=subprocess.PIPE, stderr=log, text=True, cwd=kRoot)
+        env = dict(os.environ, **({"OPENBLAS_CORETYPE": coretypes[0]} if coretypes else {}))
+        run = subprocess.run([perftune, "tune", path, "--json"], stdout=subprocess.PIPE, stderr=log, text=True, cwd=kRoot, env=env)
     if run.returncode != 0:
         with open(os.path.join(folder, "tune.log")) as f:
             lines = [line.strip() for line in f if line.strip()]
@@ -100,15 +109,55 @@ def tune(perftune, name, program, budget, threads, folder):
     return json.loads(run.stdout)
 
 
-def pytorch(name, args):
-    """bench/torch_block_peer.py's JSON for the block."""
+# OpenBLAS core types whose kernels use AVX-512; on a CPU with it, any other core type is a fallback.
+kAvx512Cores = ("SkylakeX", "Cooperlake", "SapphireRapids")
+
+
+def cpu_has_avx512():
+    with open("/proc/cpuinfo") as f:
+        return any(line.startswith("flags") and " avx512f" in line for line in f)
+
+
+def pytorch_once(name, args, coretype):
+    """bench/torch_block_peer.py's JSON for the block, with OPENBLAS_CORETYPE=coretype when given."""
+    env = dict(os.environ, **({"OPENBLAS_CORETYPE": coretype} if coretype else {}))
     run = subprocess.run([sys.executable, os.path.join(kBench, "torch_block_peer.py"), name, "--threads", str(args.threads),
                           "--runs", str(args.runs), "--rounds", str(args.rounds), "--warmup", str(args.warmup)],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, env=env)
     if run.returncode != 0 or not run.stdout.strip():
         lines = [line for line in run.stderr.splitlines() if line.strip()]
         raise StageError("pytorch", lines[-1] if lines else f"torch_block_peer.py exited {run.returncode}")
     return json.loads(run.stdout)
+
+
+def resolve_coretypes(requested):
+    """--openblas-coretypes as a list of OPENBLAS_CORETYPE values; "auto" is SkylakeX when the CPU
+    has AVX-512 and the OpenBLAS torch loaded here (for the export) fell back to older kernels
+    (0.3.21 takes an Intel CPU newer than it knows for a Prescott), else nothing."""
+    if requested != ["auto"]:
+        return requested
+    detected = torch_block_peer.openblas_core()
+    return ["SkylakeX"] if detected and detected not in kAvx512Cores and cpu_has_avx512() else []
+
+
+def pytorch(name, args):
+    """PyTorch at its best: torch_block_peer.py with OpenBLAS's kernels as it detects the CPU, then
+    with each of args.coretypes. Returns every run's JSON, the as-detected one first."""
+    return [pytorch_once(name, args, None)] + [pytorch_once(name, args, coretype) for coretype in args.coretypes]
+
+
+def pytorch_fields(row, runs):
+    """The row's PyTorch times: eager's and frozen's best over the OpenBLAS kernels, and PyTorch
+    best with OpenBLAS as it detected the CPU."""
+    def best(way):
+        run = min(runs, key=lambda r: r[way]["median_seconds"])
+        return run[way]["median_seconds"], run.get("openblas_core")
+
+    row.pop("pytorch", None)  # an earlier version's single run
+    row["pytorch_runs"] = runs
+    (row["eager_seconds"], row["eager_openblas_core"]), (row["frozen_seconds"], row["frozen_openblas_core"]) = best("eager"), best("frozen")
+    row["pytorch_detected_best_seconds"] = min(runs[0]["eager"]["median_seconds"], runs[0]["frozen"]["median_seconds"])
+    row["pytorch_detected_openblas_core"] = runs[0].get("openblas_core")
 
 
 def peer_times(defaults):
@@ -134,16 +183,14 @@ def run_block(name, args, programs):
             raise StageError("import", error)
         row["import"] = imported
         program = os.path.join(programs, name + ".json")
-        summary = tune(args.perftune, name, program, args.budget, args.threads, folder)
+        summary = tune(args.perftune, name, program, args.budget, args.threads, folder, args.coretypes)
+        row["library_openblas_coretype"] = args.coretypes[0] if args.coretypes else None
         row["perftune_seconds"] = summary.get("best_seconds")
         row["measurements"] = summary.get("measurements")
         row["best_config"] = summary.get("best_config")
         row["defaults"] = summary.get("defaults", {})
         (row["autoscheduler"], row["autoscheduler_seconds"]), (row["library"], row["library_seconds"]) = peer_times(row["defaults"])
-        peer = pytorch(name, args)
-        row["pytorch"] = peer
-        row["eager_seconds"] = peer["eager"]["median_seconds"]
-        row["frozen_seconds"] = peer["frozen"]["median_seconds"]
+        pytorch_fields(row, pytorch(name, args))
     except StageError as error:
         row["failed_stage"], row["error"] = error.stage, str(error)
     row["wall_seconds"] = time.perf_counter() - start
@@ -169,6 +216,11 @@ def parse_args():
     parser.add_argument("--runs", type=int, default=50, help="PyTorch's timed runs per way (default 50)")
     parser.add_argument("--rounds", type=int, default=5, help="PyTorch's rounds of --runs per way, the fastest kept (default 5)")
     parser.add_argument("--warmup", type=int, default=10, help="PyTorch's untimed runs before each round (default 10)")
+    parser.add_argument("--openblas-coretypes", default="auto",
+                        help="OpenBLAS kernels PyTorch is also timed with, beside as detected: comma-separated "
+                             "OPENBLAS_CORETYPE values, \"auto\" (SkylakeX where OpenBLAS fell back on an AVX-512 CPU) or \"\"")
+    parser.add_argument("--pytorch-only", action="store_true",
+                        help="time PyTorch again for the run already in --output, keeping its perftune figures")
     parser.add_argument("--perftune", default=os.path.join(kRoot, "build", "perftune"))
     args = parser.parse_args()
     args.names = [n for n in args.blocks.split(",") if n] or blocks_zoo.NAMES
@@ -178,45 +230,78 @@ def parse_args():
     if min(args.budget, args.threads, args.runs, args.rounds) < 1 or args.warmup < 0:
         parser.error("--budget, --threads, --runs and --rounds must be at least 1, --warmup at least 0")
     args.output = os.path.abspath(args.output)
+    args.openblas_coretypes = [c for c in args.openblas_coretypes.split(",") if c]
     return args
 
 
-def main():
-    args = parse_args()
-    probe = subprocess.run([args.perftune, "tune", "--help"], capture_output=True) if os.access(args.perftune, os.X_OK) else None
-    if probe is None or probe.returncode != 0:
-        print(f"bench/fused_blocks.py: {args.perftune} is missing or has no 'tune' command (build it with scripts/build)", file=sys.stderr)
-        return 1
-    torch.set_num_threads(1)  # only the export runs torch here; the timed PyTorch runs in its own process
-    os.makedirs(args.output, exist_ok=True)
-    start = time.perf_counter()
-    rows = []
-    for name in args.names:
-        rows.append(run_block(name, args, os.path.abspath(args.programs)))
-        print(_progress(rows[-1]), flush=True)
+def retime_pytorch(args):
+    """--pytorch-only: the rows of the run already in OUTPUT, their PyTorch side timed again (the
+    perftune side, which takes minutes of tuning per block, kept as measured)."""
+    path = os.path.join(args.output, "summary.json")
+    if not os.path.isfile(path):
+        raise SystemExit(f"bench/fused_blocks.py: --pytorch-only needs an earlier run's {path}")
+    with open(path) as f:
+        summary = json.load(f)
+    rows = [r for r in summary["blocks"] if r["block"] in args.names]
+    for row in rows:
+        if not row.get("error"):
+            try:
+                pytorch_fields(row, pytorch(row["block"], args))
+            except StageError as error:
+                row["failed_stage"], row["error"] = error.stage, str(error)
+            fused_blocks_report.row_ratios(row)
+        print(_progress(row), flush=True)
+    return summary, rows
+
+
+def write_outputs(summary, rows, args):
+    """summary.json, table.md and times.png in OUTPUT; returns the process's exit status."""
     means = fused_blocks_report.geometric_means([r for r in rows if not r.get("error")])
-    summary = {"blocks": rows, "geometric_means": means, "budget": args.budget, "threads": args.threads,
-               "runs": args.runs, "rounds": args.rounds, "warmup": args.warmup, "torch": torch.__version__,
-               "wall_seconds": time.perf_counter() - start, "command": " ".join(sys.argv)}
+    summary.update({"blocks": rows, "geometric_means": means})
     with open(os.path.join(args.output, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     table = fused_blocks_report.markdown_table(rows, means)
     with open(os.path.join(args.output, "table.md"), "w") as f:
         f.write(table)
     print(table, end="")
-    failed = [r["block"] for r in rows if r.get("error")]
     try:
-        fused_blocks_report.write_plot(rows, args.output, f"Fused blocks: perftune tuned ({args.budget} measurements) "
-                                                          f"against PyTorch, {args.threads} threads, batch 1")
+        fused_blocks_report.write_plot(rows, args.output, f"Fused blocks: perftune tuned ({summary['budget']} measurements) "
+                                                          f"against PyTorch, {summary['threads']} threads, batch 1")
     except RuntimeError as error:
         print(f"bench/fused_blocks.py: {error}", file=sys.stderr)
         return 1
-    print(f"results in {args.output} ({summary['wall_seconds']:.0f} s)")
+    print(f"results in {args.output} ({summary.get('pytorch_wall_seconds', summary['wall_seconds']):.0f} s)")
+    failed = [r["block"] for r in rows if r.get("error")]
     if failed:
         print(f"bench/fused_blocks.py: {len(failed)} block(s) failed: {', '.join(failed)} (see {args.output}/summary.json)",
               file=sys.stderr)
         return 1
     return 0
+
+
+def main():
+    args = parse_args()
+    start = time.perf_counter()
+    args.coretypes = resolve_coretypes(args.openblas_coretypes)
+    pytorch_settings = {"runs": args.runs, "rounds": args.rounds, "warmup": args.warmup, "openblas_coretypes": args.coretypes,
+                        "openblas_detected": torch_block_peer.openblas_core(), "torch": torch.__version__}
+    if args.pytorch_only:
+        summary, rows = retime_pytorch(args)
+        summary.update(pytorch_settings, pytorch_command=" ".join(sys.argv), pytorch_wall_seconds=time.perf_counter() - start)
+        return write_outputs(summary, rows, args)
+    probe = subprocess.run([args.perftune, "tune", "--help"], capture_output=True) if os.access(args.perftune, os.X_OK) else None
+    if probe is None or probe.returncode != 0:
+        print(f"bench/fused_blocks.py: {args.perftune} is missing or has no 'tune' command (build it with scripts/build)", file=sys.stderr)
+        return 1
+    torch.set_num_threads(1)  # only the export runs torch here; the timed PyTorch runs in its own process
+    os.makedirs(args.output, exist_ok=True)
+    rows = []
+    for name in args.names:
+        rows.append(run_block(name, args, os.path.abspath(args.programs)))
+        print(_progress(rows[-1]), flush=True)
+    summary = {"budget": args.budget, "threads": args.threads, **pytorch_settings,
+               "wall_seconds": time.perf_counter() - start, "command": " ".join(sys.argv)}
+    return write_outputs(summary, rows, args)
 
 
 if __name__ == "__main__":

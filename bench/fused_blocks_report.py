@@ -7,11 +7,13 @@ import os
 import subprocess
 
 # Tableau's first colours, as experiments/gnuplot.cpp's plot_color uses them.
-kColors = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")
+kColors = ("#1f77b4", "#ff7f0e", "#2ca02c", "#8c564b", "#d62728", "#9467bd")
 # The bars of the plot: (row key of a time in seconds, legend title).
 kBars = (("perftune_seconds", "perftune tuned"), ("eager_seconds", "PyTorch eager"),
-         ("frozen_seconds", "PyTorch frozen TorchScript"), ("autoscheduler_seconds", "best Halide autoscheduler"),
-         ("library_seconds", "library on the dots/convs alone"))
+         ("frozen_seconds", "PyTorch frozen TorchScript"),
+         ("pytorch_detected_best_seconds", "PyTorch best, OpenBLAS as detected"),
+         ("autoscheduler_seconds", "best Halide autoscheduler"),
+         ("library_seconds", "library (dots/convs alone)"))
 
 
 def ratio(numerator, denominator):
@@ -21,10 +23,10 @@ def ratio(numerator, denominator):
 def row_ratios(row):
     """Adds the row's PyTorch best and its time ratios (perftune's seconds over the peer's: below 1,
     perftune is faster)."""
-    torch_times = [t for t in (row.get("eager_seconds"), row.get("frozen_seconds")) if t]
-    row["pytorch_best_seconds"] = min(torch_times) if torch_times else None
-    row["pytorch_best"] = None if not torch_times else (
-        "frozen" if row["pytorch_best_seconds"] == row.get("frozen_seconds") else "eager")
+    ways = [(row[f"{way}_seconds"], f"{way}, {row.get(f'{way}_openblas_core') or 'no OpenBLAS'}")
+            for way in ("eager", "frozen") if row.get(f"{way}_seconds")]
+    row["pytorch_best_seconds"], row["pytorch_best"] = min(ways) if ways else (None, None)
+    row["perftune_over_pytorch_detected"] = ratio(row.get("perftune_seconds"), row.get("pytorch_detected_best_seconds"))
     row["perftune_over_pytorch_best"] = ratio(row.get("perftune_seconds"), row["pytorch_best_seconds"])
     row["perftune_over_eager"] = ratio(row.get("perftune_seconds"), row.get("eager_seconds"))
     row["perftune_over_library"] = ratio(row.get("perftune_seconds"), row.get("library_seconds"))
@@ -39,7 +41,8 @@ def geometric_mean(values):
 
 def geometric_means(rows):
     """Geometric means over the blocks that have both times, with how many blocks each covers."""
-    keys = ("perftune_over_pytorch_best", "perftune_over_eager", "perftune_over_library", "perftune_over_autoscheduler")
+    keys = ("perftune_over_pytorch_best", "perftune_over_eager", "perftune_over_pytorch_detected", "perftune_over_library",
+            "perftune_over_autoscheduler")
     return {key: {"value": geometric_mean([r.get(key) for r in rows]), "blocks": sum(1 for r in rows if r.get(key))}
             for key in keys}
 
@@ -52,23 +55,36 @@ def format_ratio(value):
     return f"{value:.2f}x" if value else "—"
 
 
+def _library_label(row):
+    """The library's name, with OpenBLAS's kernels when it ran OpenBLAS (oneDNN picks its own)."""
+    if "OpenBLAS" not in row["library"]:
+        return row["library"]
+    return f"{row['library']}, {row.get('library_openblas_coretype') or 'as detected'}"
+
+
 def markdown_table(rows, means):
-    """One line per block (times in ms; ratios are perftune's time over the peer's), then the geometric means."""
+    """One line per block (times in ms; ratios are perftune's time over the peer's), then the
+    geometric means. Eager and frozen are each at their best OpenBLAS kernels; "as detected" is
+    PyTorch best with OpenBLAS's own choice of kernels."""
     header = ("block", "perftune ms", "eager ms", "frozen ms", "PyTorch best", "perftune / PyTorch best",
-              "perftune / eager", "best autoscheduler ms", "library ms", "perftune / library")
+              "perftune / eager", "PyTorch best, OpenBLAS as detected, ms", "perftune / that",
+              "best autoscheduler ms", "library ms", "perftune / library")
     lines = ["| " + " | ".join(header) + " |", "| --- |" + " ---: |" * (len(header) - 1)]
     for r in rows:
         if r.get("error"):
             lines.append(f"| {r['block']} | failed at {r['failed_stage']}: {r['error'].replace('|', '/')} |" + " |" * (len(header) - 2))
             continue
         autoscheduler = f"{_ms(r.get('autoscheduler_seconds'))} ({r['autoscheduler']})" if r.get("autoscheduler") else "—"
-        library = f"{_ms(r.get('library_seconds'))} ({r['library']})" if r.get("library") else "—"
+        library = f"{_ms(r.get('library_seconds'))} ({_library_label(r)})" if r.get("library") else "—"
+        detected = f"{_ms(r.get('pytorch_detected_best_seconds'))} ({r.get('pytorch_detected_openblas_core') or 'no OpenBLAS'})"
         lines.append(f"| {r['block']} | {_ms(r.get('perftune_seconds'))} | {_ms(r.get('eager_seconds'))} | "
                      f"{_ms(r.get('frozen_seconds'))} | {r.get('pytorch_best') or '—'} | "
                      f"**{format_ratio(r.get('perftune_over_pytorch_best'))}** | {format_ratio(r.get('perftune_over_eager'))} | "
+                     f"{detected} | {format_ratio(r.get('perftune_over_pytorch_detected'))} | "
                      f"{autoscheduler} | {library} | {format_ratio(r.get('perftune_over_library'))} |")
-    lines.append(f"| geometric mean | | | | | **{format_ratio(means['perftune_over_pytorch_best']['value'])}** | "
-                 f"{format_ratio(means['perftune_over_eager']['value'])} | | | {format_ratio(means['perftune_over_library']['value'])} |")
+    mean = {key: format_ratio(value["value"]) for key, value in means.items()}
+    lines.append(f"| geometric mean | | | | | **{mean['perftune_over_pytorch_best']}** | {mean['perftune_over_eager']} | | "
+                 f"{mean['perftune_over_pytorch_detected']} | | | {mean['perftune_over_library']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -84,19 +100,20 @@ def write_plot(rows, folder, title):
             f.write(r["block"] + " " + " ".join(f"{v:.6g}" if v else "NaN" for v in values) + "\n")
     columns = ", ".join(f"'times.dat' using {i + 2}:xtic(1) title \"{label}\" lc rgb \"{kColors[i]}\""
                         for i, (_, label) in enumerate(kBars))
-    script = f"""set terminal pngcairo size 1100,560 font "sans,10"
+    script = f"""set terminal pngcairo size 1100,600 font "sans,10"
 set output 'times.png'
 set title "{title}"
 set ylabel "time / PyTorch best (log scale; below 1: faster than PyTorch)"
 set logscale y
-set yrange [0.1:*]
+set yrange [0.2:*]
+set ytics ("0.25" 0.25, "0.5" 0.5, "1" 1, "2" 2, "4" 4, "8" 8, "16" 16, "32" 32)
 set grid ytics
 set style data histogram
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
 set xtics rotate by -20 left noenhanced
-set key top left noenhanced
+set key below horizontal maxrows 2 noenhanced
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 1.5 lc rgb "black"
 plot {columns}
 """

@@ -11,11 +11,13 @@ ONNX export), at batch 1 in eval mode under torch.no_grad, eager and frozen
 (default 5), the two ways alternating: each round warmed up W times (default 10), then timed R
 times (default 50; a block runs in milliseconds, so more runs than torch_peer's 20 cost nothing).
 Each way's figures are those of its round with the lowest median (timed_in_rounds says why).
-Prints torch_peer's JSON object, with "block" for "model", "input_shapes" for "input_shape" and
-each way's "round_medians_seconds". Exits 1 when the frozen output differs from eager's by more than
+Prints torch_peer's JSON object, with "block" for "model", "input_shapes" for "input_shape",
+each way's "round_medians_seconds", and "openblas_core", the OpenBLAS kernels torch ran (set
+OPENBLAS_CORETYPE to choose them; bench/fused_blocks.py does on a CPU OpenBLAS does not know). Exits 1 when the frozen output differs from eager's by more than
 T (default 1e-3, relative to the output's largest magnitude), 2 on bad arguments.
 """
 import argparse
+import ctypes
 import json
 import os
 import statistics
@@ -26,6 +28,21 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
 import blocks_zoo  # noqa: E402
+
+
+def openblas_core():
+    """The core type whose kernels the OpenBLAS torch loaded runs (openblas_get_corename), or None
+    when torch has loaded no OpenBLAS. Its DYNAMIC_ARCH build picks them from the CPU's model
+    number, or from OPENBLAS_CORETYPE when set: 0.3.21 takes a CPU newer than it knows for a
+    Prescott (SSE3), several times slower on a GEMM than its AVX-512 SkylakeX kernels."""
+    with open("/proc/self/maps") as maps:
+        paths = {line.split()[-1] for line in maps if "blas" in line}
+    for path in sorted(p for p in paths if p.startswith("/")):
+        library = ctypes.CDLL(path)
+        if hasattr(library, "openblas_get_corename"):
+            library.openblas_get_corename.restype = ctypes.c_char_p
+            return library.openblas_get_corename().decode()
+    return None
 
 
 def timed_in_rounds(functions, inputs, args):
@@ -77,7 +94,8 @@ def main():
     if reason:
         frozen["script_failure"] = reason
     result = {"block": args.block, "threads": args.threads, "torch": torch.__version__,
-              "input_shapes": [list(x.shape) for x in inputs], "eager": eager, "frozen": frozen,
+              "input_shapes": [list(x.shape) for x in inputs], "openblas_core": openblas_core(),
+              "openblas_coretype_env": os.environ.get("OPENBLAS_CORETYPE"), "eager": eager, "frozen": frozen,
               "best": "frozen" if frozen["median_seconds"] < eager["median_seconds"] else "eager"}
     print(json.dumps(result, indent=1))
     if frozen_error > args.tolerance:
