@@ -13,13 +13,18 @@
 // with torch's own probe: runner/torch_parallel_probe.h; N caps the attempts, 0 = no guard), and
 // the answer also holds "attempts", "parallel_ratio" and "disturbed" when every attempt was.
 // torch::mm / bmm call the system BLAS (OpenBLAS with libopenblas0-openmp), torch's f32
-// convolutions oneDNN; both on T OpenMP threads.
+// convolutions oneDNN; both on T OpenMP threads. An ok answer also names "openblas_core", the
+// OpenBLAS kernels the GEMMs ran ("" for another BLAS).
+#include <dlfcn.h>
+#include <unistd.h>
 #include <torch/torch.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +37,32 @@
 namespace {
 
 using nlohmann::json;
+
+// The OpenBLAS core type whose kernels torch's BLAS runs, or "" when the BLAS is not OpenBLAS.
+std::string openblas_core() {
+  using CoreName = char* (*)();
+  const auto core_name = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  return core_name ? std::string(core_name()) : std::string();
+}
+
+// OpenBLAS picks its kernels when it loads, from the CPU's family and model, and takes a CPU newer
+// than its release knows for a pre-AVX2 core (Debian's 0.3.21 runs its SSE3 "Prescott" kernels on
+// a Xeon of family 6 model 207, several times below its best). The library peer is to run at its
+// best, so then the runner starts again with OPENBLAS_CORETYPE naming the newest kernels this CPU
+// executes. A user's own OPENBLAS_CORETYPE is kept.
+void run_openblas_at_its_best(char** argv) {
+  if (std::getenv("OPENBLAS_CORETYPE")) return;
+  static const std::set<std::string> kBeforeAvx2 = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Sandybridge",
+                                                    "Katmai", "Coppermine", "Northwood", "Banias", "Opteron", "Opteron_SSE3",
+                                                    "Barcelona", "Bobcat", "Bulldozer", "Piledriver", "Steamroller", "Nano"};
+  if (!kBeforeAvx2.count(openblas_core())) return;
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (!avx512 && !avx2) return;
+  setenv("OPENBLAS_CORETYPE", avx512 ? "SkylakeX" : "Haswell", 1);
+  execv("/proc/self/exe", argv);  // only returns on failure: then the detected kernels run
+}
 
 // One library call on operands made once (random values: the time does not depend on them).
 std::function<void()> library_call(const json& call) {
@@ -74,7 +105,7 @@ json time_calls(const json& request, const perftune::ParallelGuard& guard, perft
     run();  // warm-up (after the probe's calls, too): what time_samples plans the samples by
     return perftune::time_samples(run, std::chrono::duration<double>(Clock::now() - start).count(), timing);
   };
-  json reply = {{"status", "ok"}};
+  json reply = {{"status", "ok"}, {"openblas_core", openblas_core()}};
   if (guard.threads > 1 && guard.max_attempts > 0)
     perftune::write_guarded(reply, perftune::guarded_samples(guard, [&] { return probe.ratio(); }, time, perftune::ParallelGuard::pause));
   else
@@ -89,6 +120,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s THREADS\n", argv[0]);
     return 2;
   }
+  run_openblas_at_its_best(argv);
   const int threads = std::stoi(argv[1]);
   perftune::reuse_freed_memory();  // as the Halide runner: the library's workspace is reused
   std::string line;
