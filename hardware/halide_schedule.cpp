@@ -176,12 +176,20 @@ bool is_halide_schedule_knob(const std::string& name) {
          name == kReductionOrderKnob;
 }
 
+// f32 lanes of one vector register of this host. The tuner and its Halide worker run on one
+// machine, so the heuristic sizes its register block for it, as Halide's natural_vector_size does.
+namespace {
+std::int64_t host_register_lanes() { return __builtin_cpu_supports("avx512f") ? 16 : 8; }
+}  // namespace
+
 StageSchedule heuristic_stage(const Program& body, OpId id) {
-  // A library-style micro-kernel (OpenBLAS's and Halide's apps/linear_algebra's shape): a register
-  // block of 6 rows by 16 lanes (two AVX2 vectors or one AVX-512 vector per row: 12 or 6
-  // accumulators, within either register file with room for the operands), the reduction whole
-  // inside it, tiles of 24 rows (four blocks) by 256 lanes. Along output channels (oneDNN's direct
-  // convolution) a tile is one block of 16 channels by the whole width, the width as the rows.
+  // A library-style micro-kernel (OpenBLAS's and Halide's apps/linear_algebra's shape), the
+  // reduction whole inside its register block: with AVX-512, 8 rows by two vectors of 16 lanes (16
+  // accumulators: two FMA pipes of a 4-cycle latency keep 8 busy, and 6 rows of one vector left
+  // half of them waiting), in tiles of 32 rows (four blocks) by 256 lanes; with AVX2 (or columns
+  // that 32 lanes do not tile whole), 6 rows by 16 lanes (12 of AVX2's 16 registers), in tiles of
+  // 24 rows. Along output channels (oneDNN's direct convolution) a tile is one block of 16 channels
+  // by the whole width, the width as the rows.
   // Outside the register dimensions, the outermost dimension of more than one point is split into
   // 8 tiles and the rest are whole, and the two outermost tile loops are one parallel loop (at
   // batch 1 the outermost alone has a single iteration): tasks for the threads, each reusing its
@@ -198,14 +206,16 @@ StageSchedule heuristic_stage(const Program& body, OpId id) {
   const bool channels = lanes + 1 != rank;
   s.vector_dim = channels ? static_cast<int>(lanes) : -1;
   s.tiles[lanes] = std::min<std::int64_t>(dims[lanes], channels ? 16 : 256);
+  // Two vectors per row only where they tile the lanes whole, so the panels still pack.
+  const bool wide_block = !channels && host_register_lanes() >= 16 && s.tiles[lanes] % 32 == 0;
   for (std::int64_t w : kVectorWidths)
-    if (w <= std::min<std::int64_t>(16, s.tiles[lanes])) s.vector = static_cast<int>(w);
+    if (w <= std::min<std::int64_t>(wide_block ? 32 : 16, s.tiles[lanes])) s.vector = static_cast<int>(w);
   s.parallel = rank >= 2 ? 2 : 1;
   if (rank < 2) return s;
   const std::size_t rows = rows_dim(rank, lanes);
-  if (!channels) s.tiles[rows] = std::min<std::int64_t>(dims[rows], 24);
+  if (!channels) s.tiles[rows] = std::min<std::int64_t>(dims[rows], wide_block ? 32 : 24);
   for (std::int64_t u : kUnrollFactors)
-    if (u <= std::min<std::int64_t>(6, s.tiles[rows])) s.unroll = static_cast<int>(u);
+    if (u <= std::min<std::int64_t>(wide_block ? 8 : 6, s.tiles[rows])) s.unroll = static_cast<int>(u);
   if (channels) {
     // Along a narrow width the rows' last block shifts inwards and recomputes: 4 rows where they
     // waste less than 6 (7 columns: 8 computed against 12). 6 rows keep the window outside the
