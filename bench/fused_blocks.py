@@ -4,7 +4,7 @@ block at its best, on the same threads?
 
     bench/fused_blocks.py [--blocks NAME,NAME] [--budget N] [--output DIR] [--threads N]
                           [--runs R] [--rounds K] [--warmup W] [--openblas-coretypes LIST]
-                          [--pytorch-only] [--perftune BIN] [--programs DIR]
+                          [--pytorch-only | --report-only] [--perftune BIN] [--programs DIR]
 
 For each block of scripts/blocks_zoo.py (default: all), one after another so that nothing else of
 the benchmark runs while one side measures:
@@ -25,10 +25,12 @@ the benchmark runs while one side measures:
              AVX-512 and OpenBLAS fell back to older kernels, as 0.3.21 does on an Intel CPU newer
              than it knows); the fastest of them all is "PyTorch best". The campaign's library
              reference (torch too) runs on the first of LIST's kernels.
---pytorch-only times step 4 again for the run already in OUTPUT and rewrites its outputs.
+--pytorch-only times step 4 again for the run already in OUTPUT and rewrites its outputs;
+--report-only times nothing: it rewrites the outputs of OUTPUT/summary.json's rows from their times.
 Writes OUTPUT/summary.json (every row and the geometric means), OUTPUT/table.md, and
-OUTPUT/times.png (each peer's time over PyTorch best, per block; gnuplot, with its times.gp and
-times.dat). Ratios are perftune's time over the peer's: below 1, perftune is faster.
+OUTPUT/speed.png (each way's speed relative to PyTorch best, per block: PyTorch best's time over
+that way's; gnuplot, with its speed.gp and speed.dat). Ratios are speed ratios, "x peer": the
+peer's time over perftune's, above 1 perftune is faster (summary.json's speedup_over_* keys).
 OUTPUT defaults to runs/fused_blocks, PROGRAMS to configs/programs/blocks, THREADS to 2 (perftune's
 backend runs on as many). Exits 1 when any block failed (the others still run and are reported),
 2 on bad arguments. Needs /usr/bin/python3 with Debian's python3-torch and python3-onnx, a built
@@ -201,8 +203,8 @@ def _progress(row):
     if row.get("error"):
         return f"{row['block']}: failed at {row['failed_stage']}: {row['error']}"
     return (f"{row['block']}: perftune {row['perftune_seconds'] * 1e3:.3f} ms, eager {row['eager_seconds'] * 1e3:.3f} ms, "
-            f"frozen {row['frozen_seconds'] * 1e3:.3f} ms; perftune / PyTorch best "
-            f"{fused_blocks_report.format_ratio(row['perftune_over_pytorch_best'])} ({row['wall_seconds']:.0f} s)")
+            f"frozen {row['frozen_seconds'] * 1e3:.3f} ms; perftune at "
+            f"{fused_blocks_report.format_ratio(row['speedup_over_pytorch_best'])} PyTorch best ({row['wall_seconds']:.0f} s)")
 
 
 def parse_args():
@@ -219,8 +221,11 @@ def parse_args():
     parser.add_argument("--openblas-coretypes", default="auto",
                         help="OpenBLAS kernels PyTorch is also timed with, beside as detected: comma-separated "
                              "OPENBLAS_CORETYPE values, \"auto\" (SkylakeX where OpenBLAS fell back on an AVX-512 CPU) or \"\"")
-    parser.add_argument("--pytorch-only", action="store_true",
-                        help="time PyTorch again for the run already in --output, keeping its perftune figures")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--pytorch-only", action="store_true",
+                      help="time PyTorch again for the run already in --output, keeping its perftune figures")
+    only.add_argument("--report-only", action="store_true",
+                      help="time nothing: rewrite --output's summary.json, table.md and plot from its saved times (all its blocks)")
     parser.add_argument("--perftune", default=os.path.join(kRoot, "build", "perftune"))
     args = parser.parse_args()
     args.names = [n for n in args.blocks.split(",") if n] or blocks_zoo.NAMES
@@ -254,8 +259,18 @@ def retime_pytorch(args):
     return summary, rows
 
 
+def rerender(args):
+    """--report-only: the run already in OUTPUT, every row's ratios computed again from its times."""
+    path = os.path.join(args.output, "summary.json")
+    if not os.path.isfile(path):
+        raise SystemExit(f"bench/fused_blocks.py: --report-only needs an earlier run's {path}")
+    with open(path) as f:
+        summary = json.load(f)
+    return summary, [fused_blocks_report.row_ratios(row) for row in summary["blocks"]]
+
+
 def write_outputs(summary, rows, args):
-    """summary.json, table.md and times.png in OUTPUT; returns the process's exit status."""
+    """summary.json, table.md and speed.png in OUTPUT; returns the process's exit status."""
     means = fused_blocks_report.geometric_means([r for r in rows if not r.get("error")])
     summary.update({"blocks": rows, "geometric_means": means})
     with open(os.path.join(args.output, "summary.json"), "w") as f:
@@ -265,8 +280,8 @@ def write_outputs(summary, rows, args):
         f.write(table)
     print(table, end="")
     try:
-        fused_blocks_report.write_plot(rows, args.output, f"Fused blocks: perftune tuned ({summary['budget']} measurements) "
-                                                          f"against PyTorch, {summary['threads']} threads, batch 1")
+        fused_blocks_report.write_plot(rows, args.output, f"Fused blocks: speed relative to PyTorch best, perftune tuned "
+                                                          f"({summary['budget']} measurements), {summary['threads']} threads, batch 1")
     except RuntimeError as error:
         print(f"bench/fused_blocks.py: {error}", file=sys.stderr)
         return 1
@@ -281,6 +296,8 @@ def write_outputs(summary, rows, args):
 
 def main():
     args = parse_args()
+    if args.report_only:
+        return write_outputs(*rerender(args), args)
     start = time.perf_counter()
     args.coretypes = resolve_coretypes(args.openblas_coretypes)
     pytorch_settings = {"runs": args.runs, "rounds": args.rounds, "warmup": args.warmup, "openblas_coretypes": args.coretypes,

@@ -18,7 +18,6 @@ T (default 1e-3, relative to the output's largest magnitude), 2 on bad arguments
 """
 import argparse
 import ctypes
-import json
 import os
 import statistics
 import sys
@@ -78,9 +77,7 @@ def main():
         parser.error(f"unknown block {args.block!r} (known: {', '.join(blocks_zoo.NAMES)})")
     if args.threads < 1 or args.runs < 1 or args.rounds < 1 or args.warmup < 0:
         parser.error("--threads, --runs and --rounds must be at least 1, --warmup at least 0")
-    # Before any parallel work: set_num_interop_threads fails once the inter-op pool has started.
-    torch.set_num_threads(args.threads)
-    torch.set_num_interop_threads(args.threads)
+    torch_peer.set_threads(args.threads)
 
     block = blocks_zoo.build(args.block)
     inputs = blocks_zoo.example_inputs(args.block)
@@ -90,19 +87,11 @@ def main():
         frozen_block, method, reason = torch_peer.freeze(block, inputs[0])
         frozen_error = torch_peer.relative_error(torch_peer.first_tensor(frozen_block(*inputs)), expected)
         eager, frozen = timed_in_rounds([lambda xs: block(*xs), lambda xs: frozen_block(*xs)], inputs, args)
-    frozen.update({"method": method, "max_relative_error": frozen_error})
-    if reason:
-        frozen["script_failure"] = reason
     result = {"block": args.block, "threads": args.threads, "torch": torch.__version__,
               "input_shapes": [list(x.shape) for x in inputs], "openblas_core": openblas_core(),
-              "openblas_coretype_env": os.environ.get("OPENBLAS_CORETYPE"), "eager": eager, "frozen": frozen,
-              "best": "frozen" if frozen["median_seconds"] < eager["median_seconds"] else "eager"}
-    print(json.dumps(result, indent=1))
-    if frozen_error > args.tolerance:
-        print(f"bench/torch_block_peer.py: {args.block}: frozen output differs from eager's by "
-              f"{frozen_error:.2e} (relative), over the tolerance {args.tolerance:g}", file=sys.stderr)
-        return 1
-    return 0
+              "openblas_coretype_env": os.environ.get("OPENBLAS_CORETYPE")}
+    return torch_peer.report("bench/torch_block_peer.py", args.block, result, eager, frozen, (method, reason, frozen_error),
+                             args.tolerance)
 
 
 if __name__ == "__main__":

@@ -86,6 +86,32 @@ def freeze(model, x):
     return torch.jit.optimize_for_inference(torch.jit.freeze(compiled.eval())), method, reason
 
 
+def set_threads(threads):
+    """torch's intra- and inter-op threads. Before any parallel work: set_num_interop_threads fails
+    once the inter-op pool has started."""
+    torch.set_num_threads(threads)
+    torch.set_num_interop_threads(threads)
+
+
+def report(program, name, result, eager, frozen, freezing, tolerance):
+    """Prints result (the caller's own fields) with "eager", "frozen" and "best" as one JSON object,
+    frozen's figures with freeze's method, the frozen output's max_relative_error to eager's and,
+    when scripting failed, its script_failure; freezing is (method, reason, that error). Returns
+    the exit status: 1, said on stderr, when that error is over tolerance, else 0."""
+    method, reason, frozen_error = freezing
+    frozen.update({"method": method, "max_relative_error": frozen_error})
+    if reason:
+        frozen["script_failure"] = reason
+    result.update({"eager": eager, "frozen": frozen,
+                   "best": "frozen" if frozen["median_seconds"] < eager["median_seconds"] else "eager"})
+    print(json.dumps(result, indent=1))
+    if frozen_error > tolerance:
+        print(f"{program}: {name}: frozen output differs from eager's by "
+              f"{frozen_error:.2e} (relative), over the tolerance {tolerance:g}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("model", help=f"one of: {', '.join(models_zoo.NAMES)}")
@@ -98,9 +124,7 @@ def main():
         parser.error(f"unknown model {args.model!r} (known: {', '.join(models_zoo.NAMES)})")
     if args.threads < 1 or args.runs < 1 or args.warmup < 0:
         parser.error("--threads and --runs must be at least 1, --warmup at least 0")
-    # Before any parallel work: set_num_interop_threads fails once the inter-op pool has started.
-    torch.set_num_threads(args.threads)
-    torch.set_num_interop_threads(args.threads)
+    set_threads(args.threads)
 
     model = models_zoo.build(args.model)
     x = models_zoo.example_input(args.model)
@@ -110,18 +134,8 @@ def main():
         frozen_model, method, reason = freeze(model, x)
         frozen_error = relative_error(first_tensor(frozen_model(x)), expected)
         frozen = summarize(time_runs(frozen_model, x, args.warmup, args.runs))
-    frozen.update({"method": method, "max_relative_error": frozen_error})
-    if reason:
-        frozen["script_failure"] = reason
-    result = {"model": args.model, "threads": args.threads, "torch": torch.__version__,
-              "input_shape": list(x.shape), "eager": eager, "frozen": frozen,
-              "best": "frozen" if frozen["median_seconds"] < eager["median_seconds"] else "eager"}
-    print(json.dumps(result, indent=1))
-    if frozen_error > args.tolerance:
-        print(f"bench/torch_peer.py: {args.model}: frozen output differs from eager's by "
-              f"{frozen_error:.2e} (relative), over the tolerance {args.tolerance:g}", file=sys.stderr)
-        return 1
-    return 0
+    result = {"model": args.model, "threads": args.threads, "torch": torch.__version__, "input_shape": list(x.shape)}
+    return report("bench/torch_peer.py", args.model, result, eager, frozen, (method, reason, frozen_error), args.tolerance)
 
 
 if __name__ == "__main__":
