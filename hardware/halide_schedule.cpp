@@ -25,6 +25,9 @@ const std::vector<std::int64_t> kUnrollFactors = {1, 2, 4, 6, 8};
 // Tiles the heuristic cuts the outermost dimension outside its register block into: tasks for a
 // few threads at a time.
 constexpr std::int64_t kParallelTiles = 8;
+// f32 lanes of one vector register of this host. The tuner and its Halide worker run on one
+// machine, so the heuristic sizes its register block for it, as Halide's natural_vector_size does.
+std::int64_t host_register_lanes() { return __builtin_cpu_supports("avx512f") ? 16 : 8; }
 
 // Powers of two below `extent`, then `extent` itself (one tile); {1} for extent <= 1.
 std::vector<std::int64_t> powers_up_to(std::int64_t extent) {
@@ -175,12 +178,6 @@ bool is_halide_schedule_knob(const std::string& name) {
          name == kOrderKnob || name == kAccumulateKnob || name == kPadKnob || name == kPackKnob || name == kVectorDimKnob ||
          name == kReductionOrderKnob;
 }
-
-// f32 lanes of one vector register of this host. The tuner and its Halide worker run on one
-// machine, so the heuristic sizes its register block for it, as Halide's natural_vector_size does.
-namespace {
-std::int64_t host_register_lanes() { return __builtin_cpu_supports("avx512f") ? 16 : 8; }
-}  // namespace
 
 StageSchedule heuristic_stage(const Program& body, OpId id) {
   // A library-style micro-kernel (OpenBLAS's and Halide's apps/linear_algebra's shape), the

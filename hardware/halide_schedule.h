@@ -133,9 +133,8 @@ Config unscheduled_config(const SearchSpace& space, const Kernel& kernel);
 // A schedule a programmer would write first for stage `id` of `body` (used for the groups of a
 // whole program under fusion decisions, which has no stage knobs): a library-style micro-kernel of
 // 8 rows by 32 lanes on an AVX-512 host (6 by 16 on AVX2 or where 32 lanes do not tile the columns
-// whole), in tiles of 32 (24) rows by 256 columns
-// (or narrower), whole along the other
-// dimensions but the outermost (1, so the parallel outer tile loop has iterations), the reduction
+// whole), in tiles of 32 (24) rows by 256 columns (or narrower), whole along the other dimensions
+// but the outermost (1, so the parallel outer tile loop has iterations), the reduction
 // whole inside the register block. A convolution whose output channels are a vector_dims() entry
 // runs its lanes along them (oneDNN's direct convolution): tiles of one channel block, its rows
 // along the output's width.

@@ -32,11 +32,11 @@ inline constexpr const char* kUnrollKnob = "unroll";
 inline constexpr const char* kParallelKnob = "parallel";
 inline constexpr const char* kOrderKnob = "order";
 std::string tile_out_knob(std::size_t dimension);
+std::string fuse_knob(std::size_t edge);
 
 // The output dimension that the register block's unrolled rows (knob unroll) run along when the
 // lanes run along `vector_dim` of a rank-`rank` output: the innermost other dimension (rank >= 2).
 std::size_t rows_dim(std::size_t rank, std::size_t vector_dim);
-std::string fuse_knob(std::size_t edge);
 
 enum class KnobRole { kTileOut, kTileReduction, kFuse, kGeneric };
 
