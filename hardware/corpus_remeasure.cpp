@@ -19,12 +19,6 @@ namespace perftune {
 
 namespace {
 
-// Every knob a fuse.<e> (ir/knob_roles.h): a whole program under fusion placements.
-bool is_fusion_space(const SearchSpace& space) {
-  const std::vector<KnobInfo> roles = knob_roles(space);
-  return !roles.empty() && std::all_of(roles.begin(), roles.end(), [](const KnobInfo& k) { return k.role == KnobRole::kFuse; });
-}
-
 bool is_selected(RemeasuredSpaces spaces, const SearchSpace& space) {
   switch (spaces) {
     case RemeasuredSpaces::kFusion: return is_fusion_space(space);

@@ -43,6 +43,8 @@ SearchSpace fusion_space(const Program& program, FusionChoices choices) {
   std::vector<Knob> knobs;
   const std::vector<std::int64_t> values = choices == FusionChoices::kPlacements ? std::vector<std::int64_t>{0, 1, 2} : std::vector<std::int64_t>{0, 1};
   for (std::size_t e : edges) knobs.push_back({fuse_knob(e), values});
+  // Placements run on the Halide backend, whose groups get the kernel heuristic's schedule.
+  if (choices == FusionChoices::kPlacements) knobs.push_back({kStagesKnob, {1}});
   // The constraint holds its own copy: a space may outlive the program it was made from.
   auto copy = std::make_shared<const Program>(program);
   auto edge_ids = std::make_shared<const std::vector<std::size_t>>(edges);
@@ -68,7 +70,8 @@ Config fusion_space_config(const Program& program, const SearchSpace& space, con
   Config config;
   for (const Knob& knob : space.knobs()) {
     const KnobInfo info = knob_role(knob.name);
-    config.values.push_back(info.role == KnobRole::kFuse && info.index < fusion.fused.size() && fusion.fused[info.index] ? 1 : 0);
+    if (info.role != KnobRole::kFuse) config.values.push_back(knob.values.back());  // `stages`: its one value
+    else config.values.push_back(info.index < fusion.fused.size() && fusion.fused[info.index] ? 1 : 0);
   }
   return config;
 }

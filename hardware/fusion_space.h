@@ -19,12 +19,15 @@ std::vector<std::size_t> cpu_fusible_edges(const Program& program);
 // for its consumer (hardware/halide_schedule.h: 0 at root, 1 inlined, 2 at the consumer's tile).
 enum class FusionChoices { kFusedOrNot, kPlacements };
 
-// One knob fuse.<e> per cpu_fusible_edges() entry. Throws std::invalid_argument if there is none.
+// One knob fuse.<e> per cpu_fusible_edges() entry, and under kPlacements the knob `stages` = 1
+// (hardware/halide_schedule.h: every group scheduled as the kernel heuristic schedules a kernel).
+// Throws std::invalid_argument if there is no such edge.
 SearchSpace fusion_space(const Program& program, FusionChoices choices = FusionChoices::kFusedOrNot);
 
 // The fusion decisions a config of fusion_space(program) (or any space with fuse.<e> knobs) means.
 FusionConfig fusion_config_of(const Program& program, const SearchSpace& space, const Config& config);
-// The config of fusion_space(program) that sets exactly `fusion`'s fusible edges.
+// The config of fusion_space(program) that sets exactly `fusion`'s fusible edges (and `stages`
+// to its one value).
 Config fusion_space_config(const Program& program, const SearchSpace& space, const FusionConfig& fusion);
 
 }  // namespace perftune

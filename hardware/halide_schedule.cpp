@@ -134,6 +134,28 @@ std::size_t heuristic_lanes_dim(const Program& body, OpId id) {
   return lane && extent % 16 == 0 && extent >= 32 ? channels : rank - 1;
 }
 
+// The reduction that stage `id` of a scheduled program accumulates in its own loops: itself, or a
+// member of its group reached through elementwise members of its shape (accumulated_reduction_of
+// within the group). -1 if none.
+long group_reduction_of(const Program& body, const HalideSchedule& schedule, OpId id) {
+  const auto& dims = body.op(id).shape.dims;
+  std::vector<OpId> pending = {id};
+  while (!pending.empty()) {
+    const OpId at = pending.back();
+    pending.pop_back();
+    const Op& op = body.op(at);
+    if (is_reduction_opcode(op.opcode)) return op.shape.dims == dims ? static_cast<long>(at) : -1;
+    if (!is_elementwise_opcode(op.opcode)) continue;
+    for (OpId operand : body.operands(at)) {
+      const Op& producer = body.op(operand);
+      if (!producer.is_leaf_value() && producer.shape.dims == dims && schedule.placement[operand] != Placement::kRoot &&
+          schedule.group_root[operand] == id)
+        pending.push_back(operand);
+    }
+  }
+  return -1;
+}
+
 }  // namespace
 
 std::optional<PanelOperand> panel_operand(const Program& body, OpId reduction, std::optional<std::size_t> lane_dim) {
@@ -175,7 +197,7 @@ std::vector<OpId> computed_outputs(const Program& body) {
 bool is_halide_schedule_knob(const std::string& name) {
   const KnobRole role = knob_role(name).role;
   return role != KnobRole::kGeneric || name == kVectorKnob || name == kUnrollKnob || name == kParallelKnob ||
-         name == kOrderKnob || name == kAccumulateKnob || name == kPadKnob || name == kPackKnob || name == kVectorDimKnob ||
+         name == kOrderKnob || name == kStagesKnob || name == kAccumulateKnob || name == kPadKnob || name == kPackKnob || name == kVectorDimKnob ||
          name == kReductionOrderKnob;
 }
 
@@ -233,6 +255,29 @@ StageSchedule heuristic_stage(const Program& body, OpId id) {
 bool heuristic_packs(const Program& body) {  // where the tile allows
   return !body.op(body.root()).shape.dims.empty() && packable_reduction_of(body, heuristic_lanes_dim(body, body.root())) >= 0;
 }
+
+namespace {
+
+// What heuristic_config() adds to heuristic_stage() for a kernel, for stage `id` of a scheduled
+// program: the reduction its group accumulates whole inside the register block, and that
+// reduction's panel operand packed where the stage's lanes tile it in whole vectors and the operand
+// is read at root (a parameter, or stored), the column tiles then outside the row tiles.
+void schedule_as_kernel(const Program& body, OpId id, StageSchedule& stage, HalideSchedule& schedule) {
+  const long accumulated = group_reduction_of(body, schedule, id);
+  if (accumulated < 0) return;
+  const auto reduction = static_cast<OpId>(accumulated);
+  stage.reduction_tile = first_reduction_extent(body, reduction);
+  const std::size_t rank = stage.tiles.size();
+  if (rank == 0 || stage.vector <= 1) return;
+  const std::size_t lanes = lanes_dim(stage, rank);
+  const auto panel = panel_operand(body, reduction, lanes);
+  if (!panel || stage.tiles[lanes] % stage.vector != 0) return;
+  if (schedule.placement[body.operands(reduction)[panel->slot]] != Placement::kRoot) return;  // parameters are too
+  schedule.panels[reduction] = {stage.vector, lanes};
+  stage.order = 1;
+}
+
+}  // namespace
 
 HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::string, std::int64_t>& knobs) {
   for (const auto& [name, value] : knobs)
@@ -320,6 +365,9 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
   // Stages: the kernel root from the stage knobs when the space has them; other stages at root
   // inherit vector width and parallelism (not tiles: their shapes differ) in a tile space, or get
   // the heuristic schedule in a fusion space.
+  const auto stages = knob_or(knobs, kStagesKnob, 0);
+  check_range(kStagesKnob, stages, 0, 1);
+  const bool kernel_stages = !has_stage_knobs && stages == 1;
   const auto vector = knob_or(knobs, kVectorKnob, 1), unroll = knob_or(knobs, kUnrollKnob, 1);
   const auto parallel = knob_or(knobs, kParallelKnob, 0), loop_order = knob_or(knobs, kOrderKnob, 0);
   check_range(kVectorKnob, vector, 1, 64);
@@ -334,6 +382,7 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
     StageSchedule stage;
     if (!has_stage_knobs) {
       stage = heuristic_stage(body, id);
+      if (kernel_stages) schedule_as_kernel(body, id, stage, schedule);
     } else if (id == root) {
       for (std::size_t d = 0; d < op.shape.dims.size(); ++d) {
         const auto tile = knob_or(knobs, tile_out_knob(d), op.shape.dims[d]);

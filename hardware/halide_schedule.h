@@ -39,6 +39,12 @@
 //                 window reaches past its input) is computed, with the values of fuse.<e>: 0 = a
 //                 padded copy at root, 1 = inlined (a bounds check on every load), 2 = per tile of
 //                 the stage whose loops hold the reduction. Present only in kernels with padding.
+//   stages        in a whole program's fusion space, where no stage has knobs of its own:
+//                 1 = every stage at root is scheduled as heuristic_config() schedules a kernel
+//                 (heuristic_stage(), the reduction of its group whole inside the register block,
+//                 its panel operand packed where the lanes tile it in whole vectors and it is read
+//                 at root, the column tiles then outside the row tiles); absent (records from
+//                 before the knob) = heuristic_stage() alone.
 #include <cstdint>
 #include <map>
 #include <optional>

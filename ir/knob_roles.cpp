@@ -34,6 +34,16 @@ std::vector<KnobInfo> knob_roles(const SearchSpace& space) {
   return roles;
 }
 
+bool is_fusion_space(const SearchSpace& space) {
+  const auto& knobs = space.knobs();
+  bool fused = false;
+  for (const Knob& knob : knobs) {
+    if (knob_role(knob.name).role == KnobRole::kFuse) fused = true;
+    else if (knob.name != kStagesKnob) return false;
+  }
+  return fused;
+}
+
 TileChoice read_tiles(const std::vector<KnobInfo>& roles, const Config& config, std::size_t output_rank) {
   TileChoice choice;
   choice.out.assign(output_rank, 0);

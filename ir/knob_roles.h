@@ -12,6 +12,8 @@
 //   parallel       0 = serial, 1 = the outermost tile loop parallel, 2 = the two outermost fused
 //                  into one parallel loop
 //   order          1 = the two innermost tile loops swapped (0 = row-major)
+//   stages         in a whole program's fusion space (fuse.<e> knobs alone otherwise): how the
+//                  stages that the placements leave at root are scheduled (hardware/halide_schedule.h)
 // Any other name is a generic knob (e.g. a Kernel Tuner parameter) that only learned models read;
 // vector and unroll are generic knobs too, whose meaning the featurizer also reads.
 #include <cstddef>
@@ -31,6 +33,7 @@ inline constexpr const char* kVectorDimKnob = "vector.dim";
 inline constexpr const char* kUnrollKnob = "unroll";
 inline constexpr const char* kParallelKnob = "parallel";
 inline constexpr const char* kOrderKnob = "order";
+inline constexpr const char* kStagesKnob = "stages";
 std::string tile_out_knob(std::size_t dimension);
 std::string fuse_knob(std::size_t edge);
 
@@ -48,6 +51,10 @@ struct KnobInfo {
 // Roles of a space's knobs, in knob order (parse once, use for every config).
 std::vector<KnobInfo> knob_roles(const SearchSpace& space);
 KnobInfo knob_role(const std::string& name);
+
+// A whole program under fusion placements: every knob a fuse.<e>, or the program-wide `stages`
+// (a kernel's tile space places its producers with fuse.<e> knobs too, beside its stage knobs).
+bool is_fusion_space(const SearchSpace& space);
 
 // A config read through the convention.
 struct TileChoice {

@@ -24,14 +24,7 @@ std::pair<std::shared_ptr<const SearchSpace>, Config> untiled(const Kernel& kern
   return {std::make_shared<SearchSpace>(std::move(knobs)), config};
 }
 
-bool is_fusion_space(const MeasuredKernel& kernel) {
-  if (!kernel.space || kernel.space->knobs().empty()) return false;
-  // Only fuse knobs: a schedule space of a multi-op kernel also places its producers (fuse.<e>
-  // on the Halide backend) but is a kernel's tile space, trained on and scored as one.
-  for (const KnobInfo& info : knob_roles(*kernel.space))
-    if (info.role != KnobRole::kFuse) return false;
-  return true;
-}
+bool is_fusion_space(const MeasuredKernel& kernel) { return kernel.space && is_fusion_space(*kernel.space); }
 
 namespace {
 

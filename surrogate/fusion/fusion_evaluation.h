@@ -18,7 +18,7 @@ namespace perftune {
 // the tiling to use when no backend says otherwise.
 std::pair<std::shared_ptr<const SearchSpace>, Config> untiled(const Kernel& kernel);
 
-// True if the kernel's space has fuse.<e> knobs only (a fusion measurement of a whole program).
+// True if the kernel's space is a whole program's fusion space (ir/knob_roles.h's is_fusion_space).
 bool is_fusion_space(const MeasuredKernel& kernel);
 
 // One kernel of a program under a fusion config, and the runtime a model predicts for it.

@@ -307,6 +307,48 @@ TEST_CASE("fusion placements of a whole program compile and check", "[hardware][
   require_ok(kernel, space, configs);
 }
 
+TEST_CASE("a whole program's groups are scheduled as the kernel heuristic schedules a kernel, packed, and check", "[hardware][halide]") {
+  // A dense layer (64 columns: whole vectors on every host) and a padded convolution whose 48 output
+  // channels are the heuristic's lanes, each with a bias and ReLU; 19 rows and 11 columns leave tails.
+  const std::string dense = param("x", "[19, 24]", 0) + "," + param("w", "[24, 64]", 1) + "," + param("b", "[64]", 2) + R"(,
+    {"name": "mm", "opcode": "dot", "shape": [19, 64], "operands": ["x", "w"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}},
+    {"name": "bb", "opcode": "broadcast", "shape": [19, 64], "operands": ["b"], "dimensions": [1]},
+    {"name": "s", "opcode": "add", "shape": [19, 64], "operands": ["mm", "bb"]},
+    {"name": "y", "opcode": "relu", "shape": [19, 64], "operands": ["s"]})";
+  const std::string conv = param("x", "[1, 5, 9, 11]", 0) + "," + param("w", "[48, 5, 3, 3]", 1) + "," + param("b", "[48]", 2) +
+                           R"(, {"name": "k", "opcode": "convolution", "shape": [1, 48, 9, 11], "operands": ["x", "w"], "window": {"size": [3, 3], "pad_low": [1, 1], "pad_high": [1, 1]}, "convolution": {"input_batch": 0, "input_feature": 1, "input_spatial": [2, 3], "kernel_input_feature": 1, "kernel_output_feature": 0, "kernel_spatial": [2, 3], "output_batch": 0, "output_feature": 1, "output_spatial": [2, 3]}},
+    {"name": "bb", "opcode": "broadcast", "shape": [1, 48, 9, 11], "operands": ["b"], "dimensions": [1]},
+    {"name": "s", "opcode": "add", "shape": [1, 48, 9, 11], "operands": ["k", "bb"]},
+    {"name": "y", "opcode": "relu", "shape": [1, 48, 9, 11], "operands": ["s"]})";
+  const std::string ops = GENERATE_COPY(dense, conv);
+  const Kernel kernel = kernel_of(ops);
+  const Program& program = kernel.body();
+  const SearchSpace space = fusion_space(program, FusionChoices::kPlacements);
+  const OpId reduction = program.operands(program.operands(program.root()).front()).front();
+  FusionConfig all = FusionConfig::none(program);
+  for (std::size_t e : cpu_fusible_edges(program)) all.fused[e] = true;
+  REQUIRE(is_cpu_fusible(program, all));
+  std::vector<Config> configs;
+  for (const FusionConfig& fusion : {FusionConfig::none(program), all}) {
+    const Config config = fusion_space_config(program, space, fusion);
+    const auto knobs = named_knobs(space, config);
+    REQUIRE(knobs.at("stages") == 1);
+    const HalideSchedule schedule = schedule_from_knobs(program, knobs);
+    // Unfused, the reduction is a stage of its own; fused, the ReLU's group accumulates it. Either
+    // way it reads its weights packed, whole inside the register block, the column tiles outside.
+    REQUIRE(schedule.panels.count(reduction) == 1);
+    const OpId stage = schedule.placement[reduction] == Placement::kRoot ? reduction : program.root();
+    CHECK(schedule.stages.at(stage).order == 1);
+    CHECK(schedule.stages.at(stage).reduction_tile == 24 * (ops == dense) + 5 * (ops == conv));
+    // A record from before the knob keeps its meaning: the stages alone, read in place.
+    auto legacy = knobs;
+    legacy.erase("stages");
+    CHECK(schedule_from_knobs(program, legacy).panels.empty());
+    configs.push_back(config);
+  }
+  require_ok(kernel, space, configs);
+}
+
 TEST_CASE("the held-out programs run whole on the Halide backend and check, unfused and with a sampled placement", "[hardware][halide]") {
   // configs/programs/heldout: real-model blocks the generator's statistics never saw (its --derive
   // reads configs/programs alone); the fusion task scores models on them, so each must run.
