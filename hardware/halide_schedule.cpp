@@ -207,8 +207,9 @@ StageSchedule heuristic_stage(const Program& body, OpId id) {
   // accumulators: two FMA pipes of a 4-cycle latency keep 8 busy, and 6 rows of one vector left
   // half of them waiting), in tiles of 32 rows (four blocks) by 256 lanes; with AVX2 (or columns
   // that 32 lanes do not tile whole), 6 rows by 16 lanes (12 of AVX2's 16 registers), in tiles of
-  // 24 rows. Along output channels (oneDNN's direct convolution) a tile is one block of 16 channels
-  // by the whole width, the width as the rows.
+  // 24 rows. Along output channels (oneDNN's direct convolution) a tile is one block of channels
+  // by the whole width, the width as the rows: with AVX-512 (where 32 tile the channels whole) 32
+  // channels by up to 8 rows, else 16 channels by up to 6.
   // Outside the register dimensions, the outermost dimension of more than one point is split into
   // 8 tiles and the rest are whole, and the two outermost tile loops are one parallel loop (at
   // batch 1 the outermost alone has a single iteration): tasks for the threads, each reusing its
@@ -224,9 +225,10 @@ StageSchedule heuristic_stage(const Program& body, OpId id) {
   const std::size_t lanes = heuristic_lanes_dim(body, id);
   const bool channels = lanes + 1 != rank;
   s.vector_dim = channels ? static_cast<int>(lanes) : -1;
-  s.tiles[lanes] = std::min<std::int64_t>(dims[lanes], channels ? 16 : 256);
-  // Two vectors per row only where they tile the lanes whole, so the panels still pack.
-  const bool wide_block = !channels && host_register_lanes() >= 16 && s.tiles[lanes] % 32 == 0;
+  // Two vectors per row only where they tile the lanes whole, so the panels still pack: a GEMM's
+  // column tile, or every block of 32 output channels.
+  const bool wide_block = host_register_lanes() >= 16 && (channels ? dims[lanes] % 32 == 0 : std::min<std::int64_t>(dims[lanes], 256) % 32 == 0);
+  s.tiles[lanes] = std::min<std::int64_t>(dims[lanes], channels ? (wide_block ? 32 : 16) : 256);
   for (std::int64_t w : kVectorWidths)
     if (w <= std::min<std::int64_t>(wide_block ? 32 : 16, s.tiles[lanes])) s.vector = static_cast<int>(w);
   s.parallel = rank >= 2 ? 2 : 1;
@@ -236,13 +238,15 @@ StageSchedule heuristic_stage(const Program& body, OpId id) {
   for (std::int64_t u : kUnrollFactors)
     if (u <= std::min<std::int64_t>(wide_block ? 8 : 6, s.tiles[rows])) s.unroll = static_cast<int>(u);
   if (channels) {
-    // Along a narrow width the rows' last block shifts inwards and recomputes: 4 rows where they
-    // waste less than 6 (7 columns: 8 computed against 12). 6 rows keep the window outside the
-    // channels (reduction.order 1): in the window's order the rows' broadcasts of successive
-    // window steps overlap, and the compiler keeps every one live, spilling 16 x 6 accumulators.
+    // Along a narrow width the rows' last block shifts inwards and recomputes: of the row counts
+    // that fit, the one computing the fewest columns, the most rows among equals (7 columns: 4
+    // rows compute 8, 6 rows 12). 6 rows and more keep the window outside the channels
+    // (reduction.order 1): in the window's order the rows' broadcasts of successive window steps
+    // overlap, and the compiler keeps every one live, spilling the accumulators.
     const auto computed = [&](std::int64_t u) { return (s.tiles[rows] + u - 1) / u * u; };
-    if (s.unroll == 6 && computed(4) < computed(6)) s.unroll = 4;
-    s.reduction_order = s.unroll == 6 ? 1 : 0;
+    for (std::int64_t u : {6, 4})
+      if (u < s.unroll && computed(u) < computed(s.unroll)) s.unroll = static_cast<int>(u);
+    s.reduction_order = s.unroll >= 6 ? 1 : 0;
   }
   for (std::size_t d = 0; d < rank; ++d)
     if (d != lanes && d != rows && dims[d] > 1) {

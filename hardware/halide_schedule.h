@@ -142,7 +142,8 @@ Config unscheduled_config(const SearchSpace& space, const Kernel& kernel);
 // whole), in tiles of 32 (24) rows by 256 columns (or narrower), whole along the other dimensions
 // but the outermost (1, so the parallel outer tile loop has iterations), the reduction
 // whole inside the register block. A convolution whose output channels are a vector_dims() entry
-// runs its lanes along them (oneDNN's direct convolution): tiles of one channel block, its rows
+// runs its lanes along them (oneDNN's direct convolution): tiles of one channel block (32 channels
+// by up to 8 rows on an AVX-512 host where 32 divide the channels, else 16 by up to 6), its rows
 // along the output's width.
 StageSchedule heuristic_stage(const Program& body, OpId id);
 // Whether the heuristic packs the kernel's panel operand: whenever it has one along the

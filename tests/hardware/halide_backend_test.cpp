@@ -206,7 +206,7 @@ TEST_CASE("only a reduction whose lanes read an operand in place has a pack knob
 TEST_CASE("lanes along a convolution's output channels: every register block, packing and order checks", "[hardware][halide]") {
   // Odd sizes: 20 output channels (no vector of 8 or 16 divides them), 11 columns (no row block
   // does), padding, a bias and a ReLU fused after the accumulator; then 48 channels, where the
-  // heuristic itself runs along channels.
+  // heuristic itself runs along channels, and 64.
   const auto conv = [](int channels) {
     const std::string c = std::to_string(channels);
     return param("x", "[1, 5, 9, 11]", 0) + "," + param("w", "[" + c + ", 5, 3, 3]", 1) + "," + param("b", "[" + c + "]", 2) +
@@ -223,6 +223,14 @@ TEST_CASE("lanes along a convolution's output channels: every register block, pa
   CHECK(heuristic.at("unroll") == 6);  // 11 columns: blocks of 4 compute no fewer than blocks of 6
   CHECK(heuristic.at("reduction.order") == 1);
   require_ok(wide, wide_space, {heuristic_config(wide_space, wide)});
+  // 64 channels: on an AVX-512 host two vectors per row (32 channels a block), else one of 16.
+  const Kernel wider = kernel_of(conv(64));
+  const SearchSpace wider_space = halide_schedule_space(wider);
+  const auto wider_heuristic = named_knobs(wider_space, heuristic_config(wider_space, wider));
+  CHECK(wider_heuristic.at("vector") == (__builtin_cpu_supports("avx512f") ? 32 : 16));
+  CHECK(wider_heuristic.at("tile.out.1") == wider_heuristic.at("vector"));
+  CHECK(wider_heuristic.at("unroll") == 6);
+  require_ok(wider, wider_space, {heuristic_config(wider_space, wider)});
 
   const Kernel kernel = kernel_of(conv(20));
   const SearchSpace space = halide_schedule_space(kernel);
