@@ -11,6 +11,7 @@ std::string compose(const std::string& file, const std::string& place, const std
 }  // namespace
 
 InputError::InputError(std::string file, std::string place, std::string expected)
-    : std::runtime_error(compose(file, place, expected)), file_(std::move(file)), place_(std::move(place)) {}
+    : std::runtime_error(compose(file, place, expected)), file_(std::move(file)), place_(std::move(place)),
+      expected_(std::move(expected)) {}
 
 }  // namespace perftune

@@ -13,10 +13,12 @@ class InputError : public std::runtime_error {
 
   const std::string& file() const { return file_; }
   const std::string& place() const { return place_; }
+  const std::string& expected() const { return expected_; }
 
  private:
   std::string file_;
   std::string place_;
+  std::string expected_;
 };
 
 }  // namespace perftune
