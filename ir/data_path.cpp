@@ -16,6 +16,15 @@ std::string data_dir() {
 #endif
 }
 
+std::string shipped_model_path() {
+  if (const char* env = std::getenv("PERFTUNE_MODEL"); env && *env) return env;
+#ifdef PERFTUNE_SHIPPED_MODEL
+  return PERFTUNE_SHIPPED_MODEL;
+#else
+  return "models/halide_cpu.json";
+#endif
+}
+
 std::optional<std::string> find_data(const std::string& relative) {
   const auto path = std::filesystem::path(data_dir()) / relative;
   if (path_exists(path.string())) return path.lexically_normal().string();

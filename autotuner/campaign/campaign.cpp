@@ -31,6 +31,10 @@ Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
 
   campaign.backend = parse_backend_spec(root.at("backend"));
   campaign.model = root.has("model") ? parse_model_spec(root.at("model"), resolve) : ModelSpec{"none", "", file, "$.model"};
+  if (campaign.model.shipped && campaign.backend.type != "cpu")
+    root.at("model").fail("a \"checkpoint\" or \"params\": the shipped model (" + campaign.model.checkpoint +
+                          ") is trained on Halide kernels of a CPU, for a \"cpu\" backend, and this one is \"" +
+                          campaign.backend.type + "\"");
   campaign.strategy = parse_strategy_spec(root.at("strategy"));
   if (!campaign.strategy.rerank_checkpoint.empty()) campaign.strategy.rerank_checkpoint = resolve(campaign.strategy.rerank_checkpoint);
 

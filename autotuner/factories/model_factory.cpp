@@ -87,7 +87,14 @@ std::unique_ptr<CostModel> make_model(const ModelSpec& spec, const std::string& 
       return load_learned_model(path);
     };
     std::vector<std::unique_ptr<CostModel>> priors;
-    if (!spec.checkpoint.empty()) {
+    if (spec.shipped) {
+      try {
+        priors.push_back(load_checkpoint(spec.checkpoint, spec.path));
+      } catch (const InputError& error) {
+        throw InputError(error.file(), error.place(),
+                         error.expected() + "; the shipped model is retrained and rewritten by scripts/train_shipped_model");
+      }
+    } else if (!spec.checkpoint.empty()) {
       priors.push_back(load_checkpoint(spec.checkpoint, spec.path + ".checkpoint"));
     } else if (!spec.checkpoints.empty()) {
       for (std::size_t i = 0; i < spec.checkpoints.size(); ++i)

@@ -1,5 +1,7 @@
 #include "autotuner/factories/model_spec.h"
 
+#include "ir/data_path.h"
+
 namespace perftune {
 
 namespace {
@@ -56,9 +58,15 @@ ModelSpec parse_model_spec(const JsonView& view, const std::function<std::string
     spec.hardware_dir = resolve("../hardware");
   } else if (spec.type == "learned") {
     view.expect_keys({"type", "checkpoint", "checkpoints", "params", "seed", "residual"});
-    if (int{view.has("checkpoint")} + int{view.has("checkpoints")} + int{view.has("params")} != 1)
-      view.fail("exactly one of \"checkpoint\" (a model trained by perftune train), \"checkpoints\" (several, each a "
-                "prior of the residual) or \"params\" (hyper-parameters of a model trained online from scratch)");
+    if (int{view.has("checkpoint")} + int{view.has("checkpoints")} + int{view.has("params")} > 1)
+      view.fail("at most one of \"checkpoint\" (a model trained by perftune train), \"checkpoints\" (several, each a "
+                "prior of the residual) or \"params\" (hyper-parameters of a model trained online from scratch); "
+                "none is the shipped model");
+    if (!view.has("checkpoint") && !view.has("checkpoints") && !view.has("params")) {
+      spec.checkpoint = shipped_model_path();
+      spec.shipped = true;
+      if (view.has("seed")) view.at("seed").fail("no \"seed\" without \"params\": the shipped model is trained already");
+    }
     if (const auto checkpoint = view.find("checkpoint")) spec.checkpoint = resolve(checkpoint->as_string());
     if (const auto checkpoints = view.find("checkpoints")) {
       for (const JsonView& path : checkpoints->elements()) spec.checkpoints.push_back(resolve(path.as_string()));

@@ -6,6 +6,9 @@
 //                                             ../hardware beside the campaign (configs/hardware)
 //   {"type": "learned", "checkpoint": PATH}   GNN trained by `perftune train` (pre-trained), or the
 //                                             tree model where the config's "learner" is "trees"
+//   {"type": "learned"}                       the shipped model (models/halide_cpu.json, ir/data_path.h):
+//                                             pre-trained on the committed Halide corpora, for a
+//                                             campaign whose backend is "cpu"
 //   {"type": "learned", "params": PATH}       GNN trained online from scratch by the tuner's updates
 //                                             (AutoTVM-style); PATH is a configs/models/*.json
 //   {"type": "learned", "checkpoints": [PATH, ...], "residual": {...}}
@@ -66,6 +69,7 @@ struct ModelSpec {
   bool residual_relevance = false;       // TargetResidualOptions::relevance
   bool residual_categorical = false;     // TargetResidualOptions::categorical (relevance only)
   bool residual_sample_residual = false;  // TargetResidualOptions::sample_residual (thompson only)
+  bool shipped = false;  // learned: `checkpoint` is the shipped model, none being named
 };
 
 // `resolve` turns a path written in the campaign into a usable one. Throws InputError naming the
