@@ -62,6 +62,10 @@ struct TunerOptions {
   // over. A limit makes proposals depend on the machine's speed, so a replay
   // campaign (whose hardware time is not wall time) leaves it at 0.
   double search_time_share = 0.0;
+  // Every logged record of the kernel joins the history before round 0, whatever search proposes
+  // now: a network's task resumes with all it measured. Off: a logged config counts only when the
+  // loop picks it again (TVM's resume, which makes a replayed campaign end where it ended).
+  bool adopt_logged = false;
 };
 
 // k = 64 (AutoTVM's and Ansor's usual batch), scaled down so that a small budget still gets about
@@ -114,30 +118,16 @@ struct TuneResult {
 class Tuner {
  public:
   // `model` may be null (model-free strategies); `log` may be null (nothing is recorded).
-  // `logged` holds earlier records of this kernel on this backend (resume); they are used instead
-  // of measuring whenever the loop picks their config.
   Tuner(Backend& backend, Strategy& strategy, CostModel* model, RecordLog* log, TunerOptions options);
 
-  // Throws std::invalid_argument for a zero budget, a model-needing strategy without a model, a
-  // search time share outside [0, 1], or an empty space. Measurement failures are recorded, never thrown; an ok result that is not a
-  // valid runtime (NaN, infinite, negative) is recorded as runtime_error with the reason. A record
-  // log that cannot be written (disk full, read-only) throws std::runtime_error naming the log;
-  // every record written before stays intact.
+  // The whole loop (autotuner/tuning_session.h runs it a round at a time). `logged` holds earlier
+  // records of this kernel on this backend (resume); they are used instead of measuring whenever
+  // the loop picks their config. Throws as TuningSession's constructor does; measurement failures
+  // are recorded, never thrown.
   TuneResult run(const Kernel& kernel, const SearchSpace& space, const std::vector<Record>& logged = {},
                  const std::function<void(const RoundReport&)>& progress = {});
 
  private:
-  // One backend call for `configs`, then the retries of timeouts and, with confirm_best, the
-  // confirmation of would-be new bests (better than `best_seconds`); one final result per config.
-  std::vector<MeasureResult> measure_robustly(const Kernel& kernel, const SearchSpace& space,
-                                              const std::vector<Config>& configs, double best_seconds,
-                                              TuneResult& result);
-  std::vector<MeasureResult> measure_once(const Kernel& kernel, const SearchSpace& space,
-                                          const std::vector<Config>& configs, TuneResult& result);
-  // This round's search deadline under options_.search_time_share (see there); `other_seconds`
-  // is the last round's time outside the backend and the strategy, expected again.
-  SearchDeadline round_deadline(const TuneResult& result, double loop_seconds, std::size_t k, double other_seconds) const;
-
   Backend& backend_;
   Strategy& strategy_;
   CostModel* model_;

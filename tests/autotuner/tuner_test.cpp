@@ -1,4 +1,5 @@
 #include "autotuner/tuner.h"
+#include "autotuner/tuning_session.h"
 
 #include <algorithm>
 #include <chrono>
@@ -464,6 +465,44 @@ TEST_CASE("a space-filling first batch spreads over the space before any fit") {
       nearest = std::min(nearest, std::sqrt(d));
     }
   CHECK(nearest > 0.3);  // the huddle's configs lie 1/7 apart along one knob
+}
+
+}  // namespace
+}  // namespace perftune
+
+namespace perftune {
+namespace {
+
+TEST_CASE("a session runs the loop a round at a time, adopts its log and caps a round on request") {
+  Setup s;
+  auto strategy = make("random");
+  const std::string dir = scratch_dir("tuning_session_adopt");
+  TunerOptions options;
+  options.max_measurements = 100;
+  options.top_k = 4;
+  {
+    RecordLog log(dir + "/records.jsonl");
+    TuningSession session(s.backend, *strategy, nullptr, &log, options, s.kernel, s.space);
+    REQUIRE(session.step(1));
+    CHECK(session.result().history.size() == 1);
+    REQUIRE(session.step());
+    CHECK(session.result().history.size() == 5);
+    CHECK(session.report().round == 1);
+    CHECK(session.result().rounds == 2);
+  }
+  const std::vector<Record> logged = RecordLog::load(dir + "/records.jsonl").records;
+  REQUIRE(logged.size() == 5);
+  // Adopted: the log's five are in the history before any round, whatever search proposes now.
+  options.adopt_logged = true;
+  options.seed = 99;
+  testing::ScriptedBackend fresh{[&s](const Config& c) { return testing::toy_seconds(c, s.target); }};
+  TuningSession resumed(fresh, *strategy, nullptr, nullptr, options, s.kernel, s.space, logged);
+  CHECK(resumed.result().history.size() == 5);
+  CHECK(resumed.result().from_log == 5);
+  REQUIRE(resumed.step());
+  CHECK(resumed.result().history.size() == 9);
+  CHECK(fresh.times_measured.size() == 4);
+  for (const Record& record : logged) CHECK(fresh.times_measured.count(record.config) == 0);
 }
 
 }  // namespace
