@@ -25,6 +25,19 @@ bool is_cpu_fusible(const Program& program, const FusionConfig& config) {
   return true;
 }
 
+FusionConfig greedy_cpu_fusion(const Program& program) {
+  const FusionConfig greedy = FusionConfig::greedy_elementwise(program);
+  // Edge by edge, in program order, each kept when the partition stays one the backend runs: a
+  // residual add joins one of its two convolutions, not both, and every later edge still fuses.
+  FusionConfig kept = FusionConfig::none(program);
+  for (std::size_t e = 0; e < greedy.fused.size(); ++e) {
+    if (!greedy.fused[e]) continue;
+    kept.fused[e] = true;
+    if (!is_cpu_fusible(program, kept)) kept.fused[e] = false;
+  }
+  return kept;
+}
+
 std::vector<std::size_t> cpu_fusible_edges(const Program& program) {
   std::vector<std::size_t> edges;
   for (std::size_t e : fusible_edges(program)) {

@@ -11,6 +11,10 @@ namespace perftune {
 // them (two reductions in one loop nest would recompute the inner one per outer element).
 bool is_cpu_fusible(const Program& program, const FusionConfig& config);
 
+// XLA's greedy elementwise fusion (FusionConfig::greedy_elementwise), trimmed to what the CPU
+// backend runs: its edges in program order, each kept only when is_cpu_fusible still holds.
+FusionConfig greedy_cpu_fusion(const Program& program);
+
 // fusible_edges(program) without the edges is_cpu_fusible always rejects (a reduction into a
 // non-elementwise consumer): knobs that could only ever be 0 would make sampling needlessly sparse.
 std::vector<std::size_t> cpu_fusible_edges(const Program& program);

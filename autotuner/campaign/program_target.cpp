@@ -12,14 +12,6 @@ namespace perftune {
 
 namespace {
 
-// XLA's greedy elementwise fusion, trimmed to what the CPU backend can run: edges are dropped
-// from the last one until the partition is one fusion_space allows.
-FusionConfig greedy_cpu_fusion(const Program& program) {
-  FusionConfig greedy = FusionConfig::greedy_elementwise(program);
-  for (std::size_t e = greedy.fused.size(); e-- > 0 && !is_cpu_fusible(program, greedy);) greedy.fused[e] = false;
-  return greedy;
-}
-
 ProgramTarget fusion_target(const Program& program) {
   ProgramTarget target;
   target.kernel = Kernel(program.name(), program);
