@@ -1,12 +1,19 @@
 // perftune tune CAMPAIGN.json [--json] [--output DIR]: run a tuning campaign (resumes from DIR's log).
+// perftune tune NETWORK.onnx|PROGRAM.json --output DIR --budget-minutes M | --budget-measurements N:
+// tune every kernel of a network under one budget (autotuner/network/network_tuner.h).
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "autotuner/campaign/campaign.h"
 #include "autotuner/campaign/campaign_runner.h"
+#include "autotuner/network/network_tuner.h"
 #include "cli/command.h"
 #include "distributed/ranks.h"
 #include "hardware/wrappers/rank_spread_backend.h"
+#include "ir/file_io.h"
+#include "ir/input_error.h"
+#include "ir/json_view.h"
 #include "surrogate/training/torch_threads.h"
 
 namespace perftune::cli {
@@ -17,38 +24,89 @@ struct TuneOptions {
   std::string output;
   bool json = false;
   int threads = 1;
+  double budget_minutes = 0;
+  std::size_t budget_measurements = 0;
+  std::string allocation;
 };
 
-const bool registered = register_command({"tune", "Run a tuning campaign from JSON; resumes from its record log",
+bool is_network_file(const std::string& path) {
+  if (std::filesystem::path(path).extension() == ".onnx") return true;
+  const nlohmann::json json = parse_json_file(path);
+  return json.is_object() && json.value("format", "") == "perftune-program";
+}
+
+// A network named on the command line is tuned as this campaign: live on this CPU, with the
+// shipped model ranking simulated annealing's proposals, half of each round near the heuristic
+// and the best measured schedules (the demo's strategy).
+Campaign network_campaign(const TuneOptions& options) {
+  if (options.output.empty()) throw InputError(options.campaign, "--output", "a folder for the network's records and results");
+  if ((options.budget_minutes > 0) == (options.budget_measurements > 0))
+    throw InputError(options.campaign, "--budget-minutes", "exactly one of --budget-minutes M and --budget-measurements N");
+  nlohmann::json budget = options.budget_minutes > 0 ? nlohmann::json{{"minutes", options.budget_minutes}}
+                                                     : nlohmann::json{{"measurements", options.budget_measurements}};
+  const nlohmann::json json = {
+      {"name", std::filesystem::path(options.campaign).stem().string()},
+      {"source", {{"network", std::filesystem::absolute(options.campaign).string()}}},
+      {"backend", {{"type", "cpu"}}},
+      {"model", {{"type", "learned"}}},
+      {"strategy", {{"type", "annealing"}, {"anchored", {{"share", 0.5}}}}},
+      {"budget", budget},
+      {"allocation", options.allocation.empty() ? "gradient" : options.allocation},
+      {"seed", 1},
+      {"output", std::filesystem::absolute(options.output).string()}};
+  return parse_campaign(json, options.campaign + " (--budget-*, --allocation)");
+}
+
+const bool registered = register_command({"tune", "Run a tuning campaign from JSON, or tune every kernel of a network; resumes from its record log",
   [](CLI::App& app) {
     auto options = std::make_shared<TuneOptions>();
-    app.add_option("campaign", options->campaign, "Campaign JSON (configs/campaigns/*.json)")->required();
-    app.add_option("--output", options->output, "Folder for records.jsonl and summary.json (overrides the campaign's)");
+    app.add_option("campaign", options->campaign,
+                   "Campaign JSON (configs/campaigns/*.json), or a network: an ONNX model or a program JSON")->required();
+    app.add_option("--output", options->output, "Folder for records.jsonl and summary.json / network.json (overrides the campaign's)");
     app.add_flag("--json", options->json, "Print the summary as JSON on stdout");
+    app.add_option("--budget-minutes", options->budget_minutes, "A network's budget: minutes of tuning on this machine");
+    app.add_option("--budget-measurements", options->budget_measurements, "A network's budget: measurements over all its kernels");
+    app.add_option("--allocation", options->allocation, "How a network's budget is shared: gradient (Ansor's task scheduler) or equal");
     // One thread by default, as in `perftune train`: search already scores from TBB's threads, and
     // libtorch's OpenMP workers on top of them spend most of a learned campaign's CPU spinning in
     // libgomp's barriers (a profile shows it).
     app.add_option("--threads", options->threads, "libtorch intra-op threads (0: one per core)")->capture_default_str();
     app.callback([options] {
       configure_torch_threads(options->threads);
-      const Campaign campaign = load_campaign(options->campaign);
+      const bool network_file = is_network_file(options->campaign);
+      if (!network_file && (options->budget_minutes > 0 || options->budget_measurements > 0 || !options->allocation.empty()))
+        throw InputError(options->campaign, "--budget-*", "a network (ONNX model or program JSON) for --budget-minutes, "
+                                                          "--budget-measurements and --allocation; a campaign sets its own \"budget\"");
+      const Campaign campaign = network_file ? network_campaign(*options) : load_campaign(options->campaign);
       // Under mpirun each rank owns one device: rank 0 tunes, spreading every batch over them all.
       Ranks& ranks = process_ranks();
       if (ranks.rank() > 0) return serve_campaign(campaign, ranks);
+      auto spread = [&ranks](std::unique_ptr<Backend> local) -> std::unique_ptr<Backend> {
+        return std::make_unique<RankSpreadBackend>(std::move(local), ranks);
+      };
+      const std::string output = options->output.empty() ? campaign.output : options->output;
+      if (!campaign.source.network.empty()) {
+        NetworkTuneOptions run_options;
+        if (ranks.size() > 1) run_options.wrap_device = spread;
+        run_options.output = output;
+        run_options.progress = &std::cerr;
+        const auto summary = tune_network(campaign, run_options);
+        stop_serving(ranks);
+        if (options->json) return print_json(summary.dump(2));
+        std::cout << summary["network"].get<std::string>() << ": estimated latency " << summary["latency_seconds"].dump()
+                  << " s (heuristic schedules " << summary["heuristic_latency_seconds"].dump() << " s, speedup "
+                  << summary["speedup_over_heuristic"].dump() << ") after " << summary["measurements"].dump() << " measurements, "
+                  << summary["tuning_seconds"].dump() << " s of tuning\nresults in " << output << "/network.json, records in "
+                  << output << "/records.jsonl\n";
+        return;
+      }
       CampaignRunOptions run_options;
-      if (ranks.size() > 1)
-        run_options.wrap_device = [&ranks](std::unique_ptr<Backend> local) -> std::unique_ptr<Backend> {
-          return std::make_unique<RankSpreadBackend>(std::move(local), ranks);
-        };
+      if (ranks.size() > 1) run_options.wrap_device = spread;
       run_options.output = options->output;
       run_options.progress = &std::cerr;
       const auto summary = run_campaign(campaign, run_options);
       stop_serving(ranks);
-      if (options->json) {
-        print_json(summary.dump(2));
-        return;
-      }
-      const std::string output = options->output.empty() ? campaign.output : options->output;
+      if (options->json) return print_json(summary.dump(2));
       std::cout << "best " << summary["best_seconds"].dump() << " s after " << summary["measurements"].dump()
                 << " measurements (" << summary["hardware_seconds"].dump() << " hardware seconds); default "
                 << summary["default_seconds"].dump() << " s; speedup over default " << summary["speedup_over_default"].dump()

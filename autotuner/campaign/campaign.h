@@ -5,9 +5,11 @@
 //
 //   {"name": "...", "description": "...",
 //    "source": {"path": FILE, "kernel": NAME_OR_KEY, "device": NAME}
-//            | {"program": PROGRAM.json, "kernel": NAME | "fusion"},
+//            | {"program": PROGRAM.json, "kernel": NAME | "fusion"}
+//            | {"network": MODEL.onnx | PROGRAM.json}   (every kernel of it: autotuner/network/),
 //    "backend": {...}, "model": {...}, "strategy": {...}   (see the *_factory.h headers),
-//    "budget": {"measurements": N, "hardware_seconds": S},   (either or both)
+//    "budget": {"measurements": N, "hardware_seconds": S, "minutes": M},   (any; minutes: networks only)
+//    "allocation": "gradient" | "equal",   (networks only: autotuner/network/task_scheduler.h)
 //    "top_k": K, "ramp_batches": false, "epsilon": 0.05, "early_stopping": N, "seed": 1,
 //    "timeout_retries": 2, "confirm_best": true, "confirm_close_best": 0.1, "search_time_share": 0.1,
 //    "output": DIR, "default": {knob: value, ...}}
@@ -23,6 +25,8 @@
 #include "autotuner/factories/backend_factory.h"
 #include "autotuner/factories/model_factory.h"
 #include "autotuner/factories/strategy_factory.h"
+#include "autotuner/network/task_scheduler.h"
+#include "autotuner/tuner.h"
 
 namespace perftune {
 
@@ -33,6 +37,7 @@ inline constexpr double kDefaultSearchTimeShare = 0.1;
 struct CampaignSource {
   std::string path;     // a recorded source (any format load_source reads); empty for programs
   std::string program;  // a program JSON; empty for recorded sources
+  std::string network;  // an ONNX model or a program JSON, every kernel of it tuned; empty otherwise
   std::string kernel;   // kernel name or key ("fusion" for a program's fusion space); "" = the only one
   std::string device;   // "" = the only device of the source
 };
@@ -46,6 +51,8 @@ struct Campaign {
   StrategySpec strategy;
   std::size_t max_measurements = 0;   // 0: none
   double max_hardware_seconds = 0.0;  // 0: none
+  double max_tuning_seconds = 0.0;    // networks: the tuning time (autotuner/network/network_tuner.h); 0: none
+  Allocation allocation = Allocation::kGradient;  // networks: how rounds are shared among kernels
   std::size_t top_k = 0;              // 0: default_top_k
   bool ramp_batches = false;          // TunerOptions::ramp_batches
   double epsilon = 0.05;              // Ansor's eps_greedy default
@@ -71,6 +78,10 @@ struct Campaign {
 // neither a positive measurement count nor positive hardware seconds.
 Campaign load_campaign(const std::string& path);
 Campaign parse_campaign(const nlohmann::json& json, const std::string& file);
+
+// The budget loop's settings a campaign gives (top_k, epsilon, retries, confirmation, search time
+// share, budget, seed); configs to measure first are the caller's.
+TunerOptions campaign_tuner_options(const Campaign& campaign);
 
 
 }  // namespace perftune

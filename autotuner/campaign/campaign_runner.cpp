@@ -148,7 +148,7 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   if (!default_cfg && !named_defaults.empty()) default_cfg = named_defaults.front().second;
   std::optional<double> default_seconds;
   std::optional<double> optimum_seconds;
-  TunerOptions tuner_options;
+  TunerOptions tuner_options = campaign_tuner_options(campaign);
   if (campaign.backend.type == "replay") {
     for (const Measurement& m : measured.measurements) {
       if (!m.result.ok()) continue;
@@ -160,19 +160,6 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
     for (const auto& [name, config] : named_defaults)
       if (!default_cfg || !(config == *default_cfg)) tuner_options.measure_first.push_back(config);
   }
-  tuner_options.max_measurements = campaign.max_measurements;
-  tuner_options.max_hardware_seconds = campaign.max_hardware_seconds;
-  tuner_options.top_k = campaign.top_k;
-  tuner_options.ramp_batches = campaign.ramp_batches;
-  tuner_options.epsilon = campaign.epsilon;
-  tuner_options.early_stopping = campaign.early_stopping;
-  tuner_options.seed = campaign.seed;
-  const bool plain_replay = campaign.backend.type == "replay" && !campaign.backend.faults;
-  tuner_options.timeout_retries = campaign.timeout_retries.value_or(plain_replay ? 0 : TunerOptions{}.timeout_retries);
-  tuner_options.confirm_best = campaign.confirm_best.value_or(!plain_replay);
-  tuner_options.confirm_close_best = campaign.confirm_close_best;
-  tuner_options.search_time_share = campaign.search_time_share.value_or(
-      campaign.backend.type == "replay" ? 0.0 : kDefaultSearchTimeShare);
 
   const std::string output = options.output.empty() ? campaign.output : options.output;
   // Held until the summary is written: a second `tune` on this folder stops here, at once.
@@ -330,6 +317,8 @@ const MeasuredKernel& campaign_kernel(const Corpus& corpus, const Campaign& camp
 }
 
 nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunOptions& options) {
+  if (!campaign.source.network.empty())
+    throw InputError(campaign.file, "$.source.network", "a kernel's source here; a network is tuned by tune_network (autotuner/network/network_tuner.h)");
   const auto load_start = std::chrono::steady_clock::now();
   auto load_seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count(); };
   if (!campaign.source.program.empty()) {
@@ -355,7 +344,7 @@ void serve_campaign(const Campaign& campaign, Ranks& ranks) {
   // spread (make_backend's wrap_device), so that they follow one process's attempts.
   BackendSpec device = campaign.backend;
   device.faults.reset();
-  if (!campaign.source.program.empty()) {
+  if (!campaign.source.program.empty() || !campaign.source.network.empty()) {
     const auto backend = make_backend(device, Corpus{}, "");
     return serve_measurements(*backend, ranks);
   }
