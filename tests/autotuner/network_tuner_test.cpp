@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "autotuner/network_fake_backend.h"
 #include "autotuner/network/network_tasks.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
@@ -14,64 +15,13 @@
 namespace perftune {
 namespace {
 
-const std::string kNetwork = "tests/fixtures/networks/dense_stack.json";  // 4 kernels, 2 distinct
-
-// A fake device: scripted times (a config's knob values set its time), and every config of the
-// kernels named in `crashing` fails.
-class NetworkFakeBackend : public Backend {
- public:
-  std::vector<MeasureResult> measure(const Kernel& kernel, const SearchSpace&, std::span<const Config> configs) override {
-    std::vector<MeasureResult> results;
-    for (const Config& config : configs) {
-      measured.insert({kernel.key(), config.to_string()});
-      if (crashing.count(kernel.key())) {
-        results.push_back(MeasureResult::failure(MeasureStatus::kRuntimeError, "scripted crash", 0.1));
-        continue;
-      }
-      double seconds = 1e-3;
-      for (std::int64_t v : config.values) seconds += 1e-6 * static_cast<double>(v % 7);
-      results.push_back(MeasureResult::from_repeats({seconds}, 0.1));
-    }
-    return results;
-  }
-  std::string fingerprint() const override { return "fake:network"; }
-
-  std::set<std::string> crashing;
-  std::set<std::pair<std::string, std::string>> measured;
-};
-
-Campaign network_campaign(std::size_t measurements, const std::string& output, const std::string& allocation = "gradient") {
-  const nlohmann::json json = {{"source", {{"network", source_path(kNetwork)}}},
-                               {"backend", {{"type", "cpu"}}},
-                               {"model", {{"type", "none"}}},
-                               {"strategy", {{"type", "random"}}},
-                               {"budget", {{"measurements", measurements}}},
-                               {"allocation", allocation},
-                               {"top_k", 3},
-                               {"seed", 5},
-                               {"output", output}};
-  return parse_campaign(json, "network_campaign.json");
-}
-
-// Runs the campaign on `fake` (the campaign's own device backend is built, then set aside).
-nlohmann::ordered_json tune_on(const Campaign& campaign, NetworkFakeBackend& fake) {
-  NetworkTuneOptions options;
-  options.wrap_device = [&fake](std::unique_ptr<Backend>) -> std::unique_ptr<Backend> {
-    struct Borrowed : Backend {
-      explicit Borrowed(Backend& inner) : inner(inner) {}
-      std::vector<MeasureResult> measure(const Kernel& k, const SearchSpace& s, std::span<const Config> c) override {
-        return inner.measure(k, s, c);
-      }
-      std::string fingerprint() const override { return inner.fingerprint(); }
-      Backend& inner;
-    };
-    return std::make_unique<Borrowed>(fake);
-  };
-  return tune_network(campaign, options);
-}
+using testing::dense_stack_campaign;
+using testing::kDenseStack;
+using testing::NetworkFakeBackend;
+using testing::tune_on;
 
 TEST_CASE("a network's identical kernels are one task, with every instance") {
-  const NetworkPartition network = partition_network(load_network(source_path(kNetwork)), kNetwork);
+  const NetworkPartition network = partition_network(load_network(source_path(kDenseStack)), kDenseStack);
   REQUIRE(network.plan.kernels.size() == 4);
   REQUIRE(network.tasks.size() == 2);
   CHECK(network.tasks[0].instances.size() == 3);
@@ -84,9 +34,9 @@ TEST_CASE("a network's identical kernels are one task, with every instance") {
 
 TEST_CASE("a network is tuned under one budget, heuristics first, and resumes without measuring anything twice") {
   const std::string output = scratch_dir("network_tuner_resume");
-  const NetworkPartition network = partition_network(load_network(source_path(kNetwork)), kNetwork);
+  const NetworkPartition network = partition_network(load_network(source_path(kDenseStack)), kDenseStack);
   NetworkFakeBackend first;
-  const auto summary = tune_on(network_campaign(10, output), first);
+  const auto summary = tune_on(dense_stack_campaign(10, output), first);
   CHECK(summary["measurements"] == 10);
   CHECK(first.measured.size() == 10);  // confirmations of new bests measure a config again, not a new one
   CHECK(summary["stop_reason"] == "budget");
@@ -105,7 +55,7 @@ TEST_CASE("a network is tuned under one budget, heuristics first, and resumes wi
   REQUIRE(rounds_before >= 3);
 
   NetworkFakeBackend second;
-  const auto resumed = tune_on(network_campaign(14, output), second);
+  const auto resumed = tune_on(dense_stack_campaign(14, output), second);
   CHECK(resumed["measurements"] == 14);
   CHECK(second.measured.size() == 4);
   for (const auto& config : second.measured) CHECK(first.measured.count(config) == 0);
@@ -115,10 +65,10 @@ TEST_CASE("a network is tuned under one budget, heuristics first, and resumes wi
 
 TEST_CASE("a kernel whose every schedule crashes is logged, keeps its heuristic, and the network run goes on") {
   const std::string output = scratch_dir("network_tuner_crash");
-  const NetworkPartition network = partition_network(load_network(source_path(kNetwork)), kNetwork);
+  const NetworkPartition network = partition_network(load_network(source_path(kDenseStack)), kDenseStack);
   NetworkFakeBackend fake;
   fake.crashing.insert(network.tasks[1].kernel.key());
-  const auto summary = tune_on(network_campaign(12, output, "equal"), fake);
+  const auto summary = tune_on(dense_stack_campaign(12, output, "equal"), fake);
   CHECK(summary["stop_reason"] == "budget");
   CHECK(summary["measurements"] == 12);
   CHECK(summary["latency_seconds"].is_null());

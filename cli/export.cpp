@@ -1,0 +1,41 @@
+// perftune export RUN_DIR --output DIR [--name NAME] [--json]: a tuned network as a library to link.
+#include <iostream>
+#include <memory>
+
+#include "autotuner/network/network_export.h"
+#include "cli/command.h"
+
+namespace perftune::cli {
+namespace {
+
+struct ExportOptions {
+  std::string run;
+  std::string output;
+  std::string name;
+  bool json = false;
+};
+
+const bool registered = register_command({"export", "Compile a tuned network (a `tune NETWORK` folder) into a static library, header and example",
+  [](CLI::App& app) {
+    auto options = std::make_shared<ExportOptions>();
+    app.add_option("run", options->run, "The folder `perftune tune NETWORK --output DIR` wrote")->required();
+    app.add_option("--output", options->output, "Folder for NAME.a, NAME.h, tuning.json and example/")->required();
+    app.add_option("--name", options->name, "The entry point's name (default: the network's, as a C identifier)");
+    app.add_flag("--json", options->json, "Print tuning.json on stdout");
+    app.callback([options] {
+      const auto tuning = export_network(options->run, options->output, options->name);
+      if (options->json) return print_json(tuning.dump(2));
+      if (!tuning["complete"].get<bool>())
+        std::cerr << "[export] the run is still going or was killed: exporting the best schedules recorded so far\n";
+      if (!tuning["untuned"].empty())
+        std::cerr << "[export] " << tuning["untuned"].size() << " kernel(s) untuned, with the heuristic schedule: " << tuning["untuned"].dump() << "\n";
+      if (!tuning["fell_back"].empty())
+        std::cerr << "[export] recorded schedules Halide rejected ahead of time (heuristic used): " << tuning["fell_back"].dump() << "\n";
+      std::cout << "library " << tuning["library"].get<std::string>() << " (entry point " << tuning["entry_point"].get<std::string>()
+                << ", header beside it); estimated latency " << tuning["estimated_latency_seconds"].dump() << " s\nexample in "
+                << options->output << "/example: cmake -S " << options->output << "/example -B build_example && cmake --build build_example\n";
+    });
+  }});
+
+}  // namespace
+}  // namespace perftune::cli
