@@ -1,5 +1,6 @@
 #include "autotuner/network/network_tasks.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -16,10 +17,34 @@ Program load_network(const std::string& path) {
   return load_cpu_program(path);
 }
 
+FusionConfig network_fusion(const Program& program) {
+  FusionConfig fusion = greedy_cpu_fusion(program);
+  // A kernel writes out only its ops without users inside it (Kernel::outputs): an op another
+  // kernel also reads is cut from its users inside its kernel, until none is left.
+  const auto& edges = program.edges();
+  for (bool changed = true; changed;) {
+    changed = false;
+    const std::vector<int> groups = fusion_groups(program, fusion);
+    for (std::size_t e = 0; e < edges.size(); ++e) {
+      if (!fusion.fused[e]) continue;
+      const OpId producer = edges[e].producer;
+      const auto users = program.users(producer);
+      if (std::any_of(users.begin(), users.end(), [&](OpId user) { return groups[user] != groups[producer]; })) {
+        fusion.fused[e] = false;
+        changed = true;
+      }
+    }
+  }
+  return fusion;
+}
+
 NetworkPartition partition_network(Program program, const std::string& file) {
   NetworkPartition network;
   network.program = std::move(program);
-  network.plan = partition(network.program, greedy_cpu_fusion(network.program));
+  const FusionConfig fusion = network_fusion(network.program);
+  if (!is_cpu_fusible(network.program, fusion))
+    throw InputError(file, "$", "a network whose greedy fusion stays legal once every kernel writes the values other kernels read");
+  network.plan = partition(network.program, fusion);
   if (network.plan.kernels.empty()) throw InputError(file, "$", "a network with at least one op to compute");
   std::map<std::string, std::size_t> task_of_key;
   for (std::size_t i = 0; i < network.plan.kernels.size(); ++i) {

@@ -38,8 +38,9 @@ class NetworkFakeBackend : public Backend {
   std::set<std::pair<std::string, std::string>> measured;
 };
 
-inline Campaign dense_stack_campaign(std::size_t measurements, const std::string& output, const std::string& allocation = "gradient") {
-  const nlohmann::json json = {{"source", {{"network", source_path(kDenseStack)}}},
+inline Campaign dense_stack_campaign(std::size_t measurements, const std::string& output, const std::string& allocation = "gradient",
+                                    const std::string& network = kDenseStack) {
+  const nlohmann::json json = {{"source", {{"network", source_path(network)}}},
                                {"backend", {{"type", "cpu"}}},
                                {"model", {{"type", "none"}}},
                                {"strategy", {{"type", "random"}}},

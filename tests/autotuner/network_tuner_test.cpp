@@ -32,6 +32,22 @@ TEST_CASE("a network's identical kernels are one task, with every instance") {
   CHECK(network.tasks[0].space->contains(network.tasks[0].heuristic));
 }
 
+TEST_CASE("an op another kernel reads is written out by its own kernel, not fused into its users there") {
+  const std::string file = "tests/fixtures/networks/shared_value.json";
+  const NetworkPartition network = partition_network(load_network(source_path(file)), file);
+  for (const FusedKernel& fused : network.plan.kernels) {
+    CAPTURE(fused.kernel.name());
+    for (OpId written : fused.outputs) {
+      const auto users = network.program.users(written);
+      for (OpId user : users) CHECK(network.plan.kernel_of_op[user] != network.plan.kernel_of_op[written]);
+    }
+  }
+  // Greedy fusion alone would have fused the ReLU into its exponential, hiding it from the second dot.
+  const Program& program = network.program;
+  CHECK(network.plan.kernel_of_op[*program.find("act")] != network.plan.kernel_of_op[*program.find("grow")]);
+  CHECK(network.plan.kernel_of_op[*program.find("act")] == network.plan.kernel_of_op[*program.find("mm")]);
+}
+
 TEST_CASE("a network is tuned under one budget, heuristics first, and resumes without measuring anything twice") {
   const std::string output = scratch_dir("network_tuner_resume");
   const NetworkPartition network = partition_network(load_network(source_path(kDenseStack)), kDenseStack);
