@@ -13,6 +13,7 @@
 #include "autotuner/campaign/program_target.h"
 #include "autotuner/tuner.h"
 #include "hardware/wrappers/rank_spread_backend.h"
+#include "autotuner/summary_fields.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/output_lock.h"
@@ -23,19 +24,6 @@
 namespace perftune {
 
 namespace {
-
-nlohmann::ordered_json optional_number(const std::optional<double>& value) {
-  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
-}
-
-std::string format_seconds(double seconds) {
-  std::ostringstream out;
-  out << std::setprecision(4);
-  if (seconds >= 1) out << seconds << " s";
-  else if (seconds >= 1e-3) out << seconds * 1e3 << " ms";
-  else out << seconds * 1e6 << " us";
-  return out.str();
-}
 
 std::optional<Config> default_config(const Campaign& campaign, const MeasuredKernel& measured) {
   if (campaign.default_config) {

@@ -10,6 +10,7 @@
 
 #include "autotuner/network/network_tasks.h"
 #include "autotuner/tuning_session.h"
+#include "autotuner/summary_fields.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/output_lock.h"
@@ -22,19 +23,6 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-nlohmann::ordered_json optional_number(const std::optional<double>& value) {
-  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
-}
-
-std::string format_seconds(double seconds) {
-  std::ostringstream out;
-  out << std::setprecision(4);
-  if (seconds >= 1) out << seconds << " s";
-  else if (seconds >= 1e-3) out << seconds * 1e3 << " ms";
-  else out << seconds * 1e6 << " us";
-  return out.str();
 }
 
 std::string format_duration(double seconds) {
@@ -101,6 +89,8 @@ nlohmann::ordered_json tune_network(const Campaign& campaign, const NetworkTuneO
   tuner_options.top_k = campaign.top_k ? campaign.top_k : kNetworkTopK;
   tuner_options.adopt_logged = true;
   const bool learns = campaign.model.type == "learned" || campaign.model.residual;
+  // A time budget is shared per second of a kernel's rounds, a measurement budget per measurement.
+  const bool time_budget = campaign.max_tuning_seconds > 0 || campaign.max_hardware_seconds > 0;
 
   std::vector<TaskRun> runs(network.tasks.size());
   for (std::size_t i = 0; i < network.tasks.size(); ++i) {
@@ -120,9 +110,7 @@ nlohmann::ordered_json tune_network(const Campaign& campaign, const NetworkTuneO
       // What the log held counts as one round of the kernel, charged what it cost.
       run.adopted_hardware_seconds = adopted.hardware_seconds;
       run.progress.best_after_round.push_back(best_of(*run.session));
-      run.progress.spent = campaign.max_tuning_seconds > 0 || campaign.max_hardware_seconds > 0
-                               ? adopted.hardware_seconds
-                               : static_cast<double>(adopted.history.size());
+      run.progress.spent = time_budget ? adopted.hardware_seconds : static_cast<double>(adopted.history.size());
     }
   }
 
@@ -143,7 +131,6 @@ nlohmann::ordered_json tune_network(const Campaign& campaign, const NetworkTuneO
       if (options.progress) *options.progress << "[tune] " << summary_path << " is not readable (" << error.what() << "); its rounds are not kept\n";
     }
   }
-  const bool time_budget = campaign.max_tuning_seconds > 0 || campaign.max_hardware_seconds > 0;
   auto totals = [&] {
     struct Totals {
       std::size_t measurements = 0, failed = 0;
@@ -159,6 +146,14 @@ nlohmann::ordered_json tune_network(const Campaign& campaign, const NetworkTuneO
     }
     t.tuning += earlier_tuning;
     return t;
+  };
+  // The share of the budget spent: the largest of its parts'.
+  auto budget_share = [&](const auto& t) {
+    double share = 0;
+    if (campaign.max_measurements) share = std::max(share, static_cast<double>(t.measurements) / static_cast<double>(campaign.max_measurements));
+    if (campaign.max_hardware_seconds > 0) share = std::max(share, t.hardware / campaign.max_hardware_seconds);
+    if (campaign.max_tuning_seconds > 0) share = std::max(share, t.tuning / campaign.max_tuning_seconds);
+    return share;
   };
   auto latency = [&](bool heuristic) -> std::optional<double> {
     double sum = 0;
@@ -238,11 +233,7 @@ nlohmann::ordered_json tune_network(const Campaign& campaign, const NetworkTuneO
                       << tuner_options.top_k << " configs per round" << std::endl;
   for (std::size_t round = rounds.size();; ++round) {
     const auto t = totals();
-    double done = 0;  // the share of the budget spent
-    if (campaign.max_measurements) done = std::max(done, static_cast<double>(t.measurements) / static_cast<double>(campaign.max_measurements));
-    if (campaign.max_hardware_seconds > 0) done = std::max(done, t.hardware / campaign.max_hardware_seconds);
-    if (campaign.max_tuning_seconds > 0) done = std::max(done, t.tuning / campaign.max_tuning_seconds);
-    if (done >= 1) {
+    if (budget_share(t) >= 1) {
       stop_reason = "budget";
       break;
     }
@@ -278,11 +269,7 @@ nlohmann::ordered_json tune_network(const Campaign& campaign, const NetworkTuneO
                       {"latency_seconds", optional_number(estimate)}});
     write_file_atomically(summary_path, summary(false).dump(1) + "\n");
     if (options.progress) {
-      double share = 0;
-      if (campaign.max_measurements) share = std::max(share, static_cast<double>(now.measurements) / static_cast<double>(campaign.max_measurements));
-      if (campaign.max_hardware_seconds > 0) share = std::max(share, now.hardware / campaign.max_hardware_seconds);
-      if (campaign.max_tuning_seconds > 0) share = std::max(share, now.tuning / campaign.max_tuning_seconds);
-      share = std::min(share, 1.0);
+      const double share = std::min(budget_share(now), 1.0);
       constexpr int kBar = 20;
       const int filled = static_cast<int>(std::lround(share * kBar));
       std::ostream& out = *options.progress;
