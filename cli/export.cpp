@@ -13,6 +13,7 @@ struct ExportOptions {
   std::string output;
   std::string name;
   bool json = false;
+  double at_minutes = -1;
 };
 
 const bool registered = register_command({"export", "Compile a tuned network (a `tune NETWORK` folder) into a static library, header and example",
@@ -21,9 +22,12 @@ const bool registered = register_command({"export", "Compile a tuned network (a 
     app.add_option("run", options->run, "The folder `perftune tune NETWORK --output DIR` wrote")->required();
     app.add_option("--output", options->output, "Folder for NAME.a, NAME.h, tuning.json and example/")->required();
     app.add_option("--name", options->name, "The entry point's name (default: the network's, as a C identifier)");
+    app.add_option("--at-minutes", options->at_minutes,
+                   "Use only what the run had measured after this many minutes of tuning (0: every kernel's heuristic)");
     app.add_flag("--json", options->json, "Print tuning.json on stdout");
     app.callback([options] {
-      const auto tuning = export_network(options->run, options->output, options->name);
+      const auto tuning = export_network(options->run, options->output, options->name,
+                                         options->at_minutes >= 0 ? std::optional<double>(60 * options->at_minutes) : std::nullopt);
       if (options->json) return print_json(tuning.dump(2));
       if (!tuning["complete"].get<bool>())
         std::cerr << "[export] the run is still going or was killed: exporting the best schedules recorded so far\n";

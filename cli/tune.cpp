@@ -1,12 +1,14 @@
 // perftune tune CAMPAIGN.json [--json] [--output DIR]: run a tuning campaign (resumes from DIR's log).
 // perftune tune NETWORK.onnx|PROGRAM.json --output DIR --budget-minutes M | --budget-measurements N:
-// tune every kernel of a network under one budget (autotuner/network/network_tuner.h).
+// tune every kernel of a network under one budget (autotuner/network/network_tuner.h); --export DIR
+// then writes its library (autotuner/network/network_export.h).
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "autotuner/campaign/campaign.h"
 #include "autotuner/campaign/campaign_runner.h"
+#include "autotuner/network/network_export.h"
 #include "autotuner/network/network_tuner.h"
 #include "cli/command.h"
 #include "distributed/ranks.h"
@@ -27,6 +29,7 @@ struct TuneOptions {
   double budget_minutes = 0;
   std::size_t budget_measurements = 0;
   std::string allocation;
+  std::string export_dir;
 };
 
 bool is_network_file(const std::string& path) {
@@ -66,6 +69,7 @@ const bool registered = register_command({"tune", "Run a tuning campaign from JS
     app.add_flag("--json", options->json, "Print the summary as JSON on stdout");
     app.add_option("--budget-minutes", options->budget_minutes, "A network's budget: minutes of tuning on this machine");
     app.add_option("--budget-measurements", options->budget_measurements, "A network's budget: measurements over all its kernels");
+    app.add_option("--export", options->export_dir, "After tuning a network, export it there (as perftune export OUTPUT --output DIR)");
     app.add_option("--allocation", options->allocation, "How a network's budget is shared: gradient (Ansor's task scheduler) or equal");
     // One thread by default, as in `perftune train`: search already scores from TBB's threads, and
     // libtorch's OpenMP workers on top of them spend most of a learned campaign's CPU spinning in
@@ -78,6 +82,8 @@ const bool registered = register_command({"tune", "Run a tuning campaign from JS
         throw InputError(options->campaign, "--budget-*", "a network (ONNX model or program JSON) for --budget-minutes, "
                                                           "--budget-measurements and --allocation; a campaign sets its own \"budget\"");
       const Campaign campaign = network_file ? network_campaign(*options) : load_campaign(options->campaign);
+      if (!options->export_dir.empty() && campaign.source.network.empty())
+        throw InputError(options->campaign, "--export", "a network to export; this campaign tunes one kernel");
       // Under mpirun each rank owns one device: rank 0 tunes, spreading every batch over them all.
       Ranks& ranks = process_ranks();
       if (ranks.rank() > 0) return serve_campaign(campaign, ranks);
@@ -92,6 +98,10 @@ const bool registered = register_command({"tune", "Run a tuning campaign from JS
         run_options.progress = &std::cerr;
         const auto summary = tune_network(campaign, run_options);
         stop_serving(ranks);
+        if (!options->export_dir.empty()) {
+          const auto tuning = export_network(output, options->export_dir);
+          std::cerr << "[tune] exported " << tuning["library"].get<std::string>() << " (tuning.json and example/ beside it)" << std::endl;
+        }
         if (options->json) return print_json(summary.dump(2));
         std::cout << summary["network"].get<std::string>() << ": estimated latency " << summary["latency_seconds"].dump()
                   << " s (heuristic schedules " << summary["heuristic_latency_seconds"].dump() << " s, speedup "

@@ -118,7 +118,8 @@ std::string example_main(const std::string& name, std::size_t arguments) {
 
 }  // namespace
 
-nlohmann::ordered_json export_network(const std::string& run_dir, const std::string& output, const std::string& name) {
+nlohmann::ordered_json export_network(const std::string& run_dir, const std::string& output, const std::string& name,
+                                      std::optional<double> at_seconds) {
   const std::string summary_path = (std::filesystem::path(run_dir) / "network.json").string();
   if (!path_exists(summary_path))
     throw InputError(run_dir, "network.json", "a folder that `perftune tune NETWORK` wrote; it has no network.json");
@@ -130,7 +131,14 @@ nlohmann::ordered_json export_network(const std::string& run_dir, const std::str
   NetworkPartition network = partition_network(load_network(source), source);
 
   const std::string records_path = (std::filesystem::path(run_dir) / "records.jsonl").string();
-  const std::vector<Record> records = path_exists(records_path) ? RecordLog::load(records_path).records : std::vector<Record>{};
+  std::vector<Record> records = path_exists(records_path) ? RecordLog::load(records_path).records : std::vector<Record>{};
+  if (at_seconds) {
+    // The log is in measurement order: keep the measurements of the rounds done by then.
+    std::size_t kept = 0;
+    for (const JsonView round : view.at("rounds").elements())
+      if (round.at("tuning_seconds").as_number() <= *at_seconds) kept = static_cast<std::size_t>(round.at("measurements").as_count());
+    records.resize(std::min(records.size(), kept));
+  }
   const std::vector<Chosen> chosen = choose_configs(network, records, device);
 
   NetworkLibrary library;
@@ -192,6 +200,8 @@ nlohmann::ordered_json export_network(const std::string& run_dir, const std::str
   tuning["device"] = device;
   tuning["run"] = std::filesystem::absolute(run_dir).string();
   tuning["complete"] = complete;
+  tuning["at_seconds"] = at_seconds ? nlohmann::ordered_json(*at_seconds) : nlohmann::ordered_json(nullptr);
+  tuning["measurements_used"] = records.size();
   tuning["library"] = (std::filesystem::absolute(output) / (library.name + ".a")).string();
   tuning["entry_point"] = library.name;
   tuning["estimated_latency_seconds"] = latency ? nlohmann::ordered_json(*latency) : nlohmann::ordered_json(nullptr);

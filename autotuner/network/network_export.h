@@ -7,6 +7,7 @@
 // DIR/NAME.a, NAME.h, HalideRuntime.h, NAME.weights   the library (hardware/halide_export.h)
 // DIR/tuning.json   per kernel: its function, config, measured time, device and instances
 // DIR/example/      CMakeLists.txt and main.cpp: links NAME.a, runs it on input files and times it
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,10 @@ namespace perftune {
 // schedule), "fell_back" (kernels whose recorded schedule Halide rejected ahead of time) and
 // "kernels". `name` defaults to the network's name as a C identifier. Throws InputError for a
 // folder `perftune tune` did not write, std::runtime_error when compiling fails.
-nlohmann::ordered_json export_network(const std::string& run_dir, const std::string& output, const std::string& name = "");
+// With `at_seconds`, only the records the run had after that much tuning time count (its rounds
+// in network.json say when): the library a shorter run would have given; 0 gives every kernel
+// its heuristic schedule.
+nlohmann::ordered_json export_network(const std::string& run_dir, const std::string& output, const std::string& name = "",
+                                      std::optional<double> at_seconds = std::nullopt);
 
 }  // namespace perftune
