@@ -97,6 +97,18 @@ std::map<std::string, std::string> write_network_library(const NetworkLibrary& l
   std::filesystem::copy_file(std::string(PERFTUNE_HALIDE_INCLUDE_DIR) + "/HalideRuntime.h", out / "HalideRuntime.h",
                              std::filesystem::copy_options::overwrite_existing);
 
+  // The schedules as Halide C++, one function per kernel.
+  {
+    std::ostringstream schedule;
+    schedule << "// " << name << ".schedule.h: the schedule of every kernel of " << name << " as Halide C++ (perftune export).\n"
+             << "// apply_schedule_FUNCTION(pipeline, target) applies one kernel's schedule to its algorithm: perftune's\n"
+             << "// lowering of the kernel (hardware/halide/lowering.h; halide/apply_schedule.h's schedule_algorithm), whose\n"
+             << "// Funcs it finds by name. Read back from the pipelines " << name << ".a was compiled from.\n"
+             << "#pragma once\n\n#include <map>\n#include <string>\n\n#include \"Halide.h\"\n";
+    for (const LibraryKernel& kernel : library.kernels) schedule << "\n" << read_file((build / (kernel.function + ".schedule.txt")).string());
+    write_file_atomically((out / (name + ".schedule.h")).string(), schedule.str());
+  }
+
   // 2. The weights, one aligned blob.
   std::map<OpId, std::size_t> weight_offset;
   std::string blob;

@@ -7,6 +7,7 @@
 // DIR/NAME.h      the entry point: int NAME(halide_buffer_t *input..., halide_buffer_t *output...)
 //                 (its intermediate tensors are allocated at a thread's first call and kept),
 //                 NAME_last_error(), and each argument's name and shape
+// DIR/NAME.schedule.h   every kernel's schedule as Halide C++: apply_schedule_FUNCTION(Pipeline, Target)
 // DIR/HalideRuntime.h   halide_buffer_t (Debian's libhalide14-0-dev header, copied so DIR stands alone)
 // DIR/NAME.weights      the embedded weights, raw f32 (kept for reference; the library holds them)
 #include <cstdint>

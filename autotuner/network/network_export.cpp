@@ -135,7 +135,7 @@ nlohmann::ordered_json export_network(const std::string& run_dir, const std::str
   if (at_seconds) {
     // The log is in measurement order: keep the measurements of the rounds done by then.
     std::size_t kept = 0;
-    for (const JsonView round : view.at("rounds").elements())
+    for (const JsonView& round : view.at("rounds").elements())
       if (round.at("tuning_seconds").as_number() <= *at_seconds) kept = static_cast<std::size_t>(round.at("measurements").as_count());
     records.resize(std::min(records.size(), kept));
   }
@@ -174,15 +174,16 @@ nlohmann::ordered_json export_network(const std::string& run_dir, const std::str
 
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
   nlohmann::ordered_json untuned = nlohmann::ordered_json::array();
-  std::optional<double> latency = 0.0;
+  double latency = 0.0;
+  bool latency_known = true;  // every kernel's chosen schedule was measured
   for (std::size_t f = 0; f < library.kernels.size(); ++f) {
     const std::size_t task = task_of_function[f];
     const NetworkTask& t = network.tasks[task];
     const bool heuristic = fell_back.count(library.kernels[f].function) > 0;
     const auto& seconds = chosen[task].seconds;
     if (!seconds) untuned.push_back(t.kernel.name());
-    if (seconds && !heuristic && latency) *latency += *seconds * static_cast<double>(instances_of_function[f].size());
-    else latency.reset();
+    if (seconds && !heuristic) latency += *seconds * static_cast<double>(instances_of_function[f].size());
+    else latency_known = false;
     kernels.push_back({{"function", library.kernels[f].function},
                        {"kernel", t.kernel.name()},
                        {"key", t.kernel.key()},
@@ -204,7 +205,7 @@ nlohmann::ordered_json export_network(const std::string& run_dir, const std::str
   tuning["measurements_used"] = records.size();
   tuning["library"] = (std::filesystem::absolute(output) / (library.name + ".a")).string();
   tuning["entry_point"] = library.name;
-  tuning["estimated_latency_seconds"] = latency ? nlohmann::ordered_json(*latency) : nlohmann::ordered_json(nullptr);
+  tuning["estimated_latency_seconds"] = latency_known ? nlohmann::ordered_json(latency) : nlohmann::ordered_json(nullptr);
   tuning["untuned"] = std::move(untuned);
   tuning["fell_back"] = std::move(fell);
   tuning["kernels"] = std::move(kernels);

@@ -73,6 +73,19 @@ std::vector<VarOrRVar> point_loops(Halide::Stage s, const std::vector<std::int64
   return inner;
 }
 
+// An output reduction accumulated in a buffer of its own: the pure stage that writes the output.
+Halide::Func output_stage(Halide::Func reduction, OpId id, std::size_t rank) {
+  Halide::Func out("op" + std::to_string(id) + "_out");
+  std::vector<Var> halide_vars;
+  for (std::size_t h = 0; h < rank; ++h) halide_vars.push_back(dimension_var(rank, rank - 1 - h));
+  out(halide_vars) = reduction(std::vector<Halide::Expr>(halide_vars.begin(), halide_vars.end()));
+  return out;
+}
+
+bool wrapped_reduction(const Program& body, const HalideSchedule& schedule, OpId id) {
+  return is_reduction_opcode(body.op(id).opcode) && schedule.stages.count(id) && schedule.stages.at(id).accumulator != Placement::kRoot;
+}
+
 class Scheduler {
  public:
   Scheduler(LoweredKernel& lowered, const Program& body, const HalideSchedule& schedule)
@@ -151,11 +164,7 @@ class Scheduler {
     Halide::Func out = target;
     if (wrapped) {
       if (is_output(id)) {
-        out = Halide::Func("op" + std::to_string(id) + "_out");
-        const std::vector<Var> program_vars = vars(id);
-        const std::vector<Var> halide_vars(program_vars.rbegin(), program_vars.rend());
-        const std::vector<Halide::Expr> halide_order(halide_vars.begin(), halide_vars.end());
-        out(halide_vars) = target(halide_order);
+        out = output_stage(target, id, dims(id).size());
       } else {
         out = target.in();
       }
@@ -270,20 +279,22 @@ ScheduledPipeline apply_schedule(LoweredKernel& lowered, const Program& body, co
   return Scheduler(lowered, body, schedule).run();
 }
 
+ScheduledPipeline schedule_algorithm(LoweredKernel& lowered, const Program& body, const HalideSchedule& schedule) {
+  ScheduledPipeline result;
+  for (OpId id : lowered.outputs)
+    result.outputs.push_back(wrapped_reduction(body, schedule, id) ? output_stage(lowered.funcs[id], id, body.op(id).shape.dims.size())
+                                                                   : lowered.funcs[id]);
+  result.pipeline = Halide::Pipeline(result.outputs);
+  return result;
+}
+
 ScheduledPipeline unscheduled_pipeline(LoweredKernel& lowered, const Program& body) {
   // As a Halide user writes a reduction: a pure output stage over the accumulating Func, which
   // gives the autoschedulers a stage to tile and a place to compute the accumulator.
   ScheduledPipeline result;
   for (OpId id : lowered.outputs) {
     Halide::Func f = lowered.funcs[id];
-    if (is_reduction_opcode(body.op(id).opcode)) {
-      const std::size_t rank = body.op(id).shape.dims.size();
-      std::vector<Var> halide_vars;
-      for (std::size_t h = 0; h < rank; ++h) halide_vars.push_back(dimension_var(rank, rank - 1 - h));
-      Halide::Func out("op" + std::to_string(id) + "_out");
-      out(halide_vars) = f(std::vector<Halide::Expr>(halide_vars.begin(), halide_vars.end()));
-      f = out;
-    }
+    if (is_reduction_opcode(body.op(id).opcode)) f = output_stage(f, id, body.op(id).shape.dims.size());
     result.outputs.push_back(f);
   }
   result.pipeline = Halide::Pipeline(result.outputs);

@@ -24,6 +24,11 @@ struct ScheduledPipeline {
 // Applies `schedule`; Halide may still reject it when compiling (a CompileError).
 ScheduledPipeline apply_schedule(LoweredKernel& lowered, const Program& body, const HalideSchedule& schedule);
 
+// The algorithm apply_schedule schedules, unscheduled: the lowering's Funcs with the output stage
+// of each output reduction the schedule accumulates in a buffer of its own (halide/schedule_source.h
+// replays a schedule onto it).
+ScheduledPipeline schedule_algorithm(LoweredKernel& lowered, const Program& body, const HalideSchedule& schedule);
+
 // The unscheduled pipeline (for the autoschedulers, which schedule it themselves).
 ScheduledPipeline unscheduled_pipeline(LoweredKernel& lowered, const Program& body);
 

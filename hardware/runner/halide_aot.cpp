@@ -9,7 +9,8 @@
 // For each kernel: the program lowered (halide/lowering.h), the schedule applied
 // (halide/apply_schedule.h), and OUTPUT_DIR/NAME.o and NAME.h written (a C function
 // `int NAME(halide_buffer_t *input..., halide_buffer_t *output...)`, compiled without the Halide
-// runtime); then OUTPUT_DIR/halide_runtime.o, the one runtime they share. A kernel whose schedule
+// runtime) and NAME.schedule.txt (apply_schedule_NAME, halide/schedule_source.h); then
+// OUTPUT_DIR/halide_runtime.o, the one runtime they share. A kernel whose schedule
 // Halide rejects is compiled under its "fallback" schedule when the plan gives one. Prints
 // {"fell_back": [{"function": NAME, "error": "..."}]} and exits 0, or exits 1 with one line on
 // stderr naming the kernel and what Halide said.
@@ -24,6 +25,7 @@
 
 #include "hardware/halide/apply_schedule.h"
 #include "hardware/halide/lowering.h"
+#include "hardware/halide/schedule_source.h"
 #include "hardware/halide_schedule.h"
 #include "ir/json_view.h"
 #include "ir/program_json.h"
@@ -38,11 +40,20 @@ void compile_kernel(const nlohmann::json& kernel, const nlohmann::json& schedule
   const perftune::HalideSchedule schedule = perftune::schedule_from_knobs(body, knobs);
   perftune::halide::LoweredKernel lowered = perftune::halide::lower(body, schedule.panels);
   perftune::halide::ScheduledPipeline scheduled = perftune::halide::apply_schedule(lowered, body, schedule);
+  // The schedule as Halide C++ (halide/schedule_source.h), read before compiling: lowering adds
+  // Funcs of its own.
+  std::string source;
+  try {
+    source = perftune::halide::schedule_source(perftune::halide::schedule_directives(scheduled.pipeline), function);
+  } catch (const std::exception& error) {
+    source = "// apply_schedule_" + function + ": not written (" + error.what() + ")\n";
+  }
   std::vector<Halide::Argument> arguments;
   for (const Halide::ImageParam& input : lowered.inputs) arguments.push_back(input);
   scheduled.pipeline.compile_to({{Halide::OutputFileType::object, dir + "/" + function + ".o"},
                                  {Halide::OutputFileType::c_header, dir + "/" + function + ".h"}},
                                 arguments, function, target);
+  std::ofstream(dir + "/" + function + ".schedule.txt") << source;
 }
 
 }  // namespace

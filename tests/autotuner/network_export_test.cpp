@@ -89,6 +89,9 @@ TEST_CASE("an exported network builds with CMake, runs, matches the reference in
   CHECK(tuning["kernels"][0]["instances"].size() == 3);
   CHECK(tuning["kernels"][0]["schedule"] == "tuned");
   CHECK(tuning["kernels"][0]["device"] == "fake:network");
+  const std::string schedule = read_file(out + "/dense_stack.schedule.h");
+  CHECK_THAT(schedule, Catch::Contains("inline void apply_schedule_dense_stack_k0(::Halide::Pipeline pipeline, ::Halide::Target target)"));
+  CHECK_THAT(schedule, Catch::Contains("apply_schedule_dense_stack_k1") && Catch::Contains(".split(") && !Catch::Contains("not written"));
 
   // The entry point with a wrong shape: an error code and a message, no crash.
   {
