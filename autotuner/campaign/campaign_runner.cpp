@@ -13,6 +13,7 @@
 #include "autotuner/campaign/program_target.h"
 #include "autotuner/tuner.h"
 #include "hardware/wrappers/rank_spread_backend.h"
+#include "autotuner/resumed_records.h"
 #include "autotuner/summary_fields.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
@@ -153,13 +154,7 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   // Held until the summary is written: a second `tune` on this folder stops here, at once.
   const OutputLock lock = lock_output_folder(output);
   const std::string records_path = (std::filesystem::path(output) / "records.jsonl").string();
-  std::vector<Record> logged;
-  if (std::filesystem::exists(records_path)) {
-    LoadedLog loaded = RecordLog::load(records_path);
-    if (options.progress)
-      for (const std::string& warning : loaded.warnings) *options.progress << "[tune] " << warning << "\n";
-    logged = std::move(loaded.records);
-  }
+  const std::vector<Record> logged = resumed_records(records_path, options.progress);
   RecordLog log(records_path);
 
   std::string budget_text;

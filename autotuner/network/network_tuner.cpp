@@ -10,6 +10,7 @@
 
 #include "autotuner/network/network_tasks.h"
 #include "autotuner/tuning_session.h"
+#include "autotuner/resumed_records.h"
 #include "autotuner/summary_fields.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
@@ -70,13 +71,7 @@ nlohmann::ordered_json tune_network(const Campaign& campaign, const NetworkTuneO
   const std::string output = options.output.empty() ? campaign.output : options.output;
   const OutputLock lock = lock_output_folder(output);
   const std::string records_path = (std::filesystem::path(output) / "records.jsonl").string();
-  std::vector<Record> logged;
-  if (std::filesystem::exists(records_path)) {
-    LoadedLog loaded = RecordLog::load(records_path);
-    if (options.progress)
-      for (const std::string& warning : loaded.warnings) *options.progress << "[tune] " << warning << "\n";
-    logged = std::move(loaded.records);
-  }
+  const std::vector<Record> logged = resumed_records(records_path, options.progress);
   RecordLog log(records_path);
 
   std::unique_ptr<Backend> backend = make_backend(campaign.backend, Corpus{}, "", options.wrap_device);
