@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "autotuner/network/network_tasks.h"
+#include "autotuner/summary_fields.h"
 #include "hardware/halide_export.h"
 #include "hardware/halide_schedule.h"
 #include "hardware/reference/reference_interpreter.h"
@@ -190,7 +191,7 @@ nlohmann::ordered_json export_network(const std::string& run_dir, const std::str
                        {"instances", instances_of_function[f]},
                        {"config", t.space->to_json(heuristic ? t.heuristic : chosen[task].config)},
                        {"schedule", heuristic ? "heuristic (the recorded one failed to compile)" : seconds ? "tuned" : "heuristic (untuned)"},
-                       {"measured_seconds", seconds && !heuristic ? nlohmann::ordered_json(*seconds) : nlohmann::ordered_json(nullptr)},
+                       {"measured_seconds", optional_number(heuristic ? std::nullopt : seconds)},
                        {"device", device}});
   }
   nlohmann::ordered_json fell = nlohmann::ordered_json::object();
@@ -201,11 +202,11 @@ nlohmann::ordered_json export_network(const std::string& run_dir, const std::str
   tuning["device"] = device;
   tuning["run"] = std::filesystem::absolute(run_dir).string();
   tuning["complete"] = complete;
-  tuning["at_seconds"] = at_seconds ? nlohmann::ordered_json(*at_seconds) : nlohmann::ordered_json(nullptr);
+  tuning["at_seconds"] = optional_number(at_seconds);
   tuning["measurements_used"] = records.size();
   tuning["library"] = (std::filesystem::absolute(output) / (library.name + ".a")).string();
   tuning["entry_point"] = library.name;
-  tuning["estimated_latency_seconds"] = latency_known ? nlohmann::ordered_json(latency) : nlohmann::ordered_json(nullptr);
+  tuning["estimated_latency_seconds"] = optional_number(latency_known ? std::optional<double>(latency) : std::nullopt);
   tuning["untuned"] = std::move(untuned);
   tuning["fell_back"] = std::move(fell);
   tuning["kernels"] = std::move(kernels);

@@ -171,16 +171,17 @@ nlohmann::ordered_json tune_network(const Campaign& campaign, const NetworkTuneO
     out["allocation"] = allocation_name(campaign.allocation);
     out["model"] = campaign.model.type;
     out["strategy"] = runs.empty() ? "" : runs.front().strategy->name();
+    auto set = [](double value) { return optional_number(value > 0 ? std::optional<double>(value) : std::nullopt); };
     out["budget"] = {{"measurements", campaign.max_measurements ? nlohmann::ordered_json(campaign.max_measurements) : nlohmann::ordered_json(nullptr)},
-                     {"hardware_seconds", campaign.max_hardware_seconds > 0 ? nlohmann::ordered_json(campaign.max_hardware_seconds) : nlohmann::ordered_json(nullptr)},
-                     {"minutes", campaign.max_tuning_seconds > 0 ? nlohmann::ordered_json(campaign.max_tuning_seconds / 60) : nlohmann::ordered_json(nullptr)}};
+                     {"hardware_seconds", set(campaign.max_hardware_seconds)},
+                     {"minutes", set(campaign.max_tuning_seconds / 60)}};
     out["top_k"] = tuner_options.top_k;
     out["kernels"] = network.plan.kernels.size();
     out["tasks"] = network.tasks.size();
     const auto now = latency(false), heuristic = latency(true);
     out["latency_seconds"] = optional_number(now);
     out["heuristic_latency_seconds"] = optional_number(heuristic);
-    out["speedup_over_heuristic"] = now && heuristic ? nlohmann::ordered_json(*heuristic / *now) : nlohmann::ordered_json(nullptr);
+    out["speedup_over_heuristic"] = optional_number(now && heuristic ? std::optional<double>(*heuristic / *now) : std::nullopt);
     out["measurements"] = t.measurements;
     out["failed"] = t.failed;
     out["hardware_seconds"] = t.hardware;
