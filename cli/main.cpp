@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
   perftune::provide_schedule_feature_sources();
   perftune::frontend::register_onnx_source();
   app.set_version_flag("--version", "perftune 0.1");
+  // A bad flag is one line, as every other failure is (CLI11's default adds a second).
+  app.failure_message([](const CLI::App*, const CLI::Error& error) { return std::string(error.what()) + " (see --help)\n"; });
   auto& all = commands();
   std::sort(all.begin(), all.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
   for (const Command& command : all) command.setup(*app.add_subcommand(command.name, command.description));
