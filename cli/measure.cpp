@@ -1,6 +1,7 @@
-// perftune measure PROGRAM.json|MODEL.onnx [--kernel NAME] [--config JSON | --random N] [--fusion JSON] [--json]
+// perftune measure PROGRAM.json|MODEL.onnx [--kernel NAME | --as-kernel] [--config JSON | --random N | --autoscheduler NAME]
+//                  [--fusion JSON] [--json]
 // Measures on this CPU (Halide, hardware/halide_backend.h), or through runner commands (--runner, see
-// hardware/process/command_backend.h), and prints one result per config.
+// hardware/process/command_backend.h), and prints one result per config, or the autoscheduler's.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -8,6 +9,7 @@
 #include <set>
 
 #include "cli/command.h"
+#include "hardware/autoscheduler_at_best.h"
 #include "hardware/cpu_program.h"
 #include "hardware/fusion_space.h"
 #include "hardware/halide_backend.h"
@@ -31,6 +33,8 @@ struct MeasureOptions {
   double timeout = 60;
   int threads = 0;
   bool as_kernel = false;
+  std::string autoscheduler;
+  double autoschedule_timeout = 600;
   std::vector<std::string> runners;
   double runner_timeout = 600;
   bool json = false;
@@ -51,6 +55,44 @@ FusionConfig parse_fusion(const Program& program, const std::string& text) {
   }
   if (!is_legal(program, fusion)) view.fail("edges whose fusion leaves the kernels acyclic");
   return fusion;
+}
+
+void add_result_fields(nlohmann::ordered_json& out, const MeasureResult& r) {
+  out["status"] = std::string(status_name(r.status));
+  out["seconds"] = r.ok() ? nlohmann::ordered_json(r.seconds) : nlohmann::ordered_json(nullptr);
+  out["spread"] = r.spread;
+  out["repeats"] = r.repeats;
+  out["cost"] = r.cost_seconds;
+  out["message"] = r.message;
+}
+
+// The kernel scheduled by one of Halide's autoschedulers at its best (both machine parameters).
+void measure_autoscheduler(const MeasureOptions& o, const Kernel& kernel) {
+  if (auto problem = timeout_problem(o.autoschedule_timeout)) throw std::invalid_argument("--autoschedule-timeout: " + *problem);
+  HalideBackendOptions options;
+  options.run_timeout_seconds = o.timeout;
+  options.autoschedule_timeout_seconds = o.autoschedule_timeout;
+  options.threads = o.threads;
+  HalideBackend backend(options);
+  const PeerMeasurement peer = measure_autoscheduler_at_best(backend, kernel, o.autoscheduler);
+  const MeasureResult& r = peer.result;
+  if (o.json) {
+    nlohmann::ordered_json out;
+    out["program"] = o.program;
+    out["kernel"] = kernel.name();
+    out["key"] = kernel.key();
+    out["device"] = backend.fingerprint();
+    out["autoscheduler"] = peer.name;
+    out["settings"] = peer.settings;
+    add_result_fields(out, r);
+    print_json(out.dump(2));
+  } else {
+    std::cout << "kernel " << kernel.name() << " (" << kernel.key() << ") on " << backend.fingerprint() << "\n"
+              << peer.name << ", " << peer.settings << "\n  " << status_name(r.status);
+    if (r.ok()) std::cout << "  median " << r.seconds * 1e6 << " us  cv " << r.spread * 100 << "%  repeats " << r.repeats.size();
+    std::cout << "  cost " << r.cost_seconds << " s" << (r.ok() ? "" : "  " + r.message) << std::endl;
+  }
+  if (!r.ok()) throw std::runtime_error(peer.name + " failed: " + r.message);
 }
 
 void run(const MeasureOptions& o) {
@@ -98,6 +140,10 @@ void run(const MeasureOptions& o) {
 
   for (const auto& [flag, seconds] : {std::pair{"--timeout", o.timeout}, std::pair{"--runner-timeout", o.runner_timeout}})
     if (auto problem = timeout_problem(seconds)) throw std::invalid_argument(std::string(flag) + ": " + *problem);
+  if (!o.autoscheduler.empty()) {
+    if (!o.runners.empty()) throw std::invalid_argument("--autoscheduler runs Halide on this CPU, not through --runner");
+    return measure_autoscheduler(o, kernel);
+  }
   std::unique_ptr<Backend> backend;
   if (o.runners.empty()) {
     HalideBackendOptions options;
@@ -127,12 +173,7 @@ void run(const MeasureOptions& o) {
       const MeasureResult& r = results[i];
       nlohmann::ordered_json j;
       j["config"] = space->to_json(configs[i]);
-      j["status"] = std::string(status_name(r.status));
-      j["seconds"] = r.ok() ? nlohmann::ordered_json(r.seconds) : nlohmann::ordered_json(nullptr);
-      j["spread"] = r.spread;
-      j["repeats"] = r.repeats;
-      j["cost"] = r.cost_seconds;
-      j["message"] = r.message;
+      add_result_fields(j, r);
       list.push_back(std::move(j));
     }
     out["results"] = std::move(list);
@@ -163,6 +204,11 @@ const bool registered = register_command({"measure", "Measure a bundled program,
     auto* config = app.add_option("--config", o->config, "One config as a JSON object {knob: value}; default: the heuristic schedule, or the --fusion decisions");
     app.add_option("--random", o->random, "Measure N random distinct valid configs instead")->excludes(config);
     app.add_option("--fusion", o->fusion, "Fused edges: a JSON list of edge ids, \"greedy\" or \"none\"")->capture_default_str();
+    app.add_option("--autoscheduler", o->autoscheduler,
+                   "Measure the kernel as this Halide autoscheduler schedules it instead, with Halide's generic machine parameters and this "
+                   "machine's, the faster kept")
+        ->check(CLI::IsMember({"Mullapudi2016", "Li2018", "Adams2019"}))->excludes(config)->excludes("--random");
+    app.add_option("--autoschedule-timeout", o->autoschedule_timeout, "Seconds an autoscheduler's search, compile and run may take")->capture_default_str();
     app.add_option("--seed", o->seed, "Seed of --random")->capture_default_str();
     app.add_option("--timeout", o->timeout, "Seconds a config may take (compile + warm-up + repeats) before it counts as a timeout")->capture_default_str();
     app.add_option("--threads", o->threads, "Threads of Halide's pool (default: the machine's cores)");

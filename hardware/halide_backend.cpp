@@ -1,5 +1,7 @@
 #include "hardware/halide_backend.h"
 
+#include "hardware/autoscheduler_at_best.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -288,17 +290,7 @@ AutoscheduledMeasurement HalideBackend::measure_autoscheduled(const Kernel& kern
 
 std::vector<PeerMeasurement> HalideBackend::measure_peers(const Kernel& kernel) {
   std::vector<PeerMeasurement> peers;
-  const std::string host = host_machine_params(options_.threads);
-  for (const char* name : {"Mullapudi2016", "Li2018", "Adams2019"}) {
-    PeerMeasurement best{name, "", MeasureResult::failure(MeasureStatus::kRuntimeError, "not run")};
-    for (const auto& [machine, label] : {std::pair{std::string(kGenericMachineParams), std::string("Halide's generic")},
-                                         std::pair{host, std::string("this machine")}}) {
-      const MeasureResult r = measure_autoscheduled(kernel, {name, machine, {}}).result;
-      const bool better = r.ok() && (!best.result.ok() || r.seconds < best.result.seconds);
-      if (better || (!best.result.ok() && best.settings.empty())) best = {name, "machine " + machine + " (" + label + ")", r};
-    }
-    peers.push_back(std::move(best));
-  }
+  for (const char* name : {"Mullapudi2016", "Li2018", "Adams2019"}) peers.push_back(measure_autoscheduler_at_best(*this, kernel, name));
   if (auto library = measure_library(kernel)) peers.push_back(std::move(*library));
   return peers;
 }

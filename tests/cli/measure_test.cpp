@@ -25,6 +25,8 @@ TEST_CASE("measure fails with one line naming the problem", "[cli][measure]") {
       {{"--fusion", "[999]"}, "--fusion"},
       {{"--kernel", "mm1", "--config", "{\"tile.out.0\": 3}"}, "--config"},
       {{"--kernel", "mm1", "--runner", "true", "--runner-timeout", "0"}, "--runner-timeout: a timeout must be above 0"},
+      {{"--kernel", "mm1", "--autoscheduler", "Nope"}, "--autoscheduler"},
+      {{"--kernel", "mm1", "--autoscheduler", "Li2018", "--runner", "true"}, "not through --runner"},
   }));
   std::vector<std::string> command = {"measure", source_path("configs/programs/mlp_block_tiny.json")};
   command.insert(command.end(), args.begin(), args.end());
@@ -33,6 +35,17 @@ TEST_CASE("measure fails with one line naming the problem", "[cli][measure]") {
   CHECK(r.exit_code != 0);
   CHECK(r.err.find(words) != std::string::npos);
   CHECK(r.err.find('\n') == r.err.size() - 1);  // one line
+}
+
+TEST_CASE("measure --autoscheduler times the kernel as Adams2019 schedules it, at its better machine parameters", "[cli][measure]") {
+  const auto r = perftune_cli({"measure", source_path("configs/programs/mlp_block_tiny.json"), "--as-kernel", "--autoscheduler", "Adams2019", "--json"});
+  CAPTURE(r.err);
+  REQUIRE(r.ok());
+  const auto json = nlohmann::json::parse(r.out);
+  CHECK(json["autoscheduler"] == "Adams2019");
+  CHECK(json["status"] == "ok");
+  CHECK(json["seconds"].get<double>() > 0);
+  CHECK(json["settings"].get<std::string>().find("machine ") == 0);
 }
 
 TEST_CASE("measure --runner exits non-zero when every result failed, after printing them", "[cli][measure]") {
