@@ -13,7 +13,13 @@ scripts/models exports them to runs/models/NAME, random weights):
      C minutes (0: every kernel's heuristic schedule, untuned), built with its example's CMake, run
      on the export's input (test_data_set_0/input_0.pb), its output checked against torch's
      (output_0.pb, max relative error of the largest magnitude), timed R times a round (median, min, max);
-  3. bench/torch_peer.py NAME: eager and frozen TorchScript, the faster kept, with OpenBLAS's
+  3. Halide's own schedules of the whole network, timed once each by `perftune measure` (the runner's
+     median, its output checked against perftune's reference interpreter): unfused with the
+     heuristic schedule (`--fusion none`), XLA-style greedy fusion with it (`--fusion greedy`), and
+     Adams2019 on the whole network as one pipeline with Halide's generic machine parameters and this
+     machine's, the faster kept (`--as-kernel --autoscheduler Adams2019`). --halide-peers-only adds
+     them to an earlier run's results.json without tuning or timing again;
+  4. bench/torch_peer.py NAME: eager and frozen TorchScript, the faster kept, with OpenBLAS's
      kernels as detected and as SkylakeX on an AVX-512 CPU (OpenBLAS 0.3.21 takes a newer Intel
      CPU for a Prescott), the faster kept.
 Timing is in K rounds (default 5), the libraries and PyTorch alternating; each keeps the round
@@ -40,7 +46,7 @@ DEFAULT = ["resnet18", "mobilenet_v2", "bert_encoder_layer", "efficientnet_b0"]
 def run(argv, **kwargs):
     result = subprocess.run(argv, capture_output=True, text=True, **kwargs)
     if result.returncode != 0:
-        lines = [line for line in (result.stderr + result.stdout).splitlines() if line.strip()]
+        lines = [line for line in (result.stdout + result.stderr).splitlines() if line.strip()]  # the reason is stderr's last line
         raise RuntimeError(f"{os.path.basename(argv[0])} exited {result.returncode}: {lines[-1] if lines else ''}")
     return result.stdout
 
@@ -94,9 +100,26 @@ def pytorch(name, threads, runs, coretypes):
     return best
 
 
+def halide_peers(model):
+    """Halide's schedules of the whole network: {way: {"seconds": S or None, "settings"/"message": ...}}."""
+    ways = {"unfused_heuristic": ["--fusion", "none"], "greedy_fusion_heuristic": ["--fusion", "greedy"],
+            "adams2019": ["--as-kernel", "--autoscheduler", "Adams2019", "--autoschedule-timeout", "1800"]}
+    peers = {}
+    for way, flags in ways.items():
+        print(f"[bench] {os.path.basename(os.path.dirname(model))}: {way}", file=sys.stderr, flush=True)
+        try:
+            result = json.loads(run([PERFTUNE, "measure", model, "--timeout", "600", "--json"] + flags))
+            result = result["results"][0] if "results" in result else result
+            peers[way] = {"seconds": result["seconds"], "settings": result.get("settings", "")}
+        except RuntimeError as error:  # a way Halide cannot run on this network is reported, not fatal
+            peers[way] = {"seconds": None, "message": str(error)}
+            print(f"[bench]   {error}", file=sys.stderr, flush=True)
+    return peers
+
+
 def plot(row, path):
     """Latency against minutes of tuning: the estimate after every round, the exported libraries,
-    PyTorch at its best (gnuplot, PNG)."""
+    PyTorch at its best, Adams2019 on the whole network (gnuplot, PNG)."""
     data = path + ".dat"
     with open(data, "w") as f:
         for r in row["network_json"]:
@@ -106,11 +129,14 @@ def plot(row, path):
         for lib in row["libraries"]:
             f.write(f"{lib['minutes']} {lib['median_seconds'] * 1e3} {lib['min_seconds'] * 1e3} {lib['max_seconds'] * 1e3}\n")
     torch_ms = row["pytorch"]["median_seconds"] * 1e3
-    script = (f"set terminal pngcairo size 800,500; set output '{path}.png'; set title '{row['network']}: latency vs tuning time (2 threads)';"
+    script = (f"set terminal pngcairo size 800,500; set output '{path}.png'; set title '{row['network']}: latency vs tuning time (2 threads)' noenhanced;"
               f"set xlabel 'minutes of tuning'; set ylabel 'ms (batch 1)'; set yrange [0:*]; set key bottom left;"
               f"plot '{data}' index 0 with lines title 'estimate (sum of kernels)',"
               f" '{data}' index 1 with yerrorbars pt 7 title 'exported library (median, min-max)',"
               f" {torch_ms} with lines dt 2 title 'PyTorch at its best ({row['pytorch']['way']})'")
+    adams = row.get("halide_peers", {}).get("adams2019", {}).get("seconds")
+    if adams:
+        script += f", {adams * 1e3} with lines dt 3 title 'Adams2019, whole network'"
     subprocess.run(["gnuplot", "-e", script], check=True)
 
 
@@ -123,6 +149,8 @@ def main():
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=5,
                         help="timing rounds, the libraries and PyTorch alternating; each keeps its round with the lowest median")
+    parser.add_argument("--halide-peers-only", action="store_true",
+                        help="add Halide's own schedules of each network to OUTPUT/results.json, without tuning or timing again")
     parser.add_argument("--models", default=os.path.join(ROOT, "runs", "models"))
     parser.add_argument("--output", default=os.path.join(ROOT, "runs", "network_e2e"))
     args = parser.parse_args()
@@ -134,6 +162,11 @@ def main():
     results = json.load(open(results_path)) if os.path.exists(results_path) else {}
     for name in names:
         model_dir = os.path.join(args.models, name)
+        if args.halide_peers_only:
+            results[name]["halide_peers"] = halide_peers(os.path.join(model_dir, "model.onnx"))
+            with open(results_path, "w") as f:
+                json.dump(results, f, indent=1)
+            continue
         out_dir = os.path.join(args.output, name)
         tune_dir = os.path.join(out_dir, "tune")
         print(f"[bench] {name}: tuning {args.minutes:g} min", file=sys.stderr, flush=True)
@@ -157,6 +190,7 @@ def main():
             if timed["median_seconds"] < row.get("pytorch", {}).get("median_seconds", float("inf")):
                 row["pytorch"] = timed
             row["pytorch"]["round_medians_seconds"] = medians
+        row["halide_peers"] = halide_peers(os.path.join(model_dir, "model.onnx"))
         row["network_json"] = json.load(open(os.path.join(tune_dir, "network.json")))["rounds"]
         results[name] = row
         os.makedirs(args.output, exist_ok=True)
@@ -164,17 +198,23 @@ def main():
             json.dump(results, f, indent=1)
     for name in names:
         plot(results[name], os.path.join(args.output, name))
-    print("| network | " + " | ".join(f"perftune {c}" for c in args.checkpoints.split(",")) + " | PyTorch best | perftune / PyTorch | max rel. error |")
-    print("|---" * (len(args.checkpoints.split(",")) + 4) + "|")
+    def ms(seconds):
+        return f"{seconds * 1e3:.2f} ms" if seconds else "—"
+
+    print("| network | " + " | ".join(f"perftune {c} min" for c in args.checkpoints.split(",")) +
+          " | unfused heuristic | Adams2019 | PyTorch best | perftune / PyTorch | perftune / Adams2019 | max rel. error |")
+    print("|---" * (len(args.checkpoints.split(",")) + 7) + "|")
     for name in names:
         row = results[name]
         libs = row["libraries"]
         cells = [f"{l['median_seconds'] * 1e3:.2f} ms ({l['min_seconds'] * 1e3:.2f}-{l['max_seconds'] * 1e3:.2f})" for l in libs]
+        peers = row.get("halide_peers", {})
+        unfused, adams = (peers.get(way, {}).get("seconds") for way in ("unfused_heuristic", "adams2019"))
         torch_s = row["pytorch"]["median_seconds"]
-        best = min(l["median_seconds"] for l in libs)
+        final = libs[-1]["median_seconds"]
         errors = max((l["max_relative_error"] or float("inf")) for l in libs)
-        print(f"| {name} | " + " | ".join(cells) + f" | {torch_s * 1e3:.2f} ms ({row['pytorch']['way']}) | {torch_s / best:.2f}x | {errors:.1e} |")
-
+        print(f"| {name} | " + " | ".join(cells) + f" | {ms(unfused)} | {ms(adams)} | {torch_s * 1e3:.2f} ms ({row['pytorch']['way']}) |"
+              f" {torch_s / final:.2f}x | {f'{adams / final:.2f}x' if adams else '—'} | {errors:.1e} |")
 
 if __name__ == "__main__":
     main()
