@@ -66,6 +66,17 @@ void add_result_fields(nlohmann::ordered_json& out, const MeasureResult& r) {
   out["message"] = r.message;
 }
 
+// One result as `measure` prints it: status, median, spread, repeats and cost, or why it failed.
+std::string result_line(const MeasureResult& r) {
+  char line[160];
+  if (r.ok())
+    std::snprintf(line, sizeof line, "%-14s median %10.3f us  cv %5.2f%%  repeats %2zu  cost %6.2f s", "ok", r.seconds * 1e6,
+                  r.spread * 100, r.repeats.size(), r.cost_seconds);
+  else
+    std::snprintf(line, sizeof line, "%-14s cost %6.2f s", std::string(status_name(r.status)).c_str(), r.cost_seconds);
+  return r.ok() ? std::string(line) : std::string(line) + "  " + r.message;
+}
+
 // The kernel scheduled by one of Halide's autoschedulers at its best (both machine parameters).
 void measure_autoscheduler(const MeasureOptions& o, const Kernel& kernel) {
   if (auto problem = timeout_problem(o.autoschedule_timeout)) throw std::invalid_argument("--autoschedule-timeout: " + *problem);
@@ -88,9 +99,7 @@ void measure_autoscheduler(const MeasureOptions& o, const Kernel& kernel) {
     print_json(out.dump(2));
   } else {
     std::cout << "kernel " << kernel.name() << " (" << kernel.key() << ") on " << backend.fingerprint() << "\n"
-              << peer.name << ", " << peer.settings << "\n  " << status_name(r.status);
-    if (r.ok()) std::cout << "  median " << r.seconds * 1e6 << " us  cv " << r.spread * 100 << "%  repeats " << r.repeats.size();
-    std::cout << "  cost " << r.cost_seconds << " s" << (r.ok() ? "" : "  " + r.message) << std::endl;
+              << peer.name << ", " << peer.settings << "\n  " << result_line(r) << std::endl;
   }
   if (!r.ok()) throw std::runtime_error(peer.name + " failed: " + r.message);
 }
@@ -183,13 +192,7 @@ void run(const MeasureOptions& o) {
   std::cout << "kernel " << kernel.name() << " (" << kernel.key() << ") on " << backend->fingerprint() << "\n";
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const MeasureResult& r = results[i];
-    char line[160];
-    if (r.ok())
-      std::snprintf(line, sizeof line, "%-14s median %10.3f us  cv %5.2f%%  repeats %2zu  cost %6.2f s", "ok", r.seconds * 1e6,
-                    r.spread * 100, r.repeats.size(), r.cost_seconds);
-    else
-      std::snprintf(line, sizeof line, "%-14s cost %6.2f s", std::string(status_name(r.status)).c_str(), r.cost_seconds);
-    std::cout << space->to_json(configs[i]).dump() << "\n  " << line << (r.ok() ? "" : "  " + r.message) << "\n";
+    std::cout << space->to_json(configs[i]).dump() << "\n  " << result_line(r) << "\n";
   }
   std::cout.flush();
   fail_if_nothing_measured();
