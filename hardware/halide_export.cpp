@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hardware/process/subprocess.h"
+#include "hardware/tensor_arena.h"
 #include "ir/file_io.h"
 #include "ir/program_json.h"
 
@@ -20,6 +21,7 @@ namespace perftune {
 namespace {
 
 constexpr std::size_t kWeightAlignment = 64;  // bytes: a cache line, and any vector load's alignment
+constexpr std::size_t kArenaAlignment = 64;   // bytes: the intermediates' arena and each tensor in it, as the weights
 constexpr double kToolTimeoutSeconds = 1800;  // a large network's kernels compile in minutes
 
 std::string shape_text(const std::vector<std::int64_t>& dims) {
@@ -57,6 +59,38 @@ std::string run_tool(const std::vector<std::string>& argv, const std::string& wh
 
 bool embedded(const Op& op) { return op.is_parameter() && op.weight && op.literal; }
 
+// The intermediate tensors of the library's calls (not arguments, weights or constants) and where
+// each lives in the one arena the entry point allocates (tensor_arena.h).
+struct IntermediateArena {
+  std::map<OpId, std::size_t> offset;
+  std::size_t bytes = 0;
+};
+
+IntermediateArena plan_intermediates(const NetworkLibrary& library, const std::vector<OpId>& arguments) {
+  const Program& program = *library.program;
+  const std::set<OpId> argument_set(arguments.begin(), arguments.end());
+  std::map<OpId, TensorLifetime> lives;
+  for (std::size_t c = 0; c < library.calls.size(); ++c) {
+    auto touch = [&](OpId id) {
+      const Op& op = program.op(id);
+      if (argument_set.count(id) || op.is_parameter() || op.is_constant()) return;
+      auto [life, added] = lives.try_emplace(id, TensorLifetime{c, c, 0});
+      life->second.last = c;
+      life->second.bytes = static_cast<std::size_t>(std::max<std::int64_t>(1, op.shape.element_count())) * sizeof(float);
+    };
+    for (OpId id : library.calls[c].inputs) touch(id);
+    for (OpId id : library.calls[c].outputs) touch(id);
+  }
+  std::vector<TensorLifetime> tensors;
+  for (const auto& [id, life] : lives) tensors.push_back(life);
+  const TensorArena plan = plan_tensor_arena(tensors, kArenaAlignment);
+  IntermediateArena arena;
+  arena.bytes = plan.bytes;
+  std::size_t i = 0;
+  for (const auto& [id, life] : lives) arena.offset[id] = plan.offsets[i++];
+  return arena;
+}
+
 }  // namespace
 
 std::string c_identifier(const std::string& text) {
@@ -85,7 +119,7 @@ std::map<std::string, std::string> write_network_library(const NetworkLibrary& l
   std::filesystem::create_directories(build);
 
   // 1. The kernels, ahead of time, and the runtime they share.
-  nlohmann::json plan = {{"kernels", nlohmann::json::array()}};
+  nlohmann::json plan = {{"kernels", nlohmann::json::array()}, {"profile", library.profile}};
   for (const LibraryKernel& kernel : library.kernels)
     plan["kernels"].push_back({{"function", kernel.function}, {"program", program_to_json(kernel.body)}, {"schedule", kernel.schedule},
                                {"fallback", kernel.fallback}});
@@ -133,6 +167,7 @@ std::map<std::string, std::string> write_network_library(const NetworkLibrary& l
   arguments.insert(arguments.end(), outputs.begin(), outputs.end());
   for (OpId id : arguments)
     if (program.op(id).shape.dims.size() > 8) throw std::runtime_error("argument " + program.op(id).name + " has more than 8 dimensions");
+  const IntermediateArena arena = plan_intermediates(library, arguments);
   std::ostringstream header;
   header << "// " << name << ": network '" << program.name() << "' compiled by perftune export (Halide 14, ahead of time,\n"
          << "// every kernel under its tuned schedule). Link " << name << ".a with -lpthread -ldl.\n"
@@ -146,7 +181,9 @@ std::map<std::string, std::string> write_network_library(const NetworkLibrary& l
   header << "// Weights: " << (weight_offset.empty() ? "none embedded; the network's weights (if any) are inputs above."
                                                      : std::to_string(weight_offset.size()) + " tensors embedded in " + name + ".a (" +
                                                            std::to_string(blob.size()) + " bytes; also in " + name + ".weights).")
-         << "\n// Returns 0, or non-zero with " << name << "_last_error() saying why: -1 for an argument of the wrong type\n"
+         << "\n// Memory: the intermediate tensors take " << arena.bytes << " bytes per calling thread (tensors never alive together\n"
+         << "// share bytes), allocated at the thread's first call and kept until it exits.\n"
+         << "// Returns 0, or non-zero with " << name << "_last_error() saying why: -1 for an argument of the wrong type\n"
          << "// or shape (nothing is run), else the Halide error code of the kernel that failed.\n"
          << "int " << name << "(";
   for (std::size_t i = 0; i < arguments.size(); ++i) header << (i ? ", " : "") << "struct halide_buffer_t *" << c_identifier(program.op(arguments[i]).name);
@@ -170,10 +207,11 @@ std::map<std::string, std::string> write_network_library(const NetworkLibrary& l
   // 4. The entry point.
   std::ostringstream entry;
   entry << "// Generated by perftune export: the entry point of " << name << " (" << name << ".h).\n"
-        << "#include <cstdarg>\n#include <cstdio>\n#include <memory>\n\n#include \"" << name << ".h\"\n";
+        << "#include <cstdarg>\n#include <cstdio>\n#include <cstdlib>\n#include <memory>\n\n#include \"" << name << ".h\"\n";
   for (const LibraryKernel& kernel : library.kernels) entry << "#include \"" << kernel.function << ".h\"\n";
   entry << "\nextern \"C\" const unsigned char " << name << "_weights[];\n\nnamespace {\n\n"
         << "thread_local char last_error[1024] = \"\";\n\n"
+        << "struct Free {\n  void operator()(void *p) const { std::free(p); }\n};\n\n"
         << "int fail(int code, const char *format, ...) {\n  va_list args;\n  va_start(args, format);\n"
         << "  std::vsnprintf(last_error, sizeof last_error, format, args);\n  va_end(args);\n  return code;\n}\n\n"
         << "// A dense f32 buffer over `data`, extents innermost first.\n"
@@ -204,22 +242,26 @@ std::map<std::string, std::string> write_network_library(const NetworkLibrary& l
           << c_string((i < inputs.size() ? "input " : "output ") + op.name + " " + shape_text(op.shape.dims)) << ", " << op.shape.dims.size()
           << ", extents)) return code;\n  }\n";
   }
-  // Embedded weights and intermediates: a buffer each (intermediates allocated at a thread's first call).
+  // Embedded weights and intermediates: a buffer each. Intermediates share one arena per thread,
+  // allocated at its first call and kept (fresh pages each call would fault in on every run).
+  if (arena.bytes) {
+    entry << "  thread_local const std::unique_ptr<unsigned char, Free> arena(static_cast<unsigned char *>(std::aligned_alloc("
+          << kArenaAlignment << ", " << arena.bytes << ")));\n  if (!arena) return fail(-1, \"cannot allocate the " << arena.bytes
+          << " bytes of the intermediate tensors\");\n";
+  }
   std::set<OpId> declared;
   auto declare = [&](OpId id) {
     if (buffer.count(id) || declared.count(id)) return;
     const Op& op = program.op(id);
     const std::string t = "t" + std::to_string(id);
     entry << "  static const int " << t << "_extents[] = " << halide_extents(op.shape.dims) << ";\n  halide_dimension_t " << t << "_dims["
-          << std::max<std::size_t>(1, op.shape.dims.size()) << "];\n  halide_buffer_t " << t << ";\n";
+          << std::max<std::size_t>(1, op.shape.dims.size()) << "];\n  halide_buffer_t " << t << ";\n  dense(" << t << ", " << t << "_dims, "
+          << op.shape.dims.size() << ", " << t << "_extents, ";
     if (weight_offset.count(id)) {
-      entry << "  dense(" << t << ", " << t << "_dims, " << op.shape.dims.size() << ", " << t << "_extents, " << name << "_weights + "
-            << weight_offset.at(id) << ");\n";
+      entry << name << "_weights + " << weight_offset.at(id) << ");\n";
     } else {
       if (op.is_parameter() || op.is_constant()) throw std::runtime_error("kernel input " + op.name + " is neither an argument, a weight nor computed");
-      // Kept per thread from call to call: fresh pages each call would fault in on every run.
-      entry << "  thread_local std::unique_ptr<float[]> " << t << "_data(new float[" << std::max<std::int64_t>(1, op.shape.element_count())
-            << "]);\n  dense(" << t << ", " << t << "_dims, " << op.shape.dims.size() << ", " << t << "_extents, " << t << "_data.get());\n";
+      entry << "arena.get() + " << arena.offset.at(id) << ");\n";
     }
     buffer[id] = "&" + t;
     declared.insert(id);

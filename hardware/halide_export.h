@@ -5,7 +5,8 @@
 //
 // DIR/NAME.a      the kernels, the Halide runtime, the entry point and the weights
 // DIR/NAME.h      the entry point: int NAME(halide_buffer_t *input..., halide_buffer_t *output...)
-//                 (its intermediate tensors are allocated at a thread's first call and kept),
+//                 (its intermediate tensors share one arena per thread, tensor_arena.h, allocated at
+//                 the thread's first call and kept),
 //                 NAME_last_error(), and each argument's name and shape
 // DIR/NAME.schedule.h   every kernel's schedule as Halide C++: apply_schedule_FUNCTION(Pipeline, Target)
 // DIR/HalideRuntime.h   halide_buffer_t (Debian's libhalide14-0-dev header, copied so DIR stands alone)
@@ -38,6 +39,9 @@ struct NetworkLibrary {
   const Program* program = nullptr;
   std::vector<LibraryKernel> kernels;
   std::vector<LibraryCall> calls;  // in an order that respects data dependences
+  // Kernels compiled with Halide's profiler: at exit, the program that links the library prints each
+  // kernel's time per run and its Funcs' shares (Halide's profiler report).
+  bool profile = false;
 };
 
 // The entry point's arguments: the program's parameters in parameter order, except weights with
