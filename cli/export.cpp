@@ -1,4 +1,4 @@
-// perftune export RUN_DIR --output DIR [--name NAME] [--json]: a tuned network as a library to link.
+// perftune export RUN_DIR --output DIR [--name NAME] [--at-minutes C] [--profile] [--json]: a tuned network as a library to link.
 #include <iostream>
 #include <memory>
 
@@ -14,6 +14,7 @@ struct ExportOptions {
   std::string name;
   bool json = false;
   double at_minutes = -1;
+  bool profile = false;
 };
 
 const bool registered = register_command({"export", "Compile a tuned network (a `tune NETWORK` folder) into a static library, header and example",
@@ -24,10 +25,15 @@ const bool registered = register_command({"export", "Compile a tuned network (a 
     app.add_option("--name", options->name, "The entry point's name (default: the network's, as a C identifier)");
     app.add_option("--at-minutes", options->at_minutes,
                    "Use only what the run had measured after this many minutes of tuning (0: every kernel's heuristic)");
+    app.add_flag("--profile", options->profile,
+                 "Build the kernels with Halide's profiler: a program linking the library prints each kernel's time per run at exit");
     app.add_flag("--json", options->json, "Print tuning.json on stdout");
     app.callback([options] {
-      const auto tuning = export_network(options->run, options->output, options->name,
-                                         options->at_minutes >= 0 ? std::optional<double>(60 * options->at_minutes) : std::nullopt);
+      NetworkExportOptions how;
+      how.name = options->name;
+      if (options->at_minutes >= 0) how.at_seconds = 60 * options->at_minutes;
+      how.profile = options->profile;
+      const auto tuning = export_network(options->run, options->output, how);
       if (options->json) return print_json(tuning.dump(2));
       if (!tuning["complete"].get<bool>())
         std::cerr << "[export] the run is still going or was killed: exporting the best schedules recorded so far\n";

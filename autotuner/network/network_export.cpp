@@ -119,8 +119,8 @@ std::string example_main(const std::string& name, std::size_t arguments) {
 
 }  // namespace
 
-nlohmann::ordered_json export_network(const std::string& run_dir, const std::string& output, const std::string& name,
-                                      std::optional<double> at_seconds) {
+nlohmann::ordered_json export_network(const std::string& run_dir, const std::string& output, const NetworkExportOptions& options) {
+  const std::optional<double>& at_seconds = options.at_seconds;
   const std::string summary_path = (std::filesystem::path(run_dir) / "network.json").string();
   if (!path_exists(summary_path))
     throw InputError(run_dir, "network.json", "a folder that `perftune tune NETWORK` wrote; it has no network.json");
@@ -143,8 +143,9 @@ nlohmann::ordered_json export_network(const std::string& run_dir, const std::str
   const std::vector<Chosen> chosen = choose_configs(network, records, device);
 
   NetworkLibrary library;
-  library.name = c_identifier(name.empty() ? network.program.name() : name);
+  library.name = c_identifier(options.name.empty() ? network.program.name() : options.name);
   library.program = &network.program;
+  library.profile = options.profile;
   // One function per task; an instance whose arguments' order differs from its task's gets its own.
   std::vector<std::size_t> function_of_task(network.tasks.size(), SIZE_MAX);
   std::vector<std::vector<std::string>> instances_of_function;
@@ -204,6 +205,7 @@ nlohmann::ordered_json export_network(const std::string& run_dir, const std::str
   tuning["complete"] = complete;
   tuning["at_seconds"] = optional_number(at_seconds);
   tuning["measurements_used"] = records.size();
+  tuning["profile"] = options.profile;
   tuning["library"] = (std::filesystem::absolute(output) / (library.name + ".a")).string();
   tuning["entry_point"] = library.name;
   tuning["estimated_latency_seconds"] = optional_number(latency_known ? std::optional<double>(latency) : std::nullopt);

@@ -14,16 +14,21 @@
 
 namespace perftune {
 
+struct NetworkExportOptions {
+  std::string name;                   // the entry point's; default: the network's name as a C identifier
+  std::optional<double> at_seconds;   // only the records the run had after this much tuning time (below)
+  bool profile = false;               // kernels built with Halide's profiler (NetworkLibrary::profile)
+};
+
 // Returns what tuning.json holds: "network", "source", "device", "run", "complete" (false for a
 // run still going or killed), "library", "estimated_latency_seconds" (the sum of the chosen
 // kernels' measured times; null while one is untuned), "untuned" (kernels without a measured
 // schedule), "fell_back" (kernels whose recorded schedule Halide rejected ahead of time) and
-// "kernels". `name` defaults to the network's name as a C identifier. Throws InputError for a
+// "kernels". Throws InputError for a
 // folder `perftune tune` did not write, std::runtime_error when compiling fails.
-// With `at_seconds`, only the records the run had after that much tuning time count (its rounds
+// With `options.at_seconds`, only the records the run had after that much tuning time count (its rounds
 // in network.json say when): the library a shorter run would have given; 0 gives every kernel
 // its heuristic schedule.
-nlohmann::ordered_json export_network(const std::string& run_dir, const std::string& output, const std::string& name = "",
-                                      std::optional<double> at_seconds = std::nullopt);
+nlohmann::ordered_json export_network(const std::string& run_dir, const std::string& output, const NetworkExportOptions& options = {});
 
 }  // namespace perftune

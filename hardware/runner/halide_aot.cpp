@@ -5,7 +5,7 @@
 //   perftune_halide_aot PLAN.json OUTPUT_DIR
 //
 // PLAN.json: {"kernels": [{"function": NAME, "program": {...perftune program...},
-//                          "schedule": {"tile.out.0": 64, ...}}, ...]}
+//                          "schedule": {"tile.out.0": 64, ...}}, ...], "profile": false}
 // For each kernel: the program lowered (halide/lowering.h), the schedule applied
 // (halide/apply_schedule.h), and OUTPUT_DIR/NAME.o and NAME.h written (a C function
 // `int NAME(halide_buffer_t *input..., halide_buffer_t *output...)`, compiled without the Halide
@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
   try {
     std::ifstream in(argv[1]);
     const nlohmann::json plan = nlohmann::json::parse(in);
-    const Halide::Target host = Halide::get_host_target();
+    Halide::Target host = Halide::get_host_target();
+    if (plan.value("profile", false)) host = host.with_feature(Halide::Target::Profile);  // Halide's profiler, reporting at exit
     const Halide::Target kernels = host.with_feature(Halide::Target::NoRuntime);
     nlohmann::json fell_back = nlohmann::json::array();
     for (const nlohmann::json& kernel : plan.at("kernels")) {

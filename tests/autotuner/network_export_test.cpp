@@ -20,10 +20,11 @@
 namespace perftune {
 namespace {
 
-void run_or_fail(const std::vector<std::string>& argv) {
+SubprocessResult run_or_fail(const std::vector<std::string>& argv) {
   const SubprocessResult result = run_subprocess(argv, "", 600);
   INFO(argv.front() << ": " << result.describe() << "\n" << result.err << result.out);
   REQUIRE(result.ok());
+  return result;
 }
 
 void write_floats(const std::string& path, const std::vector<float>& values) {
@@ -38,12 +39,14 @@ std::vector<float> read_floats(const std::string& path) {
 }
 
 // Exports `network` (tuned for `measurements` on the fake), builds its example with CMake, runs it
-// on random inputs and checks every output against the reference interpreter.
-std::string export_build_and_check(const std::string& network, std::size_t measurements, const std::string& tag) {
+// on random inputs and checks every output against the reference interpreter; returns the folder
+// and what the example printed.
+std::pair<std::string, std::string> export_build_and_check(const std::string& network, std::size_t measurements, const std::string& tag,
+                                                           const NetworkExportOptions& options = {}) {
   const std::string run = scratch_dir(tag + "_run"), out = scratch_dir(tag + "_out");
   testing::NetworkFakeBackend fake;
   testing::tune_on(testing::dense_stack_campaign(measurements, run, "gradient", network), fake);
-  const auto tuning = export_network(run, out);
+  const auto tuning = export_network(run, out, options);
   CHECK(tuning["complete"] == true);
   CHECK(tuning["untuned"].empty());
   CHECK(tuning["estimated_latency_seconds"].is_number());
@@ -64,7 +67,8 @@ std::string export_build_and_check(const std::string& network, std::size_t measu
     write_floats(out + "/in/input_" + std::to_string(i) + ".bin", v);
     values.push_back(std::move(v));
   }
-  run_or_fail({out + "/example_build/example", out + "/in", out + "/got", "3"});
+  const SubprocessResult example = run_or_fail({out + "/example_build/example", out + "/in", out + "/got", "3"});
+  const std::string printed = example.out + example.err;
   const auto expected = interpret(program, values);  // the program's weights are inputs, in parameter order
   const std::vector<OpId> outputs = library_outputs(program);
   for (std::size_t o = 0; o < outputs.size(); ++o) {
@@ -79,11 +83,11 @@ std::string export_build_and_check(const std::string& network, std::size_t measu
     }
     CHECK(error <= 1e-3 * std::max(scale, 1e-6));
   }
-  return out;
+  return {out, printed};
 }
 
 TEST_CASE("an exported network builds with CMake, runs, matches the reference interpreter and refuses wrong shapes") {
-  const std::string out = export_build_and_check(testing::kDenseStack, 8, "network_export");
+  const std::string out = export_build_and_check(testing::kDenseStack, 8, "network_export").first;
   const auto tuning = nlohmann::json::parse(read_file(out + "/tuning.json"));
   REQUIRE(tuning["kernels"].size() == 2);
   CHECK(tuning["kernels"][0]["instances"].size() == 3);
@@ -111,6 +115,14 @@ TEST_CASE("an exported network builds with CMake, runs, matches the reference in
 
 TEST_CASE("a network with two outputs and a value two kernels read exports and matches the reference") {
   export_build_and_check("tests/fixtures/networks/shared_value.json", 6, "network_export_shared");
+}
+
+TEST_CASE("an export with --profile prints Halide's report of every kernel when its example exits") {
+  NetworkExportOptions options;
+  options.profile = true;
+  const auto [out, printed] = export_build_and_check(testing::kDenseStack, 8, "network_export_profile", options);
+  CHECK(nlohmann::json::parse(read_file(out + "/tuning.json"))["profile"] == true);
+  CHECK_THAT(printed, Catch::Contains("dense_stack_k0\n") && Catch::Contains("dense_stack_k1\n") && Catch::Contains("time/run"));
 }
 
 TEST_CASE("a run that measured only some kernels exports the rest with their heuristic and says which") {
