@@ -32,10 +32,18 @@ struct TuneOptions {
   std::string export_dir;
 };
 
-bool is_network_file(const std::string& path) {
-  if (std::filesystem::path(path).extension() == ".onnx") return true;
-  const nlohmann::json json = parse_json_file(path);
-  return json.is_object() && json.value("format", "") == "perftune-program";
+// The file named on the command line: a network (an ONNX model, or a program JSON), or else a
+// campaign's JSON, parsed once.
+struct TuneInput {
+  bool network = false;
+  nlohmann::json campaign;
+};
+
+TuneInput read_tune_input(const std::string& path) {
+  if (std::filesystem::path(path).extension() == ".onnx") return {true, {}};
+  nlohmann::json json = parse_json_file(path);
+  if (json.is_object() && json.value("format", "") == "perftune-program") return {true, {}};
+  return {false, std::move(json)};
 }
 
 // A network named on the command line is tuned as this campaign: live on this CPU, with the
@@ -77,11 +85,11 @@ const bool registered = register_command({"tune", "Run a tuning campaign from JS
     app.add_option("--threads", options->threads, "libtorch intra-op threads (0: one per core)")->capture_default_str();
     app.callback([options] {
       configure_torch_threads(options->threads);
-      const bool network_file = is_network_file(options->campaign);
-      if (!network_file && (options->budget_minutes > 0 || options->budget_measurements > 0 || !options->allocation.empty()))
+      const TuneInput input = read_tune_input(options->campaign);
+      if (!input.network && (options->budget_minutes > 0 || options->budget_measurements > 0 || !options->allocation.empty()))
         throw InputError(options->campaign, "--budget-*", "a network (ONNX model or program JSON) for --budget-minutes, "
                                                           "--budget-measurements and --allocation; a campaign sets its own \"budget\"");
-      const Campaign campaign = network_file ? network_campaign(*options) : load_campaign(options->campaign);
+      const Campaign campaign = input.network ? network_campaign(*options) : parse_campaign(input.campaign, options->campaign);
       if (!options->export_dir.empty() && campaign.source.network.empty())
         throw InputError(options->campaign, "--export", "a network to export; this campaign tunes one kernel");
       // Under mpirun each rank owns one device: rank 0 tunes, spreading every batch over them all.
