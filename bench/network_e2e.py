@@ -17,7 +17,8 @@ scripts/models exports them to runs/models/NAME, random weights):
      median, its output checked against perftune's reference interpreter): unfused with the
      heuristic schedule (`--fusion none`), XLA-style greedy fusion with it (`--fusion greedy`), and
      Adams2019 on the whole network as one pipeline with Halide's generic machine parameters and this
-     machine's, the faster kept (`--as-kernel --autoscheduler Adams2019`). --halide-peers-only adds
+     machine's, the faster kept, and its greedy search where the beam search outgrows the worker's memory
+     (`--as-kernel --autoscheduler Adams2019`). --halide-peers-only adds
      them to an earlier run's results.json without tuning or timing again;
   4. bench/torch_peer.py NAME: eager and frozen TorchScript, the faster kept, with OpenBLAS's
      kernels as detected and as SkylakeX on an AVX-512 CPU (OpenBLAS 0.3.21 takes a newer Intel

@@ -209,7 +209,7 @@ const bool registered = register_command({"measure", "Measure a bundled program,
     app.add_option("--fusion", o->fusion, "Fused edges: a JSON list of edge ids, \"greedy\" or \"none\"")->capture_default_str();
     app.add_option("--autoscheduler", o->autoscheduler,
                    "Measure the kernel as this Halide autoscheduler schedules it instead, with Halide's generic machine parameters and this "
-                   "machine's, the faster kept")
+                   "machine's, the faster kept (Adams2019: its greedy search where the beam search fails)")
         ->check(CLI::IsMember({"Mullapudi2016", "Li2018", "Adams2019"}))->excludes(config)->excludes("--random");
     app.add_option("--autoschedule-timeout", o->autoschedule_timeout, "Seconds an autoscheduler's search, compile and run may take")->capture_default_str();
     app.add_option("--seed", o->seed, "Seed of --random")->capture_default_str();
