@@ -3,7 +3,7 @@
 model, by the analytical model, and by no model, at equal tuning time on this machine.
 
     bench/network_models.py [--only NAME,...] [--minutes M] [--checkpoints 1,3,5] [--seed S]
-                            [--output runs/network_models] [--json]
+                            [--output runs/network_models] [--time-libraries ROUNDS] [--json]
 
 Per network (default: resnet18, mobilenet_v2, bert_encoder_layer, efficientnet_b0, the program JSONs
 of configs/programs/networks/), three campaigns that differ only in their model and strategy, run one
@@ -16,6 +16,9 @@ Each is `perftune tune CAMPAIGN` with "budget": {"minutes": M}; a rerun resumes 
 the budget is spent. The figure compared is the network's estimated latency (the sum over its kernels
 of their fastest measured schedule, times their instances) after C minutes of tuning, read from the
 rounds of each run's network.json, and its speedup over every kernel's heuristic schedule.
+With --time-libraries R, each network's shipped run is then exported (`perftune export`, the weights as
+input buffers, all inputs zeros), built with its example's CMake and timed in R rounds alternating with PyTorch at
+its best (bench/network_e2e.py's peer), each keeping its round with the lowest median of 20 runs.
 Writes OUTPUT/results.json and prints a Markdown table.
 """
 import argparse
@@ -23,6 +26,9 @@ import json
 import os
 import subprocess
 import sys
+
+import library_profile
+import network_e2e
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 PERFTUNE = os.environ.get("PERFTUNE", os.path.join(ROOT, "build", "perftune"))
@@ -53,6 +59,30 @@ def latency_at(rounds, seconds):
     return best
 
 
+def time_libraries(results, output, rounds):
+    """results[network]["library"]: the shipped run's library against PyTorch at its best, timed side by side."""
+    coretypes = [None, "SkylakeX"] if "avx512f" in open("/proc/cpuinfo").read() else [None]
+    for network, row in results.items():
+        run = os.path.abspath(os.path.join(output, network, "shipped", "run"))
+        lib = os.path.join(run, "..", "library")
+        tuning = json.loads(network_e2e.run([PERFTUNE, "export", run, "--output", lib, "--json"]))
+        network_e2e.run(["cmake", "-S", os.path.join(lib, "example"), "-B", os.path.join(lib, "example_build"), "-DCMAKE_BUILD_TYPE=Release"])
+        network_e2e.run(["cmake", "--build", os.path.join(lib, "example_build")])
+        inputs = os.path.join(lib, "zero_inputs")
+        library_profile.zero_inputs(os.path.join(lib, tuning["entry_point"] + ".h"), inputs)
+        library = {"example": [os.path.join(lib, "example_build", "example"), inputs, lib]}
+        for _ in range(rounds):
+            timed = network_e2e.time_library(library, 20, 2)
+            if timed["median_seconds"] < library.get("median_seconds", float("inf")):
+                library.update(timed)
+            peer = network_e2e.pytorch(network, 2, 20, coretypes)
+            if peer["median_seconds"] < row.get("pytorch", {}).get("median_seconds", float("inf")):
+                row["pytorch"] = peer
+        row["library"] = {"median_seconds": library["median_seconds"], "estimated_seconds": tuning["estimated_latency_seconds"]}
+        print(f"[bench] {network}: library {library['median_seconds'] * 1e3:.2f} ms, PyTorch {row['pytorch']['median_seconds'] * 1e3:.2f} ms "
+              f"({row['pytorch']['way']})", file=sys.stderr, flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", default=",".join(DEFAULT))
@@ -60,6 +90,8 @@ def main():
     parser.add_argument("--checkpoints", default="1,3,5")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--output", default=os.path.join(ROOT, "runs", "network_models"))
+    parser.add_argument("--time-libraries", type=int, default=0, metavar="ROUNDS",
+                        help="then time each shipped run's library against PyTorch in this many alternating rounds")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     checkpoints = [float(c) for c in args.checkpoints.split(",") if float(c) <= args.minutes]
@@ -83,6 +115,10 @@ def main():
                 "latency_seconds": {f"{c:g}": latency_at(summary["rounds"], 60 * c) for c in checkpoints}}
             with open(os.path.join(args.output, "results.json"), "w") as f:
                 json.dump(results, f, indent=1)
+    if args.time_libraries:
+        time_libraries(results, args.output, args.time_libraries)
+        with open(os.path.join(args.output, "results.json"), "w") as f:
+            json.dump(results, f, indent=1)
     if args.json:
         print(json.dumps(results, indent=1))
         return
@@ -97,6 +133,12 @@ def main():
         gains = [f"{row[way]['heuristic_seconds'] / row[way]['latency_seconds'][last]:.3f}x ({row[way]['measurements']} meas.)"
                  if row[way]["latency_seconds"][last] else "-" for way in MODELS]
         print(f"| {network} | {heuristic * 1e3:.2f} | " + " | ".join(cells + gains) + " |")
+    if args.time_libraries:
+        print("\n| network | shipped run's estimate | its library | PyTorch at its best | library x PyTorch |\n|---|---|---|---|---|")
+        for network, row in results.items():
+            lib, peer = row["library"], row["pytorch"]
+            print(f"| {network} | {lib['estimated_seconds'] * 1e3:.2f} ms | {lib['median_seconds'] * 1e3:.2f} ms | "
+                  f"{peer['median_seconds'] * 1e3:.2f} ms ({peer['way']}) | {peer['median_seconds'] / lib['median_seconds']:.2f}x |")
 
 
 if __name__ == "__main__":
