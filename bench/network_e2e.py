@@ -104,7 +104,7 @@ def pytorch(name, threads, runs, coretypes):
 def halide_peers(model):
     """Halide's schedules of the whole network: {way: {"seconds": S or None, "settings"/"message": ...}}."""
     ways = {"unfused_heuristic": ["--fusion", "none"], "greedy_fusion_heuristic": ["--fusion", "greedy"],
-            "adams2019": ["--as-kernel", "--autoscheduler", "Adams2019", "--autoschedule-timeout", "1800"]}
+            "adams2019": ["--as-kernel", "--autoscheduler", "Adams2019", "--autoschedule-timeout", "600"]}
     peers = {}
     for way, flags in ways.items():
         print(f"[bench] {os.path.basename(os.path.dirname(model))}: {way}", file=sys.stderr, flush=True)
