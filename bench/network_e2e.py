@@ -59,14 +59,20 @@ def tensor(path):
     return numpy_helper.to_array(proto).astype(np.float32)
 
 
+def build_example(lib):
+    """An export's example/ built with CMake into lib/example_build (returned)."""
+    build = os.path.join(lib, "example_build")
+    run(["cmake", "-S", os.path.join(lib, "example"), "-B", build, "-DCMAKE_BUILD_TYPE=Release"])
+    run(["cmake", "--build", build])
+    return build
+
+
 def build_library(name, model_dir, tune_dir, out_dir, minutes):
     """The library of `tune_dir` after `minutes` of tuning, built and run once: its example and
     its output's error against torch's."""
     lib = os.path.join(out_dir, f"lib_{minutes:g}min")
     tuning = json.loads(run([PERFTUNE, "export", tune_dir, "--output", lib, "--at-minutes", str(minutes), "--name", name, "--json"]))
-    build = os.path.join(lib, "example_build")
-    run(["cmake", "-S", os.path.join(lib, "example"), "-B", build, "-DCMAKE_BUILD_TYPE=Release"])
-    run(["cmake", "--build", build])
+    build = build_example(lib)
     data = os.path.join(lib, "data")
     os.makedirs(data, exist_ok=True)
     tensor(os.path.join(model_dir, "test_data_set_0", "input_0.pb")).tofile(os.path.join(data, "input_0.bin"))

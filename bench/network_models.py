@@ -66,11 +66,10 @@ def time_libraries(results, output, rounds):
         run = os.path.abspath(os.path.join(output, network, "shipped", "run"))
         lib = os.path.join(run, "..", "library")
         tuning = json.loads(network_e2e.run([PERFTUNE, "export", run, "--output", lib, "--json"]))
-        network_e2e.run(["cmake", "-S", os.path.join(lib, "example"), "-B", os.path.join(lib, "example_build"), "-DCMAKE_BUILD_TYPE=Release"])
-        network_e2e.run(["cmake", "--build", os.path.join(lib, "example_build")])
+        build = network_e2e.build_example(lib)
         inputs = os.path.join(lib, "zero_inputs")
         library_profile.zero_inputs(os.path.join(lib, tuning["entry_point"] + ".h"), inputs)
-        library = {"example": [os.path.join(lib, "example_build", "example"), inputs, lib]}
+        library = {"example": [os.path.join(build, "example"), inputs, lib]}
         for _ in range(rounds):
             timed = network_e2e.time_library(library, 20, 2)
             if timed["median_seconds"] < library.get("median_seconds", float("inf")):
