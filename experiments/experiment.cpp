@@ -6,6 +6,7 @@
 #include <mutex>
 #include <set>
 
+#include "ir/count_limits.h"
 #include "ir/data_path.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
@@ -150,6 +151,8 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
 
   experiment.backend = root.at("backend").value();
   experiment.budget = root.at("budget").value();
+  if (const auto measurements = root.at("budget").find("measurements"))  // the campaigns read the rest
+    bounded_count(*measurements, 1, kMaxMeasurementBudget, "measurements");
   if (const auto v = root.find("top_k")) experiment.top_k = static_cast<std::size_t>(v->as_positive_int());
   if (const auto v = root.find("ramp_batches")) experiment.ramp_batches = v->as_bool();
   if (const auto v = root.find("measure_once")) {
@@ -158,11 +161,11 @@ Experiment parse_experiment(const nlohmann::json& json, const std::string& file)
     else if (v->as_string() != "sitting") v->fail("true, false, \"sitting\" or \"experiment\"");
   }
   experiment.epsilon = root.get_number("epsilon", experiment.epsilon);
-  experiment.seeds = static_cast<std::size_t>(root.at("seeds").as_positive_int());
+  experiment.seeds = static_cast<std::size_t>(bounded_count(root.at("seeds"), 1, kMaxSeeds, "seeds"));
   if (const auto v = root.find("first_seed")) experiment.first_seed = v->as_count();
   if (const auto v = root.find("report_budgets")) {
     experiment.report_budgets.clear();
-    for (const JsonView& b : v->elements()) experiment.report_budgets.push_back(static_cast<std::size_t>(b.as_positive_int()));
+    for (const JsonView& b : v->elements()) experiment.report_budgets.push_back(static_cast<std::size_t>(bounded_count(b, 1, kMaxMeasurementBudget, "measurements")));
     if (experiment.report_budgets.empty()) v->fail("at least one budget");
   }
   if (const auto v = root.find("time_windows")) {

@@ -4,9 +4,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 #include "experiments/gnuplot.h"
+#include "ir/count_limits.h"
 #include "ir/file_io.h"
 #include "ir/json_view.h"
 
@@ -44,12 +46,50 @@ std::string line_style(std::size_t t) {
          " lc rgb \"" + plot_color(t) + "\"";
 }
 
+// The summary checked before any of it is drawn: plot reads files a user may have edited or cut
+// short, and a value out of range would draw a wrong figure, or fail in gnuplot naming no place.
+// Every curve holds one value per budget step, 1 .. max_budget.
+void check_summary(const JsonView& summary) {
+  if (!summary.is_object()) summary.fail("an object (an experiment's summary.json)");
+  bounded_count(summary.at("seeds"), 1, kMaxSeeds, "seeds");
+  const std::uint64_t max_budget = bounded_count(summary.at("max_budget"), 1, kMaxMeasurementBudget, "measurements");
+  if (const std::optional<JsonView> budgets = summary.find("report_budgets")) {
+    if (budgets->size() > max_budget)
+      budgets->fail("at most max_budget (" + std::to_string(max_budget) + ") budgets, found " + std::to_string(budgets->size()));
+    for (const JsonView& budget : budgets->elements()) bounded_count(budget, 1, max_budget, "measurements");
+  }
+  const JsonView strategies = summary.at("strategies");
+  if (!strategies.is_object() || strategies.value().empty()) strategies.fail("an object with at least one strategy");
+  const JsonView spaces = summary.at("spaces");
+  if (spaces.size() == 0) spaces.fail("at least one space");
+  const auto seconds = [](const JsonView& value, bool null_allowed) {
+    if (null_allowed && value.value().is_null()) return;
+    if (!(value.as_number() > 0)) value.fail("a positive number of seconds, found " + value.value().dump());
+  };
+  const auto check_curve = [&](const JsonView& curve) {
+    if (curve.size() != max_budget)
+      curve.fail("one value per budget step, " + std::to_string(max_budget) + " (max_budget), found " + std::to_string(curve.size()));
+  };
+  for (const JsonView& space : spaces.elements()) {
+    seconds(space.at("reference_seconds"), false);
+    seconds(space.at("optimum_seconds"), true);
+    const JsonView random = space.at("random_expected_best");
+    check_curve(random);
+    for (const JsonView& value : random.elements()) seconds(value, true);
+    for (const auto& item : strategies.value().items()) {
+      const JsonView curves = space.at("strategies").at(item.key());
+      for (const char* key : {"speedup_median", "speedup_q25", "speedup_q75", "score"}) check_curve(curves.at(key));
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> render_experiment_plots(const std::string& results_dir) {
   const std::string summary_path = (fs::path(results_dir) / "summary.json").string();
   const nlohmann::json document = parse_json_file(summary_path);
   const JsonView summary(document, summary_path);
+  check_summary(summary);
   const fs::path plots = fs::path(results_dir) / "plots";
   fs::create_directories(plots);
   const std::vector<std::string> strategies = strategy_names(summary_path);

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "hardware/reference/op_semantics.h"
+#include "ir/count_limits.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
 #include "ir/program_json.h"
@@ -498,7 +499,7 @@ GeneratorSpec load_spec(const std::string& path, std::vector<std::string>& exten
   // Required even when extending: two specs writing into one folder would mix their corpora.
   spec.output = (folder / view.at("output").as_string()).lexically_normal().string();
   if (auto v = view.find("seed")) spec.seed = v->as_count();
-  if (auto v = view.find("count")) spec.count = v->as_count();
+  if (auto v = view.find("count")) spec.count = bounded_count(*v, 0, kMaxGeneratedPrograms, "programs");
   if (auto v = view.find("blocks")) {
     v->expect_keys({"min", "max"});
     spec.min_blocks = v->at("min").as_positive_int();
@@ -531,7 +532,14 @@ GeneratorSpec load_spec(const std::string& path, std::vector<std::string>& exten
   for (auto [key, target] : {std::pair{"rows", &spec.rows}, std::pair{"features", &spec.features},
                              std::pair{"image_batch", &spec.image_batch}, std::pair{"spatial", &spec.spatial},
                              std::pair{"channels", &spec.channels}})
-    if (auto v = view.find(key)) *target = parse_weighted(*v);
+    if (auto v = view.find(key)) {
+      *target = parse_weighted(*v);
+      // A dimension above max_elements makes every tensor it is in too large: it would never be drawn.
+      for (std::size_t i = 0; i < target->size(); ++i)
+        if ((*target)[i].value > spec.max_elements)
+          v->at(i).at("value").fail("a size of at most max_elements (" + std::to_string(spec.max_elements) + "), found " +
+                                    std::to_string((*target)[i].value) + ", which no tensor of the spec can have");
+    }
   return spec;
 }
 
@@ -585,8 +593,11 @@ GeneratedProgram generate_program(const GeneratorSpec& spec, std::uint64_t index
     generated.flops = b.flops();
     return generated;
   }
-  throw std::runtime_error(std::string(name) + ": no program within max_elements " + std::to_string(spec.max_elements) +
-                           " and max_flops " + std::to_string(spec.max_flops) + " after 100 draws");
+  // The limits are the spec's, so the spec's file and members are what the user changes.
+  throw InputError(spec.file.empty() ? "the default generator spec" : spec.file, "$.max_elements and $.max_flops",
+                   "limits some program fits: " + std::string(name) + " found none within max_elements " +
+                       std::to_string(spec.max_elements) + " and max_flops " + std::to_string(spec.max_flops) +
+                       " after 100 draws; raise them, or draw smaller sizes (rows, features, spatial, channels)");
 }
 
 std::string generated_program_path(const GeneratorSpec& spec, std::uint64_t index) {

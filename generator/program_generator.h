@@ -64,8 +64,8 @@ struct GeneratedProgram {
   double flops = 0;
 };
 
-// Program `index` of the spec. Throws std::runtime_error if no valid program is found in a
-// bounded number of draws (limits too tight for any block).
+// Program `index` of the spec. Throws InputError naming the spec's file and limits if no valid
+// program is found in a bounded number of draws (limits too tight for any block).
 GeneratedProgram generate_program(const GeneratorSpec& spec, std::uint64_t index);
 
 // The file program `index` is written to: OUTPUT/NAME_00042.json.

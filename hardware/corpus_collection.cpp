@@ -11,6 +11,7 @@
 #include "hardware/fusion_space.h"
 #include "hardware/halide_backend_json.h"
 #include "hardware/halide_schedule.h"
+#include "ir/count_limits.h"
 #include "ir/data_path.h"
 #include "ir/file_io.h"
 #include "ir/fusion_placements.h"
@@ -147,24 +148,27 @@ CollectSpec load_collect_spec(const std::string& path) {
       spec.greedy_kernels.push_back(std::move(selection));
     }
   }
+  const auto configs_per_kernel = [](const JsonView& v) {
+    return static_cast<std::size_t>(bounded_count(v, 0, kMaxConfigsPerKernel, "configs"));
+  };
   const auto count = [&](const char* key, std::size_t fallback) {
     if (auto v = root.find(key)) return static_cast<std::size_t>(v->as_positive_int());
     return fallback;
   };
-  if (auto v = root.find("tile_configs_per_kernel")) spec.tile_configs_per_kernel = static_cast<std::size_t>(v->as_count());
+  if (auto v = root.find("tile_configs_per_kernel")) spec.tile_configs_per_kernel = configs_per_kernel(*v);
   if (auto v = root.find("near_heuristic_share")) {
     spec.near_heuristic_share = v->as_number();
     if (!(spec.near_heuristic_share >= 0 && spec.near_heuristic_share <= 1)) v->fail("a share between 0 and 1");
   }
   spec.batch_size = count("batch_size", spec.batch_size);
   if (auto v = root.find("references")) spec.references = v->as_bool();
-  if (auto v = root.find("fusion_variants_per_program")) spec.fusion_variants_per_program = static_cast<std::size_t>(v->as_count());
-  if (auto v = root.find("program_fusion_configs")) spec.program_fusion_configs = static_cast<std::size_t>(v->as_count());
-  if (auto v = root.find("fused_kernel_configs")) spec.fused_kernel_configs = static_cast<std::size_t>(v->as_count());
-  if (auto v = root.find("fused_kernel_schedules")) spec.fused_kernel_schedules = static_cast<std::size_t>(v->as_count());
+  if (auto v = root.find("fusion_variants_per_program")) spec.fusion_variants_per_program = configs_per_kernel(*v);
+  if (auto v = root.find("program_fusion_configs")) spec.program_fusion_configs = configs_per_kernel(*v);
+  if (auto v = root.find("fused_kernel_configs")) spec.fused_kernel_configs = configs_per_kernel(*v);
+  if (auto v = root.find("fused_kernel_schedules")) spec.fused_kernel_schedules = configs_per_kernel(*v);
   if (auto picks = root.find("model_picks")) {
     // The model and strategy inside are parsed where they are built (autotuner/model_picks.h).
-    spec.model_picks_per_kernel = static_cast<std::size_t>(picks->at("per_kernel").as_positive_int());
+    spec.model_picks_per_kernel = static_cast<std::size_t>(bounded_count(picks->at("per_kernel"), 1, kMaxConfigsPerKernel, "configs"));
     spec.model_picks = json.at("model_picks");
   }
   if (auto cpu = root.find("cpu")) {

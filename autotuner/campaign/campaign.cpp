@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "ir/count_limits.h"
 #include "ir/data_path.h"
 
 namespace perftune {
@@ -45,7 +46,7 @@ Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
 
   const JsonView budget = root.at("budget");
   budget.expect_keys({"measurements", "hardware_seconds", "minutes"});
-  if (const auto v = budget.find("measurements")) campaign.max_measurements = static_cast<std::size_t>(v->as_positive_int());
+  if (const auto v = budget.find("measurements")) campaign.max_measurements = static_cast<std::size_t>(bounded_count(*v, 1, kMaxMeasurementBudget, "measurements"));
   if (const auto v = budget.find("hardware_seconds")) {
     campaign.max_hardware_seconds = v->as_non_negative_number();
     if (!(campaign.max_hardware_seconds > 0)) v->fail("a positive number of seconds");

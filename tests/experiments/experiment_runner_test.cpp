@@ -347,6 +347,10 @@ TEST_CASE("an experiment's mistakes name their place in the experiment file") {
       {"$.budget", [](nlohmann::json& j) { j["budget"] = nlohmann::json::object(); }},
       {"$.time_windows[1]", [](nlohmann::json& j) { j["time_windows"] = {{{"start", 0.5}, {"end", 0.96}}, {{"start", 0.9}, {"end", 0.5}}}; }},
       {"$.time_windows[0].stop", [](nlohmann::json& j) { j["time_windows"] = {{{"start", 0.5}, {"stop", 0.96}}}; }},
+      // Counts no machine finishes: refused here, not after a bad_alloc.
+      {"$.seeds", [](nlohmann::json& j) { j["seeds"] = 1e9; }},
+      {"$.budget.measurements", [](nlohmann::json& j) { j["budget"]["measurements"] = 1e12; }},
+      {"$.report_budgets[1]", [](nlohmann::json& j) { j["report_budgets"] = {5, 1e15}; }},
   }));
   nlohmann::json json = toy_experiment(dir + "/toy_cache.json");
   edit(json);
@@ -359,6 +363,41 @@ TEST_CASE("an experiment's mistakes name their place in the experiment file") {
     REQUIRE(error.file() == "toy.json");
     REQUIRE(error.place().starts_with(place));
   }
+}
+
+TEST_CASE("plot refuses a summary it would draw wrong, naming the file and the place") {
+  const auto [dir, cache] = toy_space_dir("experiment_bad_summary");
+  run_experiment(parse_experiment(toy_experiment(cache), dir + "/toy.json"), run_into(dir, 2));
+  const nlohmann::json good = parse_json_file(dir + "/out/summary.json");
+  REQUIRE(good["max_budget"] == 20);
+  const auto [place, edit] = GENERATE(table<std::string, std::function<void(nlohmann::json&)>>({
+      {"$", [](nlohmann::json& j) { j = nlohmann::json::array({j}); }},
+      {"$.max_budget", [](nlohmann::json& j) { j["max_budget"] = 1e15; }},
+      {"$.max_budget", [](nlohmann::json& j) { j["max_budget"] = -5; }},
+      {"$.seeds", [](nlohmann::json& j) { j["seeds"] = 0; }},
+      {"$.report_budgets", [](nlohmann::json& j) { j["report_budgets"] = std::vector<int>(21, 1); }},
+      {"$.report_budgets[0]", [](nlohmann::json& j) { j["report_budgets"][0] = 21; }},
+      {"$.spaces", [](nlohmann::json& j) { j["spaces"] = nlohmann::json::array(); }},
+      {"$.strategies", [](nlohmann::json& j) { j["strategies"] = nlohmann::json::object(); }},
+      {"$.spaces[0].optimum_seconds", [](nlohmann::json& j) { j["spaces"][0]["optimum_seconds"] = 0; }},
+      {"$.spaces[0].random_expected_best[3]", [](nlohmann::json& j) { j["spaces"][0]["random_expected_best"][3] = -1e-3; }},
+      {"$.spaces[0].random_expected_best", [](nlohmann::json& j) { j["spaces"][0]["random_expected_best"].erase(0); }},
+      {"$.spaces[0].strategies.random.score", [](nlohmann::json& j) { j["spaces"][0]["strategies"]["random"]["score"].erase(0); }},
+  }));
+  nlohmann::json summary = good;
+  edit(summary);
+  CAPTURE(place);
+  const std::string bad = scratch_dir("experiment_bad_summary_edited");
+  std::ofstream(bad + "/summary.json") << summary.dump();
+  try {
+    render_experiment_plots(bad);
+    FAIL("accepted");
+  } catch (const InputError& error) {
+    CAPTURE(error.what());
+    REQUIRE(error.file() == bad + "/summary.json");
+    REQUIRE(error.place() == place);
+  }
+  REQUIRE_FALSE(fs::exists(bad + "/plots"));  // nothing drawn from it
 }
 
 TEST_CASE("every bundled experiment config parses as perftune experiment reads it") {

@@ -236,6 +236,21 @@ TEST_CASE("a generator spec whose weights sum to 0 or to infinity is refused by 
   REQUIRE_THROWS_WITH(load_generator_spec(path), Catch::Contains("$.rows"));
 }
 
+// Issue 81: a count of 1e12 wrote 78,050 files before it was stopped; rows of 2^31 were never
+// drawn and said nothing; limits no program fits failed naming neither the spec nor its members.
+TEST_CASE("a generator spec asking for what no machine holds, or sizes it never draws, is refused by place", "[generator]") {
+  const std::string path = scratch_dir("generator_spec_bounds") + "/spec.json";
+  std::ofstream(path) << R"({"output": "out", "count": 1e12})";
+  REQUIRE_THROWS_WITH(load_generator_spec(path), Catch::Contains(path) && Catch::Contains("$.count") && Catch::Contains("1000000"));
+  std::ofstream(path) << R"({"output": "out", "rows": [{"value": 64, "weight": 1}, {"value": 2147483648, "weight": 1}]})";
+  REQUIRE_THROWS_WITH(load_generator_spec(path), Catch::Contains("$.rows[1].value") && Catch::Contains("max_elements"));
+  std::ofstream(path) << R"({"output": "out", "max_elements": 4, "max_flops": 1, "rows": [{"value": 2, "weight": 1}], "features": [{"value": 4, "weight": 1}],
+                            "image_share": 0})";
+  const GeneratorSpec tight = load_generator_spec(path);
+  REQUIRE_THROWS_WITH(generate_program(tight, 0),
+                      Catch::Contains(path) && Catch::Contains("$.max_elements and $.max_flops") && Catch::Contains("after 100 draws"));
+}
+
 TEST_CASE("a generator spec that extends another takes from it the members it leaves out", "[generator]") {
   const std::string dir = scratch_dir("generator_spec_extends");
   std::filesystem::create_directories(dir + "/sub");

@@ -270,6 +270,17 @@ TEST_CASE("a bad collect config names the file and the field", "[hardware][colle
   std::ofstream(path, std::ios::trunc) << R"({"output": "x.jsonl", "programs": [")" + program +
                                               R"("], "cpu": {"threads": 0, "parallel_guard_attempts": 0}})";
   CHECK(load_collect_spec(path).cpu.parallel_guard_attempts == 0);
+  // Issue 81: per-kernel counts of 1e9 planned past 60 s (the sampler draws 20 times the count).
+  for (const char* key : {"tile_configs_per_kernel", "fusion_variants_per_program", "program_fusion_configs", "fused_kernel_configs",
+                          "fused_kernel_schedules"}) {
+    CAPTURE(key);
+    std::ofstream(path, std::ios::trunc) << R"({"output": "x.jsonl", "programs": [")" + program + R"("], ")" + key + R"(": 1e9})";
+    CHECK_THROWS_WITH(load_collect_spec(path), Catch::Contains("bad.json") && Catch::Contains(std::string("$.") + key) &&
+                                                   Catch::Contains("from 0 to 100000"));
+  }
+  std::ofstream(path, std::ios::trunc) << R"({"output": "x.jsonl", "programs": [")" + program +
+                                              R"("], "model_picks": {"per_kernel": 1e9, "model": {"type": "analytical"}}})";
+  CHECK_THROWS_WITH(load_collect_spec(path), Catch::Contains("$.model_picks.per_kernel") && Catch::Contains("from 1 to 100000"));
 }
 
 }  // namespace
