@@ -1,13 +1,15 @@
 #include "hardware/halide_backend_json.h"
 
+#include <utility>
+
 #include "hardware/process/subprocess.h"
 
 namespace perftune {
 
 const std::vector<std::string>& halide_backend_option_keys() {
-  static const std::vector<std::string> keys = {"threads",    "run_timeout_seconds", "min_repeats",
-                                                "max_repeats", "target_cv",          "time_budget_seconds",
-                                                "parallel_guard_attempts"};
+  static const std::vector<std::string> keys = {"threads",     "run_timeout_seconds", "autoschedule_timeout_seconds",
+                                                "min_repeats", "max_repeats",         "target_cv",
+                                                "time_budget_seconds", "parallel_guard_attempts"};
   return keys;
 }
 
@@ -15,10 +17,12 @@ void read_halide_backend_options(const JsonView& object, HalideBackendOptions& o
   if (const auto v = object.find("threads"))
     options.threads = static_cast<int>(v->as_count("a thread count (0 = the machine's cores)"));
   // A timeout bounds a worker that may hang forever: 0 must not quietly mean "no limit".
-  if (const auto v = object.find("run_timeout_seconds")) {
-    options.run_timeout_seconds = v->as_number();
-    if (auto problem = timeout_problem(options.run_timeout_seconds)) v->fail("a timeout in seconds, but " + *problem);
-  }
+  for (auto [key, timeout] : {std::pair{"run_timeout_seconds", &options.run_timeout_seconds},
+                              std::pair{"autoschedule_timeout_seconds", &options.autoschedule_timeout_seconds}})
+    if (const auto v = object.find(key)) {
+      *timeout = v->as_number();
+      if (auto problem = timeout_problem(*timeout)) v->fail("a timeout in seconds, but " + *problem);
+    }
   if (const auto v = object.find("min_repeats")) options.min_repeats = static_cast<int>(v->as_positive_int());
   if (const auto v = object.find("max_repeats")) options.max_repeats = static_cast<int>(v->as_positive_int());
   if (options.max_repeats < options.min_repeats) {

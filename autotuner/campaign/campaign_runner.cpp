@@ -216,7 +216,12 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
                                {"status", std::string(status_name(peer.result.status))},
                                {"seconds", optional_number(seconds)},
                                {"speedup", optional_number(speedup)}};
-        if (!peer.result.ok()) defaults[peer.name]["message"] = peer.result.message;
+        if (!peer.result.ok()) {
+          defaults[peer.name]["message"] = peer.result.message;
+          if (options.progress)
+            *options.progress << "[tune] " << peer.name << " failed (" << status_name(peer.result.status) << "): " << peer.result.message
+                              << "; the campaign goes on" << std::endl;
+        }
       }
     }
     summary["defaults"] = std::move(defaults);

@@ -26,6 +26,9 @@ TEST_CASE("the Halide backend's options are read and unset keys keep their defau
   CHECK(options.run_timeout_seconds == defaults.run_timeout_seconds);
   CHECK(options.target_cv == defaults.target_cv);
   CHECK(read_options("{}").parallel_guard_attempts == defaults.parallel_guard_attempts);
+  // A campaign bounds its peers' searches: Adams2019 on a 3,000-op chain ran minutes per search.
+  CHECK(read_options(R"({"autoschedule_timeout_seconds": 30})").autoschedule_timeout_seconds == 30);
+  CHECK(read_options("{}").autoschedule_timeout_seconds == defaults.autoschedule_timeout_seconds);
 }
 
 TEST_CASE("a bad Halide backend option names the file and the key", "[hardware][halide_json]") {
@@ -35,6 +38,7 @@ TEST_CASE("a bad Halide backend option names the file and the key", "[hardware][
   };
   fails_at(R"({"threads": -1})", "$.cpu.threads");
   fails_at(R"({"run_timeout_seconds": 0})", "$.cpu.run_timeout_seconds");  // 0 is not "no limit"
+  fails_at(R"({"autoschedule_timeout_seconds": -1})", "$.cpu.autoschedule_timeout_seconds");
   fails_at(R"({"min_repeats": 0})", "$.cpu.min_repeats");
   fails_at(R"({"min_repeats": 8, "max_repeats": 4})", "$.cpu.max_repeats");
   fails_at(R"({"min_repeats": 40})", "$.cpu");  // above the default max_repeats: the object is named

@@ -684,6 +684,26 @@ TEST_CASE("Halide's autoschedulers are measured as named peers at their best set
   REQUIRE_THAT(peers[3].settings, Catch::Matchers::StartsWith("torch::mm [64x48]x[48x40], "));
 }
 
+// Issue 81: on a 3,000-op chain each autoscheduler ran minutes under a fixed 600 s limit that no
+// campaign could set; now the limit is the backend's "autoschedule_timeout_seconds".
+TEST_CASE("an autoscheduler over the backend's search timeout is a timed-out peer, and the others are still measured",
+          "[hardware][halide]") {
+  const Kernel kernel = kernel_of(param("a", "[64, 48]", 0) + "," + param("b", "[48, 40]", 1) +
+                                  R"(, {"name": "y", "opcode": "dot", "shape": [64, 40], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}})");
+  HalideBackendOptions options = fast_halide_options();
+  options.autoschedule_timeout_seconds = 0.01;  // below any search, compile and run
+  HalideBackend backend(options);
+  const auto peers = backend.measure_peers(kernel);
+  REQUIRE(peers.size() == 4);
+  for (int i = 0; i < 3; ++i) {
+    CAPTURE(peers[i].name, peers[i].result.message);
+    CHECK(peers[i].result.status == MeasureStatus::kTimeout);
+  }
+  CHECK(peers[3].result.ok());  // the library is not an autoscheduler's search
+  const SearchSpace space = halide_schedule_space(kernel);
+  CHECK(backend.measure(kernel, space, std::vector<Config>{heuristic_config(space, kernel)})[0].ok());  // the worker came back
+}
+
 TEST_CASE("a kernel's dots and convolutions become library calls in the library's layout", "[hardware][halide]") {
   SECTION("two dots in a row are two calls") {
     const Kernel kernel = kernel_of(param("a", "[8, 4]", 0) + "," + param("b", "[4, 6]", 1) + "," + param("c", "[6, 2]", 2) +
