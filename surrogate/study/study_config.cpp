@@ -14,6 +14,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The project's device specs, where the config's folder has none: fixed at configure time, so that
+// a run outside the project root finds them, and an error names a folder that exists (a bare
+// "configs/hardware" would be the working directory's).
+#ifdef PERFTUNE_HARDWARE_DIR
+constexpr const char* kProjectHardwareDir = PERFTUNE_HARDWARE_DIR;
+#else
+constexpr const char* kProjectHardwareDir = "configs/hardware";
+#endif
+
 std::optional<std::string> resolve(const std::string& relative, const std::string& config_file, bool data) {
   const fs::path p(relative);
   if (p.is_absolute()) return path_exists(p.string()) ? std::optional(p.string()) : std::nullopt;
@@ -83,7 +92,7 @@ StudyConfig StudyConfig::load(const std::string& path) {
     view.at("fusion_selection_weight").fail("0 with \"epoch_selection\": \"shared\" (the shared epoch is chosen on validation kernels alone)");
   if (!config.train.correction_scales.empty() && !config.params.analytical_feature)
     view.at("train").at("correction_scales").fail("no factors for a model without \"analytical_feature\" (there is no correction to shrink)");
-  config.hardware_dir = resolve("configs/hardware", path, /*data=*/false).value_or("configs/hardware");
+  config.hardware_dir = resolve("configs/hardware", path, /*data=*/false).value_or(kProjectHardwareDir);
   return config;
 }
 

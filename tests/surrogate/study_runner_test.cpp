@@ -176,6 +176,19 @@ TEST_CASE("a bad study config names the file and the place") {
   REQUIRE_THROWS_WITH(StudyConfig::load(dir + "/eval.json"), Catch::Contains("eval.json") && Catch::Contains(row.where));
 }
 
+TEST_CASE("a study config outside the project finds the project's device specs, from any working directory") {
+  // The analytical feature's device is looked up in configs/hardware; a config in a user's folder,
+  // run from elsewhere, used to get a path relative to the working directory.
+  const std::string dir = scratch_dir("study_outside");
+  std::ofstream(dir + "/eval.json") << R"({"sources": ["eval.json"], "split": {"by": "kernel"}})";
+  const auto before = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  const StudyConfig config = StudyConfig::load(dir + "/eval.json");
+  std::filesystem::current_path(before);
+  CHECK(std::filesystem::path(config.hardware_dir).is_absolute());
+  CHECK(std::filesystem::exists(std::filesystem::path(config.hardware_dir) / "host.json"));
+}
+
 TEST_CASE("random expected top-k slowdown matches enumeration on a small case") {
   MeasuredKernel k = testing::measured_kernel("tiny", 64, 64, 64);
   k.measurements.resize(4);
