@@ -167,7 +167,12 @@ void run(const MeasureOptions& o) {
   // fails everything must not look like a successful measurement.
   const bool all_failed = !results.empty() && std::none_of(results.begin(), results.end(), [](const MeasureResult& r) { return r.ok(); });
   const auto fail_if_nothing_measured = [&] {
-    if (all_failed) throw std::runtime_error("every measurement failed (" + std::to_string(results.size()) + " of " + std::to_string(results.size()) + ")");
+    if (!all_failed) return;
+    // The one-line reason names the first failure too: a script reading stderr's last line learns why.
+    const MeasureResult& first = results.front();
+    const std::string message = first.message.substr(0, first.message.find('\n'));
+    throw std::runtime_error("every measurement failed (" + std::to_string(results.size()) + " of " + std::to_string(results.size()) +
+                             "); the first: " + std::string(status_name(first.status)) + (message.empty() ? "" : ": " + message));
   };
 
   if (o.json) {
