@@ -9,16 +9,13 @@
 
 #include "ir/file_io.h"
 #include "ir/input_error.h"
-#include "ir/json_view.h"
-#include "surrogate/checkpoint_files.h"
+#include "surrogate/gnn/gnn_checkpoint_header.h"
 #include "surrogate/gnn/gnn_cost_model.h"
 #include "surrogate/gnn/gnn_state.h"
 
 namespace perftune {
 
 namespace {
-
-constexpr const char* kCheckpointFormat = "perftune-gnn-checkpoint";
 
 // A one-member model writes its weights as torch::save(model) always did, so checkpoints from
 // before ensembles load unchanged; an ensemble writes one archive holding a sub-archive per member.
@@ -37,16 +34,6 @@ std::map<std::string, std::vector<std::int64_t>> tensor_shapes(const std::vector
     for (const auto& item : members[m].model->named_buffers()) shapes[prefix + item.key()] = item.value().sizes().vec();
   }
   return shapes;
-}
-
-// A vocabulary that no training run writes: more opcodes than the embedding has rows (ids past
-// the table), or a knob's log-range that is reversed or beyond what an int64 knob value gives.
-void check_vocabulary(const FeatureVocabulary& vocabulary, const GnnParams& params, const JsonView& json) {
-  if (vocabulary.opcode_count() > static_cast<std::size_t>(params.opcode_capacity))
-    json.at("opcodes").fail("at most " + std::to_string(params.opcode_capacity - 1) + " opcodes (params.opcode_capacity " +
-                            std::to_string(params.opcode_capacity) + ", one id kept for \"other\"), found " +
-                            std::to_string(vocabulary.opcodes().size()));
-  check_knob_ranges(json);
 }
 
 // The largest magnitude a checkpoint's tensor may hold: a standardizing scale is at most 1e6 (one
@@ -95,7 +82,7 @@ void GnnCostModel::save(const std::string& checkpoint, const nlohmann::ordered_j
     throw std::runtime_error(weights + ": cannot write the weights: " + error.what_without_backtrace());
   }
   nlohmann::ordered_json json;
-  json["format"] = kCheckpointFormat;
+  json["format"] = kGnnCheckpointFormat;
   json["feature_schema_version"] = kFeatureSchemaVersion;
   json["weights"] = std::filesystem::path(weights).filename().string();
   json["params"] = state_->params.to_json();
@@ -110,37 +97,12 @@ void GnnCostModel::save(const std::string& checkpoint, const nlohmann::ordered_j
 }
 
 std::unique_ptr<GnnCostModel> GnnCostModel::load(const std::string& checkpoint) {
-  // A file that is no checkpoint at all (the .pt weights, a campaign, an experiment) says so, rather
-  // than naming the first checkpoint key it lacks.
-  const std::string not_a_checkpoint = std::string("a model checkpoint: the JSON `perftune train` writes beside its .pt "
-                                                   "weights ({\"format\": \"") + kCheckpointFormat + "\", ...})";
-  // What is wrong with the file itself (missing, not a regular file, too large) says so as it is.
-  const std::string text = read_file(checkpoint);
-  nlohmann::json json;
-  try {
-    json = parse_json_text(text, checkpoint);
-  } catch (const InputError& error) {
-    // A key twice or a number out of range is JSON with a flaw, named as such; only a syntax error is "not JSON".
-    if (std::string(error.what()).find("valid JSON") == std::string::npos) throw;
-    throw InputError(checkpoint, error.place(), not_a_checkpoint + "; this is not JSON");
-  }
-  if (!json.is_object() || !json.contains("format") || json["format"] != kCheckpointFormat)
-    throw InputError(checkpoint, "$", not_a_checkpoint + "; this file has no such \"format\"");
-  const JsonView view(json, checkpoint);
-  view.expect_keys({"format", "feature_schema_version", "weights", "params", "train", "vocabulary", "correction_scale", "extra"});
-  if (view.at("format").as_string() != kCheckpointFormat) view.at("format").fail(std::string("\"") + kCheckpointFormat + "\"");
-  check_feature_schema(view.at("feature_schema_version"));
-  // Every field is checked before the model is built: its sizes allocate (GnnParams bounds them).
-  GnnParams params = GnnParams::from_json(view.at("params"));
-  FeatureVocabulary vocabulary = FeatureVocabulary::from_json(view.at("vocabulary"));
-  check_vocabulary(vocabulary, params, view.at("vocabulary"));
-  TrainOptions options = TrainOptions::from_json(view.at("train"));
-  const std::string weights = checkpoint_member_path(checkpoint, view.at("weights"));
-  if (!path_exists(weights)) throw InputError(weights, "", "the weights file named by " + checkpoint);
+  GnnCheckpointHeader header = read_gnn_checkpoint_header(checkpoint);
+  const std::string& weights = header.weights;
   // Read through the one bounded reader (a FIFO or a device is refused, a size is capped), then
   // handed to libtorch from memory.
   std::istringstream weight_bytes(read_file(weights));
-  auto model = std::make_unique<GnnCostModel>(std::move(params), std::move(vocabulary), std::move(options));
+  auto model = std::make_unique<GnnCostModel>(std::move(header.params), std::move(header.vocabulary), std::move(header.options));
   State& s = model->state();
   const auto expected = tensor_shapes(s.members);
   try {
@@ -166,10 +128,7 @@ std::unique_ptr<GnnCostModel> GnnCostModel::load(const std::string& checkpoint) 
     if (expected.at(name) != shape)
       throw InputError(weights, "parameter " + name, "the shape the hyper-parameters in " + checkpoint + " give");
   check_weights_finite(s.members, weights);
-  if (auto scale = view.find("correction_scale")) {
-    s.correction_scale = scale->as_non_negative_number();
-    if (s.correction_scale > 1) scale->fail("a factor in [0, 1]");
-  }
+  s.correction_scale = header.correction_scale;
   s.trained = true;
   return model;
 }

@@ -4,15 +4,12 @@
 
 #include "ir/file_io.h"
 #include "ir/input_error.h"
-#include "ir/json_view.h"
-#include "surrogate/checkpoint_files.h"
+#include "surrogate/trees/tree_checkpoint_header.h"
 #include "surrogate/trees/tree_labels.h"
 
 namespace perftune {
 
 namespace {
-
-constexpr const char* kCheckpointFormat = "perftune-trees-checkpoint";
 
 std::string booster_path_for(const std::string& checkpoint) {
   return std::filesystem::path(checkpoint).replace_extension(".ubj").string();
@@ -87,9 +84,7 @@ void TreeCostModel::update(const Kernel& kernel, const SearchSpace& space, std::
   target->booster = std::move(booster);
 }
 
-bool TreeCostModel::is_checkpoint(const nlohmann::json& json) {
-  return json.is_object() && json.contains("format") && json["format"] == kCheckpointFormat;
-}
+bool TreeCostModel::is_checkpoint(const nlohmann::json& json) { return is_tree_checkpoint(json); }
 
 void TreeCostModel::save(const std::string& checkpoint, const nlohmann::ordered_json& extra) const {
   const std::filesystem::path path(checkpoint);
@@ -97,7 +92,7 @@ void TreeCostModel::save(const std::string& checkpoint, const nlohmann::ordered_
   const std::string booster = booster_path_for(checkpoint);
   write_file_atomically(booster, booster_->save_ubjson());
   nlohmann::ordered_json json;
-  json["format"] = kCheckpointFormat;
+  json["format"] = kTreeCheckpointFormat;
   json["feature_schema_version"] = kFeatureSchemaVersion;
   json["booster"] = std::filesystem::path(booster).filename().string();
   json["params"] = params_.to_json();
@@ -107,23 +102,16 @@ void TreeCostModel::save(const std::string& checkpoint, const nlohmann::ordered_
 }
 
 std::unique_ptr<TreeCostModel> TreeCostModel::load(const std::string& checkpoint) {
-  const nlohmann::json json = parse_json_file(checkpoint);
-  if (!is_checkpoint(json))
-    throw InputError(checkpoint, "$.format", std::string("\"") + kCheckpointFormat + "\" (a checkpoint perftune train writes for trees)");
-  const JsonView view(json, checkpoint);
-  view.expect_keys({"format", "feature_schema_version", "booster", "params", "vocabulary", "extra"});
-  check_feature_schema(view.at("feature_schema_version"));
-  TreeParams params = TreeParams::from_json(view.at("params"));
-  check_knob_ranges(view.at("vocabulary"));
+  TreeCheckpointHeader header = read_tree_checkpoint_header(checkpoint);
+  TreeParams params = std::move(header.params);
+  const std::string& booster_file = header.booster;
   TreeFeaturizer featurizer = [&] {
     try {
-      return make_tree_featurizer(FeatureVocabulary::from_json(view.at("vocabulary")), params);
+      return make_tree_featurizer(std::move(header.vocabulary), params);
     } catch (const std::invalid_argument& error) {
       throw InputError(checkpoint, "$.params.schedule_features", std::string("schedule features this program provides: ") + error.what());
     }
   }();
-  const std::string booster_file = checkpoint_member_path(checkpoint, view.at("booster"));
-  if (!path_exists(booster_file)) throw InputError(booster_file, "", "the booster file named by " + checkpoint);
   auto booster = std::make_unique<XgbBooster>();
   try {
     booster->load_ubjson(read_file(booster_file));
