@@ -3,7 +3,7 @@
 machine against PyTorch's CPU inference at its best, on the same input, with the same threads.
 
     bench/network_e2e.py [--only NAME,...] [--minutes M] [--checkpoints 0,1,5] [--threads 2]
-                         [--runs 20] [--output runs/network_e2e]
+                         [--runs 20] [--halide-peers WAY,...] [--output runs/network_e2e]
 
 Per network (default: resnet18, mobilenet_v2, bert_encoder_layer, efficientnet_b0 at batch 1, as
 scripts/models exports them to runs/models/NAME, random weights):
@@ -18,8 +18,9 @@ scripts/models exports them to runs/models/NAME, random weights):
      heuristic schedule (`--fusion none`), XLA-style greedy fusion with it (`--fusion greedy`), and
      Adams2019 on the whole network as one pipeline with Halide's generic machine parameters and this
      machine's, the faster kept, and its greedy search where the beam search outgrows the worker's memory
-     (`--as-kernel --autoscheduler Adams2019`). --halide-peers-only adds
-     them to an earlier run's results.json without tuning or timing again;
+     (`--as-kernel --autoscheduler Adams2019`). --halide-peers picks which (Adams2019 on a whole network
+     can search for half an hour); --halide-peers-only adds them to an earlier run's results.json
+     without tuning or timing again;
   4. bench/torch_peer.py NAME: eager and frozen TorchScript, the faster kept, with OpenBLAS's
      kernels as detected and as SkylakeX on an AVX-512 CPU (OpenBLAS 0.3.21 takes a newer Intel
      CPU for a Prescott), the faster kept.
@@ -107,21 +108,21 @@ def pytorch(name, threads, runs, coretypes):
     return best
 
 
-def halide_peers(model):
-    """Halide's schedules of the whole network: {way: {"seconds": S or None, "settings"/"message": ...}}."""
-    ways = {"unfused_heuristic": ["--fusion", "none"], "greedy_fusion_heuristic": ["--fusion", "greedy"],
-            "adams2019": ["--as-kernel", "--autoscheduler", "Adams2019", "--autoschedule-timeout", "600"]}
-    peers = {}
-    for way, flags in ways.items():
-        print(f"[bench] {os.path.basename(os.path.dirname(model))}: {way}", file=sys.stderr, flush=True)
-        try:
-            result = json.loads(run([PERFTUNE, "measure", model, "--timeout", "600", "--json"] + flags))
-            result = result["results"][0] if "results" in result else result
-            peers[way] = {"seconds": result["seconds"], "settings": result.get("settings", "")}
-        except RuntimeError as error:  # a way Halide cannot run on this network is reported, not fatal
-            peers[way] = {"seconds": None, "message": str(error)}
-            print(f"[bench]   {error}", file=sys.stderr, flush=True)
-    return peers
+HALIDE_PEERS = {"unfused_heuristic": ["--fusion", "none"], "greedy_fusion_heuristic": ["--fusion", "greedy"],
+                "adams2019": ["--as-kernel", "--autoscheduler", "Adams2019", "--autoschedule-timeout", "600"]}
+
+
+def halide_peer(model, way):
+    """One of Halide's schedules of the whole network (a HALIDE_PEERS way): {"seconds": S, "settings": ...},
+    or {"seconds": None, "message": why} where Halide cannot run it on this network."""
+    print(f"[bench] {os.path.basename(os.path.dirname(model))}: {way}", file=sys.stderr, flush=True)
+    try:
+        result = json.loads(run([PERFTUNE, "measure", model, "--timeout", "600", "--json"] + HALIDE_PEERS[way]))
+        result = result["results"][0] if "results" in result else result
+        return {"seconds": result["seconds"], "settings": result.get("settings", "")}
+    except RuntimeError as error:
+        print(f"[bench]   {error}", file=sys.stderr, flush=True)
+        return {"seconds": None, "message": str(error)}
 
 
 def plot(row, path):
@@ -156,23 +157,39 @@ def main():
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=5,
                         help="timing rounds, the libraries and PyTorch alternating; each keeps its round with the lowest median")
+    parser.add_argument("--halide-peers", default=",".join(HALIDE_PEERS),
+                        help=f"Halide's own schedules to time, of {','.join(HALIDE_PEERS)} ('' for none)")
     parser.add_argument("--halide-peers-only", action="store_true",
-                        help="add Halide's own schedules of each network to OUTPUT/results.json, without tuning or timing again")
+                        help="add the --halide-peers to OUTPUT/results.json, without tuning or timing again")
     parser.add_argument("--models", default=os.path.join(ROOT, "runs", "models"))
     parser.add_argument("--output", default=os.path.join(ROOT, "runs", "network_e2e"))
     args = parser.parse_args()
     names = [n for n in args.only.split(",") if n]
+    peer_ways = [w for w in args.halide_peers.split(",") if w]
+    unknown = [w for w in peer_ways if w not in HALIDE_PEERS]
+    if unknown:
+        parser.error(f"--halide-peers: unknown {','.join(unknown)}; expected some of {','.join(HALIDE_PEERS)}")
     missing = [n for n in names if not os.path.exists(os.path.join(args.models, n, "model.onnx"))]
     if missing:
         run([os.path.join(ROOT, "scripts", "models"), "--export-only", "--only", ",".join(missing), "--out", args.models])
     results_path = os.path.join(args.output, "results.json")
     results = json.load(open(results_path)) if os.path.exists(results_path) else {}
+    def save():
+        os.makedirs(args.output, exist_ok=True)
+        with open(results_path, "w") as f:
+            json.dump(results, f, indent=1)
+
+    def time_halide_peers(name):  # saved after each: Adams2019 can take half an hour on a network
+        for way in peer_ways:
+            results[name].setdefault("halide_peers", {})[way] = halide_peer(os.path.join(args.models, name, "model.onnx"), way)
+            save()
+
     for name in names:
         model_dir = os.path.join(args.models, name)
         if args.halide_peers_only:
-            results[name]["halide_peers"] = halide_peers(os.path.join(model_dir, "model.onnx"))
-            with open(results_path, "w") as f:
-                json.dump(results, f, indent=1)
+            if name not in results:
+                sys.exit(f"{results_path}: no {name}; run without --halide-peers-only first")
+            time_halide_peers(name)
             continue
         out_dir = os.path.join(args.output, name)
         tune_dir = os.path.join(out_dir, "tune")
@@ -197,12 +214,10 @@ def main():
             if timed["median_seconds"] < row.get("pytorch", {}).get("median_seconds", float("inf")):
                 row["pytorch"] = timed
             row["pytorch"]["round_medians_seconds"] = medians
-        row["halide_peers"] = halide_peers(os.path.join(model_dir, "model.onnx"))
         row["network_json"] = json.load(open(os.path.join(tune_dir, "network.json")))["rounds"]
         results[name] = row
-        os.makedirs(args.output, exist_ok=True)
-        with open(results_path, "w") as f:
-            json.dump(results, f, indent=1)
+        save()
+        time_halide_peers(name)
     for name in names:
         plot(results[name], os.path.join(args.output, name))
     def ms(seconds):
