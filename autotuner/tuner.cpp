@@ -23,12 +23,12 @@ std::string_view stop_reason_name(StopReason reason) {
   return "unknown";
 }
 
-Tuner::Tuner(Backend& backend, Strategy& strategy, CostModel* model, RecordLog* log, TunerOptions options)
-    : backend_(backend), strategy_(strategy), model_(model), log_(log), options_(std::move(options)) {}
+Tuner::Tuner(Backend& backend, Strategy& strategy, CostModel* model, RecordLog* log, TunerOptions options, const Clock& clock)
+    : backend_(backend), strategy_(strategy), model_(model), log_(log), options_(std::move(options)), clock_(clock) {}
 
 TuneResult Tuner::run(const Kernel& kernel, const SearchSpace& space, const std::vector<Record>& logged,
                       const std::function<void(const RoundReport&)>& progress) {
-  TuningSession session(backend_, strategy_, model_, log_, options_, kernel, space, logged);
+  TuningSession session(backend_, strategy_, model_, log_, options_, kernel, space, logged, clock_);
   while (session.step())
     if (progress) progress(session.report());
   return session.result();

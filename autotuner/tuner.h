@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "hardware/backend.h"
+#include "ir/clock.h"
 #include "ir/record_log.h"
 #include "search/history.h"
 #include "search/strategy.h"
@@ -117,8 +118,10 @@ struct TuneResult {
 
 class Tuner {
  public:
-  // `model` may be null (model-free strategies); `log` may be null (nothing is recorded).
-  Tuner(Backend& backend, Strategy& strategy, CostModel* model, RecordLog* log, TunerOptions options);
+  // `model` may be null (model-free strategies); `log` may be null (nothing is recorded). `clock`
+  // times the loop and its search deadlines (a test's clock advances by hand); it must outlive the tuner.
+  Tuner(Backend& backend, Strategy& strategy, CostModel* model, RecordLog* log, TunerOptions options,
+        const Clock& clock = steady_clock());
 
   // The whole loop (autotuner/tuning_session.h runs it a round at a time). `logged` holds earlier
   // records of this kernel on this backend (resume); they are used instead of measuring whenever
@@ -133,6 +136,7 @@ class Tuner {
   CostModel* model_;
   RecordLog* log_;
   TunerOptions options_;
+  const Clock& clock_;
 };
 
 }  // namespace perftune

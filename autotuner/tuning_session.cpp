@@ -15,10 +15,6 @@ namespace {
 
 constexpr std::uint64_t kEpsilonStream = 0x65707367;  // "epsg": the epsilon-greedy draws of a round
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // An ok result whose time is not a valid runtime becomes a runtime_error saying why.
 MeasureResult validated(MeasureResult outcome) {
   if (outcome.ok() && runtime_problem(outcome.seconds))
@@ -47,9 +43,10 @@ void check_options(const TunerOptions& options, const Strategy& strategy, const 
 }  // namespace
 
 TuningSession::TuningSession(Backend& backend, Strategy& strategy, CostModel* model, RecordLog* log, TunerOptions options,
-                             const Kernel& kernel, const SearchSpace& space, const std::vector<Record>& logged)
-    : backend_(backend), strategy_(strategy), model_(model), log_(log), options_(std::move(options)), kernel_(kernel), space_(space) {
-  const auto start = std::chrono::steady_clock::now();
+                             const Kernel& kernel, const SearchSpace& space, const std::vector<Record>& logged, const Clock& clock)
+    : backend_(backend), strategy_(strategy), model_(model), log_(log), options_(std::move(options)), kernel_(kernel), space_(space),
+      clock_(clock) {
+  const double start = clock_.now_seconds();
   check_options(options_, strategy_, model_);
   // Counting a constrained space enumerates it: only a small one is counted here (a fusion space of
   // 20 edges would take 10^6 legality checks, seconds of loop time); a larger empty one fails at
@@ -89,7 +86,7 @@ RoundReport TuningSession::report() const {
 }
 
 std::vector<MeasureResult> TuningSession::measure_once(const std::vector<Config>& configs) {
-  const auto backend_start = std::chrono::steady_clock::now();
+  const double backend_start = clock_.now_seconds();
   std::vector<MeasureResult> measured = backend_.measure(kernel_, space_, configs);
   result_.backend_wall_seconds += seconds_since(backend_start);
   result_.backend_configs += configs.size();
@@ -160,7 +157,7 @@ SearchDeadline TuningSession::round_deadline(double loop_seconds, std::size_t k)
   const double hardware_after_round = hardware + per_config * static_cast<double>(k);
   const double allowed = share / (1 - share) * hardware_after_round;  // outside time at the target share
   const double spent = loop_seconds - result_.backend_wall_seconds;
-  return SearchDeadline::after(allowed - spent - other_seconds_);
+  return SearchDeadline::after(allowed - spent - other_seconds_, clock_);
 }
 
 void TuningSession::account(const Config& config, MeasureResult outcome, double search_so_far, std::vector<Measurement>& fresh) {
@@ -180,7 +177,7 @@ void TuningSession::account(const Config& config, MeasureResult outcome, double 
 
 bool TuningSession::step(std::size_t at_most) {
   if (stopped_) return false;
-  const auto round_start = std::chrono::steady_clock::now();
+  const double round_start = clock_.now_seconds();
   // The session's clock: its earlier rounds plus this one so far.
   const double active_before = result_.wall_seconds;
   auto loop_seconds = [&] { return active_before + seconds_since(round_start); };
@@ -224,17 +221,17 @@ bool TuningSession::step(std::size_t at_most) {
   if (greedy > 0) {
     const SearchContext context{kernel_, space_, model_, history, options_.seed, round,
                                 round_deadline(loop_seconds(), k), options_.measure_first};
-    const auto propose_start = std::chrono::steady_clock::now();
+    const double propose_start = clock_.now_seconds();
     // The model may ask for a wider pool to choose a diverse batch from (CostModel::choose_batch).
     std::vector<Config> proposed = strategy_.propose(context, model_ ? std::max(greedy, model_->proposal_pool(greedy)) : greedy);
     result_.propose_seconds += seconds_since(propose_start);
     if (model_ && proposed.size() > 1) {
-      const auto rank_start = std::chrono::steady_clock::now();
+      const double rank_start = clock_.now_seconds();
       proposed = rank_by_model(*model_, kernel_, space_, std::move(proposed));
       result_.rank_seconds += seconds_since(rank_start);
     }
     if (model_) {
-      const auto choose_start = std::chrono::steady_clock::now();
+      const double choose_start = clock_.now_seconds();
       proposed = model_->choose_batch(kernel_, space_, std::move(proposed), greedy, options_.seed, round,
                                       [&](const Config& config) { return history.contains(config) || in_batch.count(config) > 0; });
       result_.rank_seconds += seconds_since(choose_start);
@@ -268,7 +265,7 @@ bool TuningSession::step(std::size_t at_most) {
     } else {
       outcome = std::move(measured_now[next_measured++]);
       if (log_) {
-        const auto record_start = std::chrono::steady_clock::now();
+        const double record_start = clock_.now_seconds();
         log_->append(Record{device_, kernel_.key(), kernel_.name(), knob_names_, config, outcome, unix_now()});
         result_.record_seconds += seconds_since(record_start);
       }
@@ -276,7 +273,7 @@ bool TuningSession::step(std::size_t at_most) {
     account(config, std::move(outcome), search_so_far, fresh);
   }
   if (model_) {
-    const auto update_start = std::chrono::steady_clock::now();
+    const double update_start = clock_.now_seconds();
     model_->update(kernel_, space_, fresh);
     result_.update_seconds += seconds_since(update_start);
   }

@@ -3,7 +3,6 @@
 // (autotuner/network/task_scheduler.h) keeps one session per kernel and gives the next round to
 // the kernel it judges most worth it. A session's clock runs only inside step(), so its search
 // deadlines and wall time count its own rounds, not the other kernels'.
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -18,8 +17,10 @@ class TuningSession {
  public:
   // Throws std::invalid_argument for a zero budget, a model-needing strategy without a model, a
   // search time share outside [0, 1], or an empty space. The references must outlive the session.
+  // `clock` times the rounds and their search deadlines.
   TuningSession(Backend& backend, Strategy& strategy, CostModel* model, RecordLog* log, TunerOptions options,
-                const Kernel& kernel, const SearchSpace& space, const std::vector<Record>& logged = {});
+                const Kernel& kernel, const SearchSpace& space, const std::vector<Record>& logged = {},
+                const Clock& clock = steady_clock());
 
   // Runs one round of at most `at_most` configs (besides the loop's own k and budget): proposes,
   // measures, records, updates the model. False (and nothing run) once the loop has stopped;
@@ -36,6 +37,7 @@ class TuningSession {
   std::vector<MeasureResult> measure_robustly(const std::vector<Config>& configs, double best_seconds);
   std::vector<MeasureResult> measure_once(const std::vector<Config>& configs);
   SearchDeadline round_deadline(double loop_seconds, std::size_t k) const;
+  double seconds_since(double start) const { return clock_.now_seconds() - start; }
   std::optional<double> best_seconds() const;
   // Appends one final result to the history and the counters.
   void account(const Config& config, MeasureResult outcome, double search_so_far, std::vector<Measurement>& fresh);
@@ -47,6 +49,7 @@ class TuningSession {
   TunerOptions options_;
   const Kernel& kernel_;
   const SearchSpace& space_;
+  const Clock& clock_;
   std::string device_;
   std::vector<std::string> knob_names_;
   std::unordered_map<Config, const Record*, ConfigHash> from_log_;

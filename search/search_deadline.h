@@ -5,20 +5,20 @@
 // deadline. A default-constructed deadline never passes, so search is then limited only by its
 // own options (and is deterministic for a given seed).
 #include <algorithm>
-#include <chrono>
+
+#include "ir/clock.h"
 
 namespace perftune {
 
 class SearchDeadline {
  public:
-  using Clock = std::chrono::steady_clock;
-
   SearchDeadline() = default;
-  // A deadline `seconds` from now (<= 0: already passed, the strategy does its minimum).
-  static SearchDeadline after(double seconds) {
+  // A deadline `seconds` from now on `clock` (<= 0: already passed, the strategy does its minimum).
+  static SearchDeadline after(double seconds, const Clock& clock = steady_clock()) {
     SearchDeadline deadline;
     deadline.limited_ = true;
-    deadline.start_ = Clock::now();
+    deadline.clock_ = &clock;
+    deadline.start_ = clock.now_seconds();
     deadline.allowance_ = std::max(0.0, seconds);
     return deadline;
   }
@@ -35,10 +35,11 @@ class SearchDeadline {
   }
 
  private:
-  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  double elapsed() const { return clock_->now_seconds() - start_; }
 
   bool limited_ = false;
-  Clock::time_point start_{};
+  const Clock* clock_ = &steady_clock();
+  double start_ = 0.0;
   double allowance_ = 0.0;
 };
 

@@ -2,13 +2,12 @@
 #include "autotuner/tuning_session.h"
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <numeric>
-#include <thread>
 
 #include <catch2/catch.hpp>
 
+#include "autotuner/manual_clock.h"
 #include "autotuner/scripted_backend.h"
 #include "ir/record_log.h"
 #include "search/anchored_search.h"
@@ -310,16 +309,16 @@ TEST_CASE("a resumed campaign matches logged configs by knob name, whatever orde
   CHECK(again.best_after == first.best_after);
 }
 
-// A strategy whose search costs wall time: up to `steps` steps of `step_seconds` each, stopping at
-// the round's deadline after the first, then random unmeasured proposals.
+// A strategy whose search costs time on `clock`: up to `steps` steps of `step_seconds` each,
+// stopping at the round's deadline after the first, then random unmeasured proposals.
 class SlowStrategy : public Strategy {
  public:
-  SlowStrategy(std::size_t steps, double step_seconds) : steps_(steps), step_seconds_(step_seconds) {}
+  SlowStrategy(testing::ManualClock& clock, std::size_t steps, double step_seconds)
+      : clock_(clock), steps_(steps), step_seconds_(step_seconds) {}
   std::string name() const override { return "slow"; }
   std::vector<Config> propose(const SearchContext& context, std::size_t n) override {
     std::size_t steps = 0;
-    for (; steps < steps_ && !(steps > 0 && context.deadline.passed()); ++steps)
-      std::this_thread::sleep_for(std::chrono::duration<double>(step_seconds_));
+    for (; steps < steps_ && !(steps > 0 && context.deadline.passed()); ++steps) clock_.advance(step_seconds_);
     steps_taken += steps;
     if (context.round == 0) first_round_steps = steps;
     Rng rng = stream_rng({context.seed, context.round});
@@ -329,39 +328,43 @@ class SlowStrategy : public Strategy {
   std::size_t first_round_steps = 0;
 
  private:
+  testing::ManualClock& clock_;
   std::size_t steps_;
   double step_seconds_;
 };
 
-// The scripted backend, taking `seconds_per_config` of wall time per config like real hardware,
+// The scripted backend, taking `seconds_per_config` on `clock` per config like real hardware,
 // and charging it.
-class SleepingBackend : public testing::ScriptedBackend {
+class TimedBackend : public testing::ScriptedBackend {
  public:
-  SleepingBackend(std::function<double(const Config&)> seconds, double seconds_per_config)
-      : ScriptedBackend(std::move(seconds), seconds_per_config), seconds_per_config_(seconds_per_config) {}
+  TimedBackend(testing::ManualClock& clock, std::function<double(const Config&)> seconds, double seconds_per_config)
+      : ScriptedBackend(std::move(seconds), seconds_per_config), clock_(clock), seconds_per_config_(seconds_per_config) {}
   std::vector<MeasureResult> measure(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs) override {
-    std::this_thread::sleep_for(std::chrono::duration<double>(seconds_per_config_ * static_cast<double>(configs.size())));
+    clock_.advance(seconds_per_config_ * static_cast<double>(configs.size()));
     return ScriptedBackend::measure(kernel, space, configs);
   }
 
  private:
+  testing::ManualClock& clock_;
   double seconds_per_config_;
 };
 
 TEST_CASE("the time-share limit keeps a slow search's share of the wall time near its target") {
   // Per round: 4 configs x 10 ms of hardware; unlimited search would take 25 x 2 ms = 50 ms,
   // i.e. ~55% of the wall time. Limited to 10%, a round after the first may search ~4.4 ms; the
-  // first, with nothing measured to price it by, makes the strategy's full 25 steps.
+  // first, with nothing measured to price it by, makes the strategy's full 25 steps. Time is the
+  // test's clock, which only the strategy's steps and the backend advance.
   Setup s;
   auto run = [&](double share) {
-    SleepingBackend backend([&s](const Config& c) { return testing::toy_seconds(c, s.target); }, 0.010);
-    SlowStrategy strategy(25, 0.002);
+    testing::ManualClock clock;
+    TimedBackend backend(clock, [&s](const Config& c) { return testing::toy_seconds(c, s.target); }, 0.010);
+    SlowStrategy strategy(clock, 25, 0.002);
     TunerOptions options;
     options.max_measurements = 40;
     options.top_k = 4;
     options.epsilon = 0;
     options.search_time_share = share;
-    Tuner tuner(backend, strategy, nullptr, nullptr, options);
+    Tuner tuner(backend, strategy, nullptr, nullptr, options, clock);
     const TuneResult result = tuner.run(s.kernel, s.space);
     CHECK(result.history.size() == 40);
     CHECK(backend.max_times_measured() == 1);
@@ -376,10 +379,10 @@ TEST_CASE("the time-share limit keeps a slow search's share of the wall time nea
   const auto [limited_share, limited_steps] = run(0.1);
   CAPTURE(unlimited_share, limited_share, unlimited_steps, limited_steps);
   CHECK(unlimited_steps == 10 * 25);
-  CHECK(unlimited_share > 0.4);
+  CHECK(unlimited_share > 0.5);
   CHECK(limited_steps < 25 + 9 * 25 / 4);
-  // The target plus slack for sleep overshoot on a loaded machine (each step is a 2 ms sleep).
-  CHECK(limited_share < 0.15);
+  // The target plus at most one step's overshoot per round: no sleep to overshoot, so no slack.
+  CHECK(limited_share < 0.1 + 0.002 / 0.044);
 }
 
 TEST_CASE("measurements served without running (a memo) give the search the time they stand for") {
@@ -387,14 +390,15 @@ TEST_CASE("measurements served without running (a memo) give the search the time
   // the search must get the same allowance as on the hardware (10% share: ~22 ms a round, ~11
   // steps of 2 ms), not the strategy's minimum of one step a round it would get from wall time.
   Setup s;
+  testing::ManualClock clock;
   testing::ScriptedBackend memo([&s](const Config& c) { return testing::toy_seconds(c, s.target); }, 0.050);
-  SlowStrategy strategy(25, 0.002);
+  SlowStrategy strategy(clock, 25, 0.002);
   TunerOptions options;
   options.max_measurements = 40;
   options.top_k = 4;
   options.epsilon = 0;
   options.search_time_share = 0.1;
-  const TuneResult result = Tuner(memo, strategy, nullptr, nullptr, options).run(s.kernel, s.space);
+  const TuneResult result = Tuner(memo, strategy, nullptr, nullptr, options, clock).run(s.kernel, s.space);
   CHECK(result.history.size() == 40);
   CAPTURE(strategy.steps_taken);
   CHECK(strategy.steps_taken > 3 * 10);  // 10 rounds
