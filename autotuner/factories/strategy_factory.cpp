@@ -1,67 +1,141 @@
 #include "autotuner/factories/strategy_factory.h"
 
+#include <sstream>
+
+#include "ir/settings_table.h"
 #include "search/random_search.h"
 
 namespace perftune {
 
 namespace {
 
-std::size_t get_count(const JsonView& view, std::string_view key, std::size_t fallback) {
-  const auto member = view.find(key);
-  return member ? static_cast<std::size_t>(member->as_positive_int()) : fallback;
+const SettingsTable<MutationWeights>& mutation_settings() {
+  static const auto table =
+      SettingsTable<MutationWeights>()
+          .non_negative("random_value", &MutationWeights::random_value, "weight of: one knob to a different random value of its domain")
+          .non_negative("neighbour_step", &MutationWeights::neighbour_step, "weight of: one knob one step up or down its sorted domain")
+          .non_negative("several_knobs", &MutationWeights::several_knobs, "weight of: 2 to 4 knobs to random values")
+          .check([](const JsonView& view, const MutationWeights& w) {
+            if (!(w.random_value + w.neighbour_step + w.several_knobs > 0)) view.fail("mutation weights with a positive sum");
+          });
+  return table;
 }
 
-double get_non_negative(const JsonView& view, std::string_view key, double fallback) {
-  const auto member = view.find(key);
-  return member ? member->as_non_negative_number() : fallback;
+// The anchored part of annealing and evolution: AnchoredOptions plus the re-ranker's checkpoint
+// (as written; the campaign resolves it against its file and loads it).
+struct AnchoredSettings : AnchoredOptions {
+  std::string rerank_checkpoint;
+};
+
+const SettingsTable<AnchoredSettings>& anchored_settings() {
+  static const auto table =
+      SettingsTable<AnchoredSettings>()
+          .probability("share", &AnchoredSettings::share, "share of each round's proposals from near the anchors")
+          .count<std::size_t>("depth", &AnchoredSettings::depth, "one-knob steps from an anchor")
+          .count<std::size_t>("beam", &AnchoredSettings::beam, "configs expanded per step")
+          .count<std::size_t>("measured_anchors", &AnchoredSettings::measured_anchors,
+                              "best measured configs that join the campaign's first configs as anchors", 0)
+          .count<std::size_t>("diversity_pool", &AnchoredSettings::diversity_pool,
+                              "each part picked for knob coverage from this many times as many of its best (1: the best)")
+          .custom("rerank", "{\"checkpoint\": MODEL, \"pool\": integer >= 2}", "none",
+                  "each part the best of `pool` (default 8) times as many by a second, slower model",
+                  [](const JsonView& v, AnchoredSettings& s) {
+                    v.expect_keys({"checkpoint", "pool"});
+                    s.rerank_pool = 8;
+                    if (const auto pool = v.find("pool")) s.rerank_pool = static_cast<std::size_t>(pool->as_positive_int());
+                    if (s.rerank_pool < 2) v.at("pool").fail("a pool of 2 or more times the picks");
+                    s.rerank_checkpoint = v.at("checkpoint").as_string();
+                  });
+  return table;
 }
 
-double get_probability(const JsonView& view, std::string_view key, double fallback) {
-  const auto member = view.find(key);
-  if (!member) return fallback;
-  const double value = member->as_number();
-  if (value < 0 || value > 1) member->fail("a probability in [0, 1], found " + std::to_string(value));
-  return value;
+const SettingsTable<RandomOptions>& random_settings() {
+  static const SettingsTable<RandomOptions> table;
+  return table;
 }
 
-// "warmup": random proposals for the first N measurements (0 allowed: none).
-std::size_t get_warmup(const JsonView& view) {
-  const auto member = view.find("warmup");
-  if (!member) return 0;
-  return static_cast<std::size_t>(member->as_count("a count of measurements >= 0"));
+const SettingsTable<ExhaustiveOptions>& exhaustive_settings() {
+  static const auto table = SettingsTable<ExhaustiveOptions>().count(
+      "max_configs", &ExhaustiveOptions::max_configs, "enumeration limit: a larger space is refused");
+  return table;
 }
 
-MutationWeights parse_mutation(const JsonView& parent) {
-  MutationWeights weights;
-  const auto view = parent.find("mutation");
-  if (!view) return weights;
-  view->expect_keys({"random_value", "neighbour_step", "several_knobs"});
-  weights.random_value = get_non_negative(*view, "random_value", weights.random_value);
-  weights.neighbour_step = get_non_negative(*view, "neighbour_step", weights.neighbour_step);
-  weights.several_knobs = get_non_negative(*view, "several_knobs", weights.several_knobs);
-  if (!(weights.random_value + weights.neighbour_step + weights.several_knobs > 0))
-    view->fail("mutation weights with a positive sum");
-  return weights;
+const SettingsTable<AnnealingOptions>& annealing_settings() {
+  static const auto table =
+      SettingsTable<AnnealingOptions>()
+          .count("chains", &AnnealingOptions::chains, "parallel chains on the cost model (AutoTVM's parallel_size)")
+          .count("steps", &AnnealingOptions::steps, "steps per round (AutoTVM's n_iter)")
+          .count("early_stop", &AnnealingOptions::early_stop, "stop when the kept best set is unchanged this many steps")
+          .non_negative("start_temperature", &AnnealingOptions::start_temperature, "in units of the chains' score spread")
+          .non_negative("end_temperature", &AnnealingOptions::end_temperature, "temperature at the last step")
+          .count("restart_after", &AnnealingOptions::restart_after, "steps without an accepted move before a chain restarts")
+          .nested("mutation", &AnnealingOptions::mutation, mutation_settings(), "mutation rule weights (below)")
+          .count("warmup", &AnnealingOptions::warmup, "random proposals until this many measurements", 0);
+  return table;
 }
 
-std::optional<AnchoredOptions> parse_anchored(const JsonView& parent, std::string& rerank_checkpoint) {
-  const auto view = parent.find("anchored");
-  if (!view) return std::nullopt;
-  view->expect_keys({"share", "depth", "beam", "measured_anchors", "diversity_pool", "rerank"});
-  AnchoredOptions options;
-  options.share = get_probability(*view, "share", options.share);
-  options.depth = get_count(*view, "depth", options.depth);
-  options.beam = get_count(*view, "beam", options.beam);
-  if (const auto member = view->find("measured_anchors"))
-    options.measured_anchors = static_cast<std::size_t>(member->as_count("a count of configs >= 0"));
-  options.diversity_pool = get_count(*view, "diversity_pool", options.diversity_pool);
-  if (const auto rerank = view->find("rerank")) {
-    rerank->expect_keys({"checkpoint", "pool"});
-    options.rerank_pool = get_count(*rerank, "pool", 8);
-    if (options.rerank_pool < 2) rerank->at("pool").fail("a pool of 2 or more times the picks");
-    rerank_checkpoint = rerank->at("checkpoint").as_string();
-  }
-  return options;
+const SettingsTable<EvolutionOptions>& evolution_settings() {
+  static const auto table =
+      SettingsTable<EvolutionOptions>()
+          .count("population", &EvolutionOptions::population, "configs per generation (Ansor's default)")
+          .count("generations", &EvolutionOptions::generations, "generations per round (Ansor's default)")
+          .probability("mutation_probability", &EvolutionOptions::mutation_probability, "a child is mutated, else crossed over")
+          .probability("measured_share", &EvolutionOptions::measured_share, "share of the first population from the best measured")
+          .nested("mutation", &EvolutionOptions::mutation, mutation_settings(), "mutation rule weights (below)")
+          .count("warmup", &EvolutionOptions::warmup, "random proposals until this many measurements", 0);
+  return table;
+}
+
+const SettingsTable<MeasuredAnnealingOptions>& measured_annealing_settings() {
+  static const auto table =
+      SettingsTable<MeasuredAnnealingOptions>()
+          .count("chains", &MeasuredAnnealingOptions::chains, "chains on measurements (0: one per config the first round asks for)", 0)
+          .non_negative("start_temperature", &MeasuredAnnealingOptions::start_temperature, "in units of the relative runtime change")
+          .non_negative("min_temperature", &MeasuredAnnealingOptions::min_temperature, "the temperature stops cooling here")
+          .probability("cooling", &MeasuredAnnealingOptions::cooling, "temperature factor per chain step")
+          .nested("mutation", &MeasuredAnnealingOptions::mutation, mutation_settings(), "mutation rule weights (below)");
+  return table;
+}
+
+const SettingsTable<MeasuredEvolutionOptions>& measured_evolution_settings() {
+  static const auto table =
+      SettingsTable<MeasuredEvolutionOptions>()
+          .count("parents", &MeasuredEvolutionOptions::parents, "best measured configs that breed (Kernel Tuner's popsize)")
+          .probability("mutation_probability", &MeasuredEvolutionOptions::mutation_probability, "a child is mutated, else crossed over")
+          .nested("mutation", &MeasuredEvolutionOptions::mutation, mutation_settings(), "mutation rule weights (below)");
+  return table;
+}
+
+// One strategy type: its summary, how its object is read into a spec, and its settings' docs.
+struct StrategyKind {
+  const char* type;
+  const char* summary;
+  bool anchored;  // takes "anchored"
+  std::function<void(const JsonView&, StrategySpec&, const std::vector<std::string>&)> read;
+  std::function<std::string()> markdown;
+};
+
+template <class Options>
+StrategyKind kind(const char* type, const char* summary, bool anchored, const SettingsTable<Options>& table) {
+  return {type, summary, anchored,
+          [&table](const JsonView& view, StrategySpec& spec, const std::vector<std::string>& also) {
+            Options options;
+            table.read(view, options, also);
+            spec.options = options;
+          },
+          [&table] { return table.markdown(); }};
+}
+
+const std::vector<StrategyKind>& strategy_kinds() {
+  static const std::vector<StrategyKind> kinds = {
+      kind("random", "Uniform random configs, never one measured before", false, random_settings()),
+      kind("exhaustive", "Every config of the space, ranked by the model", false, exhaustive_settings()),
+      kind("annealing", "Simulated annealing on the cost model (AutoTVM's)", true, annealing_settings()),
+      kind("evolution", "Evolutionary search on the cost model (Ansor's)", true, evolution_settings()),
+      kind("measured_annealing", "Simulated annealing on measurements alone, no model (Kernel Tuner's)", false, measured_annealing_settings()),
+      kind("measured_evolution", "A genetic algorithm on measurements alone, no model (Kernel Tuner's)", false, measured_evolution_settings()),
+  };
+  return kinds;
 }
 
 }  // namespace
@@ -69,63 +143,45 @@ std::optional<AnchoredOptions> parse_anchored(const JsonView& parent, std::strin
 StrategySpec parse_strategy_spec(const JsonView& view) {
   StrategySpec spec;
   spec.type = view.at("type").as_string();
-  if (spec.type == "random") {
-    view.expect_keys({"type"});
-    spec.options = RandomOptions{};
-  } else if (spec.type == "exhaustive") {
-    view.expect_keys({"type", "max_configs"});
-    ExhaustiveOptions options;
-    options.max_configs = get_count(view, "max_configs", options.max_configs);
-    spec.options = options;
-  } else if (spec.type == "annealing") {
-    view.expect_keys({"type", "chains", "steps", "early_stop", "start_temperature", "end_temperature", "restart_after",
-                      "mutation", "warmup", "anchored"});
-    AnnealingOptions options;
-    options.chains = get_count(view, "chains", options.chains);
-    options.steps = get_count(view, "steps", options.steps);
-    options.early_stop = get_count(view, "early_stop", options.early_stop);
-    options.start_temperature = get_non_negative(view, "start_temperature", options.start_temperature);
-    options.end_temperature = get_non_negative(view, "end_temperature", options.end_temperature);
-    options.restart_after = get_count(view, "restart_after", options.restart_after);
-    options.warmup = get_warmup(view);
-    options.mutation = parse_mutation(view);
-    spec.options = options;
-    spec.anchored = parse_anchored(view, spec.rerank_checkpoint);
-  } else if (spec.type == "evolution") {
-    view.expect_keys({"type", "population", "generations", "mutation_probability", "measured_share", "mutation", "warmup",
-                      "anchored"});
-    EvolutionOptions options;
-    options.population = get_count(view, "population", options.population);
-    options.generations = get_count(view, "generations", options.generations);
-    options.mutation_probability = get_probability(view, "mutation_probability", options.mutation_probability);
-    options.measured_share = get_probability(view, "measured_share", options.measured_share);
-    options.warmup = get_warmup(view);
-    options.mutation = parse_mutation(view);
-    spec.options = options;
-    spec.anchored = parse_anchored(view, spec.rerank_checkpoint);
-  } else if (spec.type == "measured_annealing") {
-    view.expect_keys({"type", "chains", "start_temperature", "min_temperature", "cooling", "mutation"});
-    MeasuredAnnealingOptions options;
-    options.chains = get_count(view, "chains", options.chains);
-    options.start_temperature = get_non_negative(view, "start_temperature", options.start_temperature);
-    options.min_temperature = get_non_negative(view, "min_temperature", options.min_temperature);
-    options.cooling = get_probability(view, "cooling", options.cooling);
-    options.mutation = parse_mutation(view);
-    spec.options = options;
-  } else if (spec.type == "measured_evolution") {
-    view.expect_keys({"type", "parents", "mutation_probability", "mutation"});
-    MeasuredEvolutionOptions options;
-    options.parents = get_count(view, "parents", options.parents);
-    options.mutation_probability = get_probability(view, "mutation_probability", options.mutation_probability);
-    options.mutation = parse_mutation(view);
-    spec.options = options;
-  } else if (spec.type == "autoscheduler_sampling") {
+  if (spec.type == "autoscheduler_sampling") {
     spec.options = parse_autoscheduler_sampling(view);
-  } else {
-    view.at("type").fail("one of \"random\", \"exhaustive\", \"annealing\", \"evolution\", \"measured_annealing\", "
-                         "\"measured_evolution\", \"autoscheduler_sampling\", found \"" + spec.type + "\"");
+    return spec;
   }
-  return spec;
+  for (const StrategyKind& kind : strategy_kinds()) {
+    if (spec.type != kind.type) continue;
+    std::vector<std::string> also = {"type"};
+    if (kind.anchored) also.push_back("anchored");
+    kind.read(view, spec, also);
+    if (const auto anchored = kind.anchored ? view.find("anchored") : std::nullopt) {
+      AnchoredSettings settings;
+      anchored_settings().read(*anchored, settings);
+      spec.anchored = static_cast<const AnchoredOptions&>(settings);
+      spec.rerank_checkpoint = settings.rerank_checkpoint;
+    }
+    return spec;
+  }
+  std::string names;
+  for (const StrategyKind& kind : strategy_kinds()) names += std::string(names.empty() ? "" : ", ") + "\"" + kind.type + "\"";
+  view.at("type").fail("one of " + names + ", \"autoscheduler_sampling\", found \"" + spec.type + "\"");
+}
+
+std::string strategy_settings_markdown() {
+  std::ostringstream out;
+  out << "## Strategies (`\"strategy\": {\"type\": TYPE, ...}`)\n\n";
+  for (const StrategyKind& kind : strategy_kinds()) {
+    out << "### `" << kind.type << "`\n\n" << kind.summary << ".\n\n";
+    const std::string table = kind.markdown();
+    if (table.find("\n| `") == std::string::npos) out << "No settings.\n\n";
+    else out << table << "\n";
+    if (kind.anchored) out << "With `\"anchored\": {...}`, see below.\n\n";
+  }
+  out << "### `anchored` (inside `annealing` or `evolution`)\n\n"
+      << "A share of each round's proposals from the model's best configs near the campaign's first configs and the best measured.\n\n"
+      << anchored_settings().markdown() << "\n";
+  out << "### `mutation` (inside the four strategies that mutate configs)\n\n" << mutation_settings().markdown() << "\n";
+  out << "### `autoscheduler_sampling`\n\n"
+      << "A peer, not a strategy over the space: Halide's Adams2019 sampled (autotuner/autoscheduler_sampling.h).\n";
+  return out.str();
 }
 
 std::unique_ptr<Strategy> make_strategy(const StrategySpec& spec, const RerankerLoader& load_reranker) {

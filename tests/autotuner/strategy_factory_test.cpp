@@ -1,8 +1,13 @@
 #include "autotuner/factories/strategy_factory.h"
 
+#include <cstdlib>
+#include <fstream>
+
 #include <catch2/catch.hpp>
 
+#include "ir/file_io.h"
 #include "ir/input_error.h"
+#include "test_support.h"
 
 namespace perftune {
 namespace {
@@ -10,6 +15,47 @@ namespace {
 StrategySpec parse(const std::string& text) {
   const nlohmann::json json = nlohmann::json::parse(text);
   return parse_strategy_spec(JsonView(json, "campaign.json", "$.strategy"));
+}
+
+TEST_CASE("every strategy setting is read from its table, with the struct's defaults where absent") {
+  const auto annealing = std::get<AnnealingOptions>(parse(R"({"type": "annealing", "chains": 7, "steps": 9, "early_stop": 3,
+      "start_temperature": 2.5, "end_temperature": 0.5, "restart_after": 11, "mutation": {"random_value": 1, "neighbour_step": 0}})").options);
+  CHECK(annealing.chains == 7);
+  CHECK(annealing.steps == 9);
+  CHECK(annealing.early_stop == 3);
+  CHECK(annealing.start_temperature == 2.5);
+  CHECK(annealing.end_temperature == 0.5);
+  CHECK(annealing.restart_after == 11);
+  CHECK(annealing.mutation.random_value == 1);
+  CHECK(annealing.mutation.neighbour_step == 0);
+  CHECK(annealing.mutation.several_knobs == MutationWeights{}.several_knobs);
+  const auto evolution = std::get<EvolutionOptions>(parse(R"({"type": "evolution", "population": 64, "measured_share": 0.5})").options);
+  CHECK(evolution.population == 64);
+  CHECK(evolution.measured_share == 0.5);
+  CHECK(evolution.generations == EvolutionOptions{}.generations);
+  CHECK(std::get<ExhaustiveOptions>(parse(R"({"type": "exhaustive", "max_configs": 1000})").options).max_configs == 1000);
+  CHECK(std::get<MeasuredAnnealingOptions>(parse(R"({"type": "measured_annealing", "chains": 0, "cooling": 0.5})").options).cooling == 0.5);
+  CHECK(std::get<MeasuredEvolutionOptions>(parse(R"({"type": "measured_evolution", "parents": 5})").options).parents == 5);
+  const StrategySpec anchored = parse(R"({"type": "evolution", "anchored": {"share": 0.25, "depth": 2, "measured_anchors": 0,
+      "rerank": {"checkpoint": "trees.json"}}})");
+  REQUIRE(anchored.anchored);
+  CHECK(anchored.anchored->share == 0.25);
+  CHECK(anchored.anchored->depth == 2);
+  CHECK(anchored.anchored->measured_anchors == 0);
+  CHECK(anchored.anchored->beam == AnchoredOptions{}.beam);
+  CHECK(anchored.anchored->rerank_pool == 8);
+  CHECK(anchored.rerank_checkpoint == "trees.json");
+}
+
+// docs/settings.md is generated from the settings tables; PERFTUNE_WRITE_SETTINGS=1 rewrites it.
+TEST_CASE("docs/settings.md is what the settings tables say") {
+  const std::string path = source_path("docs/settings.md");
+  const std::string generated = "# Settings reference\n\n"
+                                "Generated from each component's settings table (`ir/settings_table.h`); do not edit by hand. After a\n"
+                                "change to a table, `PERFTUNE_WRITE_SETTINGS=1 build/tests/test_autotuner \"docs/settings.md*\"` rewrites it.\n\n" +
+                                strategy_settings_markdown();
+  if (std::getenv("PERFTUNE_WRITE_SETTINGS")) std::ofstream(path) << generated;
+  CHECK(read_file(path) == generated);
 }
 
 TEST_CASE("model-based strategies take a random warm-up; 0 or absent means none") {
