@@ -7,8 +7,12 @@
 
 #include "hardware/halide_backend.h"
 #include "ir/json_view.h"
+#include "ir/settings_table.h"
 
 namespace perftune {
+
+// Every key, its range and doc, declared once: the reader below and docs/settings.md come from it.
+const SettingsTable<HalideBackendOptions>& halide_backend_settings();
 
 // The keys read_halide_backend_options reads; a caller adds its own to check an object's keys.
 const std::vector<std::string>& halide_backend_option_keys();

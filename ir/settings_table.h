@@ -34,17 +34,14 @@ class SettingsTable {
     std::function<void(const JsonView&, Options&)> read;
   };
 
-  // An integer member read as a positive integer (at_least 1, the default) or a count (at_least 0).
+  // An integer member read as a positive integer, or as a count (>= 0) where zero_allowed.
   template <class T>
-  SettingsTable&& count(std::string key, T Options::*member, std::string doc, std::uint64_t at_least = 1) && {
+  SettingsTable&& count(std::string key, T Options::*member, std::string doc, bool zero_allowed = false) && {
     static_assert(std::is_integral_v<T>);
-    std::string range = "integer >= " + std::to_string(at_least);
-    fields_.push_back({std::move(key), range, std::move(doc),
+    fields_.push_back({std::move(key), zero_allowed ? "integer >= 0" : "integer >= 1", std::move(doc),
                        [member](const Options& o) { return std::to_string(o.*member); },
-                       [member, at_least](const JsonView& v, Options& o) {
-                         o.*member = static_cast<T>(at_least == 0 ? v.as_count("a count >= 0") : v.as_positive_int());
-                         if (at_least > 1 && static_cast<std::uint64_t>(o.*member) < at_least)
-                           v.fail("an integer >= " + std::to_string(at_least) + ", found " + std::to_string(o.*member));
+                       [member, zero_allowed](const JsonView& v, Options& o) {
+                         o.*member = static_cast<T>(zero_allowed ? v.as_count("a count >= 0") : v.as_positive_int());
                        }});
     return std::move(*this);
   }
@@ -103,6 +100,12 @@ class SettingsTable {
     std::vector<std::string> allowed = also_allowed;
     for (const Field& field : fields_) allowed.push_back(field.key);
     object.expect_keys(allowed);
+    read_members(object, options);
+  }
+
+  // The same without the key check, for an object that holds other components' keys too (the
+  // caller checks them all against the union of the tables' keys()).
+  void read_members(const JsonView& object, Options& options) const {
     for (const Field& field : fields_)
       if (const auto member = object.find(field.key)) field.read(*member, options);
     for (const auto& rule : checks_) rule(object, options);

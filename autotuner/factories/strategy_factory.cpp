@@ -34,7 +34,7 @@ const SettingsTable<AnchoredSettings>& anchored_settings() {
           .count<std::size_t>("depth", &AnchoredSettings::depth, "one-knob steps from an anchor")
           .count<std::size_t>("beam", &AnchoredSettings::beam, "configs expanded per step")
           .count<std::size_t>("measured_anchors", &AnchoredSettings::measured_anchors,
-                              "best measured configs that join the campaign's first configs as anchors", 0)
+                              "best measured configs that join the campaign's first configs as anchors", true)
           .count<std::size_t>("diversity_pool", &AnchoredSettings::diversity_pool,
                               "each part picked for knob coverage from this many times as many of its best (1: the best)")
           .custom("rerank", "{\"checkpoint\": MODEL, \"pool\": integer >= 2}", "none",
@@ -70,7 +70,7 @@ const SettingsTable<AnnealingOptions>& annealing_settings() {
           .non_negative("end_temperature", &AnnealingOptions::end_temperature, "temperature at the last step")
           .count("restart_after", &AnnealingOptions::restart_after, "steps without an accepted move before a chain restarts")
           .nested("mutation", &AnnealingOptions::mutation, mutation_settings(), "mutation rule weights (below)")
-          .count("warmup", &AnnealingOptions::warmup, "random proposals until this many measurements", 0);
+          .count("warmup", &AnnealingOptions::warmup, "random proposals until this many measurements", true);
   return table;
 }
 
@@ -82,14 +82,14 @@ const SettingsTable<EvolutionOptions>& evolution_settings() {
           .probability("mutation_probability", &EvolutionOptions::mutation_probability, "a child is mutated, else crossed over")
           .probability("measured_share", &EvolutionOptions::measured_share, "share of the first population from the best measured")
           .nested("mutation", &EvolutionOptions::mutation, mutation_settings(), "mutation rule weights (below)")
-          .count("warmup", &EvolutionOptions::warmup, "random proposals until this many measurements", 0);
+          .count("warmup", &EvolutionOptions::warmup, "random proposals until this many measurements", true);
   return table;
 }
 
 const SettingsTable<MeasuredAnnealingOptions>& measured_annealing_settings() {
   static const auto table =
       SettingsTable<MeasuredAnnealingOptions>()
-          .count("chains", &MeasuredAnnealingOptions::chains, "chains on measurements (0: one per config the first round asks for)", 0)
+          .count("chains", &MeasuredAnnealingOptions::chains, "chains on measurements (0: one per config the first round asks for)", true)
           .non_negative("start_temperature", &MeasuredAnnealingOptions::start_temperature, "in units of the relative runtime change")
           .non_negative("min_temperature", &MeasuredAnnealingOptions::min_temperature, "the temperature stops cooling here")
           .probability("cooling", &MeasuredAnnealingOptions::cooling, "temperature factor per chain step")

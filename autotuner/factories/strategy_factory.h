@@ -39,7 +39,7 @@ using RerankerLoader = std::function<std::shared_ptr<CostModel>(const std::strin
 
 // Throws InputError naming the JSON path of an unknown key, a wrong type or an out-of-range value.
 StrategySpec parse_strategy_spec(const JsonView& view);
-// The strategies' reference, as docs/settings.md holds it (a test keeps the two equal).
+// The strategies' part of docs/settings.md (settings_reference.h).
 std::string strategy_settings_markdown();
 
 // Throws std::invalid_argument for "autoscheduler_sampling", which proposes no configs, and for a

@@ -1,4 +1,5 @@
 #include "autotuner/factories/strategy_factory.h"
+#include "autotuner/factories/settings_reference.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -50,10 +51,7 @@ TEST_CASE("every strategy setting is read from its table, with the struct's defa
 // docs/settings.md is generated from the settings tables; PERFTUNE_WRITE_SETTINGS=1 rewrites it.
 TEST_CASE("docs/settings.md is what the settings tables say") {
   const std::string path = source_path("docs/settings.md");
-  const std::string generated = "# Settings reference\n\n"
-                                "Generated from each component's settings table (`ir/settings_table.h`); do not edit by hand. After a\n"
-                                "change to a table, `PERFTUNE_WRITE_SETTINGS=1 build/tests/test_autotuner \"docs/settings.md*\"` rewrites it.\n\n" +
-                                strategy_settings_markdown();
+  const std::string generated = settings_reference_markdown();
   if (std::getenv("PERFTUNE_WRITE_SETTINGS")) std::ofstream(path) << generated;
   CHECK(read_file(path) == generated);
 }

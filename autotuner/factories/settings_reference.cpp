@@ -1,0 +1,18 @@
+#include "autotuner/factories/settings_reference.h"
+
+#include "autotuner/factories/strategy_factory.h"
+#include "hardware/halide_backend_json.h"
+
+namespace perftune {
+
+std::string settings_reference_markdown() {
+  return "# Settings reference\n\n"
+         "Generated from each component's settings table (`ir/settings_table.h`); do not edit by hand. After a\n"
+         "change to a table, `PERFTUNE_WRITE_SETTINGS=1 build/tests/test_autotuner \"docs/settings.md*\"` rewrites it.\n\n" +
+         strategy_settings_markdown() +
+         "\n## The live CPU backend (`\"backend\": {\"type\": \"cpu\", ...}`, and `collect`'s `\"cpu\"` object)\n\n"
+         "Halide 14 on this machine (`hardware/halide_backend.h`).\n\n" +
+         halide_backend_settings().markdown();
+}
+
+}  // namespace perftune
