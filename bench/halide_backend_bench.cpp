@@ -53,7 +53,7 @@ int matmul(int rounds) {
   const Campaign campaign = load_campaign("configs/campaigns/cpu_matmul_1024.json");
   const std::string output = "/tmp/perftune-bench-matmul";
   std::filesystem::remove_all(output);
-  std::cerr << "tuning " << campaign.name << " (" << campaign.max_measurements << " measurements) ...\n";
+  std::cerr << "tuning " << campaign.name << " (" << campaign.tuner.max_measurements << " measurements) ...\n";
   CampaignRunOptions options;
   options.output = output;
   options.progress = &std::cerr;
@@ -149,7 +149,7 @@ int throughput() {
   std::filesystem::remove_all(options.output);
   options.measure_peers = false;
   Campaign sixty = campaign;
-  sixty.max_measurements = 60;
+  sixty.tuner.max_measurements = 60;
   const auto summary = run_campaign(sixty, options);
   const double wall = summary["wall_seconds"].get<double>();
   const auto measured = summary["measurements"].get<std::size_t>();

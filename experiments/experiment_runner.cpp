@@ -72,7 +72,7 @@ std::optional<nlohmann::json> finished_run(const std::string& folder, const Camp
   if (!fs::exists(path) || recorded_identity(folder) != identity) return std::nullopt;
   try {
     nlohmann::json summary = parse_json_file(path.string());
-    if (summary.value("campaign", "") == campaign.name && summary.value("seed", std::uint64_t{0}) == campaign.seed &&
+    if (summary.value("campaign", "") == campaign.name && summary.value("seed", std::uint64_t{0}) == campaign.tuner.seed &&
         summary.contains("best_after") && summary.contains("hardware_after") && summary.contains("search_after"))
       return summary;
   } catch (const InputError&) {
@@ -479,7 +479,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   };
   // Live measurements one at a time: two runs timing kernels on the same cores would slow each
   // other down and the curves would measure the contention.
-  const bool live = campaigns.front().backend.type != "replay";
+  const bool live = !backend_traits(campaigns.front().backend).recorded;
   // One memo of the live measurements for every run (each rank its own file: one writer per file).
   std::optional<MeasurementMemo> memo;
   if (live && experiment.measure_once)

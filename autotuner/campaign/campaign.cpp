@@ -8,13 +8,50 @@
 
 namespace perftune {
 
+const SettingsTable<TunerOptions>& campaign_tuner_settings() {
+  using O = TunerOptions;
+  static const auto table =
+      SettingsTable<O>()
+          .custom("top_k", "integer >= 1", "min(64, max(1, measurements / 10))", "configs measured per round",
+                  [](const JsonView& v, O& o) { o.top_k = static_cast<std::size_t>(v.as_positive_int()); })
+          .custom("ramp_batches", "true or false", "false", "rounds measure 1, 2, 4, ... configs until top_k",
+                  [](const JsonView& v, O& o) { o.ramp_batches = v.as_bool(); })
+          .custom("epsilon", "[0, 1]", setting_number_text(O{}.epsilon), "share of each batch drawn at random (Ansor's eps_greedy)",
+                  [](const JsonView& v, O& o) {
+                    o.epsilon = v.as_number();
+                    if (o.epsilon < 0 || o.epsilon > 1) v.fail("a share in [0, 1]");
+                  })
+          .custom("early_stopping", "integer >= 1", "never", "stop after this many measurements without a new best",
+                  [](const JsonView& v, O& o) { o.early_stopping = static_cast<std::size_t>(v.as_positive_int()); })
+          .custom("seed", "integer >= 0", "0", "the search's and the random share's seed",
+                  [](const JsonView& v, O& o) { o.seed = v.as_count(); })
+          .custom("timeout_retries", "integer >= 0", "2 (a plain replay: 0)", "retries of a timed-out measurement in its round",
+                  [](const JsonView& v, O& o) { o.timeout_retries = static_cast<std::size_t>(v.as_count()); })
+          .custom("confirm_best", "true or false", "true (a plain replay: false)",
+                  "measure a suspicious would-be new best three times more and keep the median",
+                  [](const JsonView& v, O& o) { o.confirm_best = v.as_bool(); })
+          .custom("confirm_close_best", "[0, 1)", "0", "a new best less than this fraction faster than the best is confirmed too",
+                  [](const JsonView& v, O& o) {
+                    o.confirm_close_best = v.as_number();
+                    if (!(o.confirm_close_best >= 0 && o.confirm_close_best < 1))
+                      v.fail("a margin in [0, 1) (0.1: a new best less than 10% faster than the best so far is re-measured)");
+                  })
+          .custom("search_time_share", "(0, 1]", setting_number_text(kDefaultSearchTimeShare) + " (a replay: 1)",
+                  "largest share of the wall time outside the hardware (1: no limit)", [](const JsonView& v, O& o) {
+                    const double share = v.as_number();
+                    if (!(share > 0 && share <= 1)) v.fail("a share of the wall time in (0, 1] (1: no limit)");
+                    o.search_time_share = share;
+                  });
+  return table;
+}
+
 Campaign load_campaign(const std::string& path) { return parse_campaign(parse_json_file(path), path); }
 
 Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
   const JsonView root(json, file);
-  root.expect_keys({"name", "description", "source", "backend", "model", "strategy", "budget", "top_k", "ramp_batches",
-                    "epsilon", "early_stopping", "seed", "timeout_retries", "confirm_best", "confirm_close_best", "search_time_share",
-                    "output", "default", "allocation"});
+  std::vector<std::string> keys = {"name", "description", "source", "backend", "model", "strategy", "budget", "output", "default", "allocation"};
+  for (const std::string& key : campaign_tuner_settings().keys()) keys.push_back(key);
+  root.expect_keys(keys);
   const std::string base_dir = std::filesystem::path(file).parent_path().string();
   auto resolve = [&](const std::string& value) { return resolve_config_path(value, base_dir.empty() ? "." : base_dir); };
 
@@ -44,19 +81,27 @@ Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
   campaign.strategy = parse_strategy_spec(root.at("strategy"));
   if (!campaign.strategy.rerank_checkpoint.empty()) campaign.strategy.rerank_checkpoint = resolve(campaign.strategy.rerank_checkpoint);
 
+  // The loop's defaults that follow the backend, before the campaign's own keys override them.
+  TunerOptions& tuner = campaign.tuner;
+  const BackendTraits traits = backend_traits(campaign.backend);
+  if (traits.repeatable) tuner.timeout_retries = 0;
+  tuner.confirm_best = !traits.repeatable;
+  tuner.search_time_share = traits.recorded ? 0.0 : kDefaultSearchTimeShare;
+  campaign_tuner_settings().read_members(root, tuner);
+
   const JsonView budget = root.at("budget");
   budget.expect_keys({"measurements", "hardware_seconds", "minutes"});
-  if (const auto v = budget.find("measurements")) campaign.max_measurements = static_cast<std::size_t>(bounded_count(*v, 1, kMaxMeasurementBudget, "measurements"));
+  if (const auto v = budget.find("measurements")) tuner.max_measurements = static_cast<std::size_t>(bounded_count(*v, 1, kMaxMeasurementBudget, "measurements"));
   if (const auto v = budget.find("hardware_seconds")) {
-    campaign.max_hardware_seconds = v->as_non_negative_number();
-    if (!(campaign.max_hardware_seconds > 0)) v->fail("a positive number of seconds");
+    tuner.max_hardware_seconds = v->as_non_negative_number();
+    if (!(tuner.max_hardware_seconds > 0)) v->fail("a positive number of seconds");
   }
   if (const auto v = budget.find("minutes")) {
     if (campaign.source.network.empty()) v->fail("no \"minutes\": a tuning-time budget is for a network source; use \"hardware_seconds\"");
     campaign.max_tuning_seconds = 60 * v->as_non_negative_number();
     if (!(campaign.max_tuning_seconds > 0)) v->fail("a positive number of minutes");
   }
-  if (campaign.max_measurements == 0 && campaign.max_hardware_seconds == 0 && campaign.max_tuning_seconds == 0)
+  if (tuner.max_measurements == 0 && tuner.max_hardware_seconds == 0 && campaign.max_tuning_seconds == 0)
     budget.fail(campaign.source.network.empty() ? "a positive \"measurements\" and/or \"hardware_seconds\""
                                                 : "a positive \"measurements\", \"hardware_seconds\" and/or \"minutes\"");
   if (const auto v = root.find("allocation")) {
@@ -68,49 +113,12 @@ Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
     }
   }
 
-  if (const auto v = root.find("top_k")) campaign.top_k = static_cast<std::size_t>(v->as_positive_int());
-  if (const auto v = root.find("ramp_batches")) campaign.ramp_batches = v->as_bool();
-  if (const auto v = root.find("epsilon")) {
-    campaign.epsilon = v->as_number();
-    if (campaign.epsilon < 0 || campaign.epsilon > 1) v->fail("a share in [0, 1]");
-  }
-  if (const auto v = root.find("early_stopping")) campaign.early_stopping = static_cast<std::size_t>(v->as_positive_int());
-  if (const auto v = root.find("seed")) campaign.seed = v->as_count();
-  if (const auto v = root.find("timeout_retries")) campaign.timeout_retries = static_cast<std::size_t>(v->as_count());
-  if (root.has("confirm_best")) campaign.confirm_best = root.get_bool("confirm_best", true);
-  if (const auto v = root.find("confirm_close_best")) {
-    campaign.confirm_close_best = v->as_number();
-    if (!(campaign.confirm_close_best >= 0 && campaign.confirm_close_best < 1))
-      v->fail("a margin in [0, 1) (0.1: a new best less than 10% faster than the best so far is re-measured)");
-  }
-  if (const auto v = root.find("search_time_share")) {
-    const double share = v->as_number();
-    if (!(share > 0 && share <= 1)) v->fail("a share of the wall time in (0, 1] (1: no limit)");
-    campaign.search_time_share = share;
-  }
   campaign.output = root.has("output") ? resolve(root.at("output").as_string()) : "perftune_runs/" + campaign.name;
   if (const auto v = root.find("default")) {
     if (!v->is_object()) v->fail("an object of knob values");
     campaign.default_config = v->value();
   }
   return campaign;
-}
-
-TunerOptions campaign_tuner_options(const Campaign& campaign) {
-  TunerOptions options;
-  options.max_measurements = campaign.max_measurements;
-  options.max_hardware_seconds = campaign.max_hardware_seconds;
-  options.top_k = campaign.top_k;
-  options.ramp_batches = campaign.ramp_batches;
-  options.epsilon = campaign.epsilon;
-  options.early_stopping = campaign.early_stopping;
-  options.seed = campaign.seed;
-  const bool plain_replay = campaign.backend.type == "replay" && !campaign.backend.faults;
-  options.timeout_retries = campaign.timeout_retries.value_or(plain_replay ? 0 : TunerOptions{}.timeout_retries);
-  options.confirm_best = campaign.confirm_best.value_or(!plain_replay);
-  options.confirm_close_best = campaign.confirm_close_best;
-  options.search_time_share = campaign.search_time_share.value_or(campaign.backend.type == "replay" ? 0.0 : kDefaultSearchTimeShare);
-  return options;
 }
 
 }  // namespace perftune

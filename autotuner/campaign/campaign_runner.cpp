@@ -52,7 +52,7 @@ nlohmann::ordered_json summary_head(const Campaign& campaign, const Kernel& kern
   summary["kernel_key"] = kernel.key();
   summary["device"] = device;
   summary["strategy"] = strategy;
-  summary["seed"] = campaign.seed;
+  summary["seed"] = campaign.tuner.seed;
   return summary;
 }
 
@@ -72,9 +72,9 @@ nlohmann::ordered_json sample_target(const Campaign& campaign, const MeasuredKer
   std::optional<double> best;
   double hardware = 0;
   std::size_t failed = 0;
-  const std::size_t budget = campaign.max_measurements ? campaign.max_measurements : sampling.batch;
+  const std::size_t budget = campaign.tuner.max_measurements ? campaign.tuner.max_measurements : sampling.batch;
   std::set<std::string> schedules;
-  sample_autoscheduler(*halide, measured.kernel, sampling, campaign.seed, budget, [&](std::size_t i, const AutoscheduledMeasurement& sample) {
+  sample_autoscheduler(*halide, measured.kernel, sampling, campaign.tuner.seed, budget, [&](std::size_t i, const AutoscheduledMeasurement& sample) {
     const MeasureResult& r = sample.result;
     if (!sample.schedule.empty()) schedules.insert(sample.schedule);
     hardware += r.cost_seconds;
@@ -82,7 +82,7 @@ nlohmann::ordered_json sample_target(const Campaign& campaign, const MeasuredKer
     else ++failed;
     best_after.push_back(optional_number(best));
     hardware_after.push_back(hardware);
-    const AutoschedulerRun run = autoscheduler_sample(sampling, campaign.seed, i);
+    const AutoschedulerRun run = autoscheduler_sample(sampling, campaign.tuner.seed, i);
     samples << nlohmann::ordered_json{{"sample", i}, {"env", run.env}, {"status", std::string(status_name(r.status))},
                                       {"seconds", optional_number(r.ok() ? std::optional<double>(r.seconds) : std::nullopt)},
                                       {"schedule", sample.schedule}, {"message", r.message}}.dump()
@@ -113,7 +113,8 @@ nlohmann::ordered_json sample_target(const Campaign& campaign, const MeasuredKer
 nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpus, const MeasuredKernel& measured,
                                    const std::vector<std::pair<std::string, Config>>& named_defaults,
                                    double load_seconds, const CampaignRunOptions& options) {
-  if (campaign.backend.type != "replay" && measured.kernel.body().empty())
+  const BackendTraits traits = backend_traits(campaign.backend);
+  if (!traits.recorded && measured.kernel.body().empty())
     throw InputError(campaign.file, "$.backend.type",
                      "\"replay\" for kernel " + measured.kernel.name() + ": it comes from a recording and has no graph to run");
   if (const auto* sampling = std::get_if<AutoschedulerSamplingOptions>(&campaign.strategy.options))
@@ -137,8 +138,8 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   if (!default_cfg && !named_defaults.empty()) default_cfg = named_defaults.front().second;
   std::optional<double> default_seconds;
   std::optional<double> optimum_seconds;
-  TunerOptions tuner_options = campaign_tuner_options(campaign);
-  if (campaign.backend.type == "replay") {
+  TunerOptions tuner_options = campaign.tuner;
+  if (traits.recorded) {
     for (const Measurement& m : measured.measurements) {
       if (!m.result.ok()) continue;
       if (default_cfg && m.config == *default_cfg && !default_seconds) default_seconds = m.result.seconds;
@@ -158,13 +159,13 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
   RecordLog log(records_path);
 
   std::string budget_text;
-  if (campaign.max_measurements) budget_text.append("/").append(std::to_string(campaign.max_measurements));
+  if (campaign.tuner.max_measurements) budget_text.append("/").append(std::to_string(campaign.tuner.max_measurements));
   auto progress = [&](const RoundReport& report) {
     if (!options.progress) return;
     std::ostream& out = *options.progress;
     out << "[tune] round " << report.round + 1 << "  measured " << report.measured << budget_text << "  hardware "
         << format_seconds(report.hardware_seconds);
-    if (campaign.max_hardware_seconds > 0) out << "/" << format_seconds(campaign.max_hardware_seconds);
+    if (campaign.tuner.max_hardware_seconds > 0) out << "/" << format_seconds(campaign.tuner.max_hardware_seconds);
     if (report.best_seconds) {
       out << "  best " << format_seconds(*report.best_seconds);
       if (default_seconds) out << "  speedup " << std::setprecision(3) << *default_seconds / *report.best_seconds << "x over default";
@@ -205,7 +206,7 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
                         {"seconds", optional_number(seconds)},
                         {"speedup", optional_number(speedup)}};
     }
-    if (options.measure_peers && campaign.backend.type != "replay") {
+    if (options.measure_peers && !traits.recorded) {
       if (options.progress) *options.progress << "[tune] measuring the platform's own schedulers" << std::endl;
       for (const PeerMeasurement& peer : backend->measure_peers(kernel)) {
         std::optional<double> seconds, speedup;

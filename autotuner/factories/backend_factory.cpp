@@ -74,6 +74,13 @@ BackendSpec parse_backend_spec(const JsonView& view) {
   return spec;
 }
 
+BackendTraits backend_traits(const BackendSpec& spec) {
+  BackendTraits traits;
+  traits.recorded = spec.type == "replay";
+  traits.repeatable = traits.recorded && !spec.faults;
+  return traits;
+}
+
 std::unique_ptr<Backend> make_backend(const BackendSpec& spec, const Corpus& recorded, const std::string& device,
                                       const BackendWrapper& wrap_device) {
   std::unique_ptr<Backend> backend;

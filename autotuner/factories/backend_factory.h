@@ -35,6 +35,18 @@ struct BackendSpec {
 // Throws InputError naming the JSON path of an unknown key, a wrong type or an unknown backend.
 BackendSpec parse_backend_spec(const JsonView& view);
 
+// What a backend's kind means for the loop around it; callers ask this, not the backend's name.
+struct BackendTraits {
+  // Its measurements are a recording, served, not run: the hardware time is charged, not spent on
+  // the wall clock (so no search time share applies, and a replay proposes alike on any machine),
+  // the space's default and optimum are known before tuning, and there are no live peers to time.
+  bool recorded = false;
+  // It answers a config the same every time (a recording without injected faults): a timeout is
+  // not retried, and a fast time needs no confirmation.
+  bool repeatable = false;
+};
+BackendTraits backend_traits(const BackendSpec& spec);
+
 using BackendWrapper = std::function<std::unique_ptr<Backend>(std::unique_ptr<Backend>)>;
 
 // Builds the backend; `recorded` is the campaign's source (replay serves it) and `device` the

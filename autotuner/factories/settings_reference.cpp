@@ -1,5 +1,6 @@
 #include "autotuner/factories/settings_reference.h"
 
+#include "autotuner/campaign/campaign.h"
 #include "autotuner/factories/strategy_factory.h"
 #include "hardware/halide_backend_json.h"
 
@@ -8,8 +9,12 @@ namespace perftune {
 std::string settings_reference_markdown() {
   return "# Settings reference\n\n"
          "Generated from each component's settings table (`ir/settings_table.h`); do not edit by hand. After a\n"
-         "change to a table, `PERFTUNE_WRITE_SETTINGS=1 build/tests/test_autotuner \"docs/settings.md*\"` rewrites it.\n\n" +
-         strategy_settings_markdown() +
+         "change to a table, `PERFTUNE_WRITE_SETTINGS=1 build/tests/test_autotuner \"docs/settings.md*\"` rewrites it.\n\n"
+         "## A campaign's tuning loop (top-level keys of a campaign)\n\n"
+         "Beside `name`, `description`, `source`, `backend`, `model`, `strategy`, `budget`, `output`, `default` and\n"
+         "`allocation` (`autotuner/campaign/campaign.h`). Where a default names a replay, the backend's traits set it\n"
+         "(`backend_traits` in `autotuner/factories/backend_factory.h`).\n\n" +
+         campaign_tuner_settings().markdown() + "\n" + strategy_settings_markdown() +
          "\n## The live CPU backend (`\"backend\": {\"type\": \"cpu\", ...}`, and `collect`'s `\"cpu\"` object)\n\n"
          "Halide 14 on this machine (`hardware/halide_backend.h`).\n\n" +
          halide_backend_settings().markdown();

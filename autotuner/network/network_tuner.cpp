@@ -61,7 +61,7 @@ std::optional<double> seconds_of(const TuningSession& session, const Config& con
 nlohmann::ordered_json tune_network(const Campaign& campaign, const NetworkTuneOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (campaign.source.network.empty()) throw InputError(campaign.file, "$.source", "a \"network\" to tune");
-  if (campaign.backend.type == "replay")
+  if (backend_traits(campaign.backend).recorded)
     throw InputError(campaign.file, "$.backend.type", "a live backend (\"cpu\" or \"command\"): a network's kernels are measured, not replayed");
   if (!path_exists(campaign.source.network))
     throw InputError(campaign.file, "$.source.network", "a network file, but " + campaign.source.network + " does not exist");
@@ -76,16 +76,16 @@ nlohmann::ordered_json tune_network(const Campaign& campaign, const NetworkTuneO
 
   std::unique_ptr<Backend> backend = make_backend(campaign.backend, Corpus{}, "", options.wrap_device);
   std::unique_ptr<CostModel> model = make_model(campaign.model, "");
-  TunerOptions tuner_options = campaign_tuner_options(campaign);
+  TunerOptions tuner_options = campaign.tuner;
   // The network's budget is the scheduler's; each kernel's loop is bounded by its space (and the
   // campaign's early stopping) alone.
   tuner_options.max_measurements = SIZE_MAX / 2;
   tuner_options.max_hardware_seconds = 0;
-  tuner_options.top_k = campaign.top_k ? campaign.top_k : kNetworkTopK;
+  tuner_options.top_k = campaign.tuner.top_k ? campaign.tuner.top_k : kNetworkTopK;
   tuner_options.adopt_logged = true;
   const bool learns = campaign.model.type == "learned" || campaign.model.residual;
   // A time budget is shared per second of a kernel's rounds, a measurement budget per measurement.
-  const bool time_budget = campaign.max_tuning_seconds > 0 || campaign.max_hardware_seconds > 0;
+  const bool time_budget = campaign.max_tuning_seconds > 0 || campaign.tuner.max_hardware_seconds > 0;
 
   std::vector<TaskRun> runs(network.tasks.size());
   for (std::size_t i = 0; i < network.tasks.size(); ++i) {
@@ -96,7 +96,7 @@ nlohmann::ordered_json tune_network(const Campaign& campaign, const NetworkTuneO
     TunerOptions per_task = tuner_options;
     per_task.measure_first = {task.heuristic};
     // Each kernel's random streams differ, or every kernel's first random picks would match.
-    per_task.seed = campaign.seed * 1000003 + i;
+    per_task.seed = campaign.tuner.seed * 1000003 + i;
     run.session = std::make_unique<TuningSession>(*backend, *run.strategy, run.model.get(), &log, per_task, task.kernel,
                                                   *task.space, logged);
     run.progress.instances = static_cast<double>(task.instances.size());
@@ -145,8 +145,8 @@ nlohmann::ordered_json tune_network(const Campaign& campaign, const NetworkTuneO
   // The share of the budget spent: the largest of its parts'.
   auto budget_share = [&](const auto& t) {
     double share = 0;
-    if (campaign.max_measurements) share = std::max(share, static_cast<double>(t.measurements) / static_cast<double>(campaign.max_measurements));
-    if (campaign.max_hardware_seconds > 0) share = std::max(share, t.hardware / campaign.max_hardware_seconds);
+    if (campaign.tuner.max_measurements) share = std::max(share, static_cast<double>(t.measurements) / static_cast<double>(campaign.tuner.max_measurements));
+    if (campaign.tuner.max_hardware_seconds > 0) share = std::max(share, t.hardware / campaign.tuner.max_hardware_seconds);
     if (campaign.max_tuning_seconds > 0) share = std::max(share, t.tuning / campaign.max_tuning_seconds);
     return share;
   };
@@ -172,8 +172,8 @@ nlohmann::ordered_json tune_network(const Campaign& campaign, const NetworkTuneO
     out["model"] = campaign.model.type;
     out["strategy"] = runs.empty() ? "" : runs.front().strategy->name();
     auto set = [](double value) { return optional_number(value > 0 ? std::optional<double>(value) : std::nullopt); };
-    out["budget"] = {{"measurements", campaign.max_measurements ? nlohmann::ordered_json(campaign.max_measurements) : nlohmann::ordered_json(nullptr)},
-                     {"hardware_seconds", set(campaign.max_hardware_seconds)},
+    out["budget"] = {{"measurements", campaign.tuner.max_measurements ? nlohmann::ordered_json(campaign.tuner.max_measurements) : nlohmann::ordered_json(nullptr)},
+                     {"hardware_seconds", set(campaign.tuner.max_hardware_seconds)},
                      {"minutes", set(campaign.max_tuning_seconds / 60)}};
     out["top_k"] = tuner_options.top_k;
     out["kernels"] = network.plan.kernels.size();
@@ -244,7 +244,7 @@ nlohmann::ordered_json tune_network(const Campaign& campaign, const NetworkTuneO
     // A kernel's first round measures its heuristic alone: the network has a latency after one
     // measurement per kernel, and the allocation starts from every kernel's share of it.
     const std::size_t first_round = run.progress.best_after_round.empty() ? 1 : SIZE_MAX;
-    const std::size_t at_most = std::min(first_round, campaign.max_measurements ? campaign.max_measurements - t.measurements : SIZE_MAX);
+    const std::size_t at_most = std::min(first_round, campaign.tuner.max_measurements ? campaign.tuner.max_measurements - t.measurements : SIZE_MAX);
     if (!run.session->step(at_most)) {
       run.progress.finished = true;
       continue;

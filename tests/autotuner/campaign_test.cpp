@@ -77,13 +77,13 @@ TEST_CASE("campaign paths resolve against the campaign's folder and PERFTUNE_DAT
   const Campaign campaign = parse_campaign(valid_campaign(), "/work/x/configs/campaigns/toy.json");
   CHECK(campaign.source.path == "/work/x/configs/campaigns/source.jsonl");
   CHECK(campaign.output == "/work/x/configs/campaigns/run");
-  CHECK(campaign.max_measurements == 30);
-  CHECK(campaign.top_k == 5);
-  CHECK_FALSE(campaign.ramp_batches);
+  CHECK(campaign.tuner.max_measurements == 30);
+  CHECK(campaign.tuner.top_k == 5);
+  CHECK_FALSE(campaign.tuner.ramp_batches);
   nlohmann::json ramped = valid_campaign();
   ramped["ramp_batches"] = true;
-  CHECK(parse_campaign(ramped, "/work/x/configs/campaigns/toy.json").ramp_batches);
-  CHECK(campaign.seed == 3);
+  CHECK(parse_campaign(ramped, "/work/x/configs/campaigns/toy.json").tuner.ramp_batches);
+  CHECK(campaign.tuner.seed == 3);
   CHECK(campaign.strategy.type == "measured_evolution");
   CHECK(campaign.backend.replay_cost.runtime_multiple == 100);
   CHECK(resolve_config_path("${PERFTUNE_DATA}/kernel_tuner/gemm/x.json.gz", "/a") ==

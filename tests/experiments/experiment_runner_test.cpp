@@ -266,8 +266,8 @@ TEST_CASE("an experiment's ramped batches reach every run, and change its identi
   json["ramp_batches"] = true;
   const Experiment ramped = parse_experiment(json, dir + "/toy.json");
   CHECK(ramped.ramp_batches);
-  CHECK(experiment_campaign(ramped, 0, 1, 1, dir + "/run").ramp_batches);
-  CHECK_FALSE(experiment_campaign(plain, 0, 1, 1, dir + "/run").ramp_batches);
+  CHECK(experiment_campaign(ramped, 0, 1, 1, dir + "/run").tuner.ramp_batches);
+  CHECK_FALSE(experiment_campaign(plain, 0, 1, 1, dir + "/run").tuner.ramp_batches);
   CHECK(run_identity(ramped, 0, 1, 1) != run_identity(plain, 0, 1, 1));
   json["ramp_batches"] = false;  // off is the default: earlier runs keep their identity
   CHECK(run_identity(parse_experiment(json, dir + "/toy.json"), 0, 1, 1) == run_identity(plain, 0, 1, 1));
@@ -279,8 +279,8 @@ TEST_CASE("a strategy's close-best confirmation reaches its runs only, and chang
   nlohmann::json json = toy_experiment(cache);
   json["strategies"][1]["confirm_close_best"] = 0.1;
   const Experiment confirming = parse_experiment(json, dir + "/toy.json");
-  CHECK(experiment_campaign(confirming, 0, 1, 1, dir + "/run").confirm_close_best == 0.1);
-  CHECK(experiment_campaign(confirming, 0, 0, 1, dir + "/run").confirm_close_best == 0.0);
+  CHECK(experiment_campaign(confirming, 0, 1, 1, dir + "/run").tuner.confirm_close_best == 0.1);
+  CHECK(experiment_campaign(confirming, 0, 0, 1, dir + "/run").tuner.confirm_close_best == 0.0);
   CHECK(run_identity(confirming, 0, 1, 1) != run_identity(plain, 0, 1, 1));
   CHECK(run_identity(confirming, 0, 0, 1) == run_identity(plain, 0, 0, 1));
 }

@@ -55,8 +55,8 @@ TEST_CASE("a rehearsal campaign on faulty replay hardware completes and reports 
   testing::write_recording(corpus, dir + "/source.jsonl");
   const Campaign campaign = parse_campaign(rehearsal_campaign(), dir + "/rehearsal.json");
   CHECK(campaign.backend.faults->share == 0.3);
-  CHECK(campaign.timeout_retries == 1u);
-  CHECK_FALSE(campaign.confirm_best.has_value());  // unset: on, because the backend injects faults
+  CHECK(campaign.tuner.timeout_retries == 1u);
+  CHECK(campaign.tuner.confirm_best);  // unset: on, because the backend injects faults
   const nlohmann::ordered_json summary = run_campaign(campaign);
   CHECK(summary.at("measurements") == 50);
   CHECK_THAT(summary.at("device").get<std::string>(), Catch::Contains("+faults(share=0.3,seed=2"));
