@@ -41,18 +41,8 @@ std::shared_ptr<const MeasuredKernel> recording(const std::string& path, const M
 std::unique_ptr<CostModel> with_residual(const ModelSpec& spec, std::vector<std::unique_ptr<CostModel>> priors,
                                          const std::string& priors_place) {
   if (!spec.residual) return std::move(priors.front());  // parse_model_spec: several need a residual
-  TargetResidualOptions options;
-  options.fine_tune_prior = spec.residual_fine_tune_prior;
-  options.exploration = spec.residual_exploration;
-  options.batch = spec.residual_batch == "thompson" ? BatchChoice::kThompson : BatchChoice::kTop;
-  options.batch_pool = spec.residual_batch_pool;
-  options.source_favourites = spec.residual_source_favourites;
-  options.incumbent_neighbours = spec.residual_incumbent_neighbours;
-  options.local_slots = spec.residual_local_slots;
-  options.relevance = spec.residual_relevance;
-  options.categorical = spec.residual_categorical;
+  TargetResidualOptions options = spec.residual_options;
   options.space_filling_start = spec.type == "gaussian_process";  // no prior to rank the first batch
-  options.sample_residual = spec.residual_sample_residual;
   try {
     return std::make_unique<TargetResidualModel>(std::move(priors), options);
   } catch (const std::invalid_argument& error) {

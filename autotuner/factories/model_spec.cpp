@@ -4,6 +4,52 @@
 
 namespace perftune {
 
+const SettingsTable<TargetResidualOptions>& residual_settings() {
+  using O = TargetResidualOptions;
+  const auto flag = [](bool O::*member) {
+    return [member](const JsonView& v, O& o) { o.*member = v.as_bool(); };
+  };
+  const auto count = [](std::size_t O::*member, std::string what) {
+    return [member, what](const JsonView& v, O& o) { o.*member = static_cast<std::size_t>(v.as_count("a count >= 0 of " + what)); };
+  };
+  static const auto table =
+      SettingsTable<O>()
+          .custom("fine_tune_prior", "true or false", "false", "the prior learns from the target too, not only the residual",
+                  flag(&O::fine_tune_prior))
+          .non_negative("exploration", &O::exploration, "kappa of the lower confidence bound mean - kappa * sd; 0: the mean")
+          .custom("batch", "\"top\" or \"thompson\"", "\"top\"", "the k best proposals, or batch Thompson sampling over the priors' weights",
+                  [](const JsonView& v, O& o) {
+                    const std::string batch = v.as_string();
+                    if (batch != "top" && batch != "thompson")
+                      v.fail("\"top\" (the k best proposals) or \"thompson\" (batch Thompson sampling over the priors' weights)");
+                    o.batch = batch == "thompson" ? BatchChoice::kThompson : BatchChoice::kTop;
+                  })
+          .count("batch_pool", &O::batch_pool, "thompson: proposals asked per batch slot")
+          .custom("source_favourites", "integer >= 0", "0", "thompson: each prior's own best configs added to the candidates",
+                  count(&O::source_favourites, "each prior's own best configs to consider"))
+          .custom("sample_residual", "true or false", "false", "thompson: each further slot draws the residual jointly too",
+                  flag(&O::sample_residual))
+          .custom("incumbent_neighbours", "integer >= 0", "0", "thompson: best measured configs whose one-knob changes join the candidates",
+                  count(&O::incumbent_neighbours, "best measured configs whose one-knob changes to consider"))
+          .custom("local_slots", "integer >= 0", "0", "thompson: batch slots for the best of those neighbours",
+                  count(&O::local_slots, "batch slots for the incumbents' neighbours"))
+          .custom("relevance", "true or false", "false", "one length scale per knob, fitted by the marginal likelihood",
+                  flag(&O::relevance))
+          .custom("categorical", "true or false", "false", "with relevance: a knob's distance may be categorical",
+                  flag(&O::categorical))
+          .check([](const JsonView& residual, const O& o) {
+            if (o.batch != BatchChoice::kThompson)
+              for (const char* key : {"batch_pool", "source_favourites", "sample_residual", "incumbent_neighbours", "local_slots"})
+                if (const auto option = residual.find(key))
+                  option->fail(std::string("no \"") + key + "\" unless \"batch\" is \"thompson\" (the top-k batch takes the best proposals only)");
+            if (o.categorical && !o.relevance)
+              residual.at("categorical").fail("no \"categorical\" without \"relevance\": true (the choice is a step of the per-knob relevance search)");
+            if (o.local_slots > 0 && o.incumbent_neighbours == 0)
+              residual.at("local_slots").fail("no \"local_slots\" without \"incumbent_neighbours\" >= 1 (whose neighbours they measure)");
+          });
+  return table;
+}
+
 namespace {
 
 // The optional "residual" of a model with a prior (learned or recorded).
@@ -11,36 +57,8 @@ void parse_residual(const JsonView& view, ModelSpec& spec) {
   const auto residual = view.find("residual");
   if (!residual) return;
   if (!residual->is_object()) residual->fail("an object, e.g. {\"fine_tune_prior\": false}");
-  residual->expect_keys({"fine_tune_prior", "exploration", "batch", "batch_pool", "source_favourites", "sample_residual",
-                        "incumbent_neighbours", "local_slots", "relevance", "categorical"});
   spec.residual = true;
-  if (const auto fine_tune = residual->find("fine_tune_prior")) spec.residual_fine_tune_prior = fine_tune->as_bool();
-  if (const auto exploration = residual->find("exploration")) spec.residual_exploration = exploration->as_non_negative_number();
-  if (const auto batch = residual->find("batch")) {
-    spec.residual_batch = batch->as_string();
-    if (spec.residual_batch != "top" && spec.residual_batch != "thompson")
-      batch->fail("\"top\" (the k best proposals) or \"thompson\" (batch Thompson sampling over the priors' weights)");
-  }
-  for (const char* key : {"batch_pool", "source_favourites", "sample_residual", "incumbent_neighbours", "local_slots"})
-    if (const auto option = residual->find(key); option && spec.residual_batch != "thompson")
-      option->fail(std::string("no \"") + key + "\" unless \"batch\" is \"thompson\" (the top-k batch takes the best proposals only)");
-  if (const auto sample = residual->find("sample_residual")) spec.residual_sample_residual = sample->as_bool();
-  if (const auto relevance = residual->find("relevance")) spec.residual_relevance = relevance->as_bool();
-  if (const auto categorical = residual->find("categorical")) {
-    spec.residual_categorical = categorical->as_bool();
-    if (spec.residual_categorical && !spec.residual_relevance)
-      categorical->fail("no \"categorical\" without \"relevance\": true (the choice is a step of the per-knob relevance search)");
-  }
-  if (const auto pool = residual->find("batch_pool")) spec.residual_batch_pool = static_cast<std::size_t>(pool->as_positive_int());
-  auto count = [&](const char* key, const char* what, std::size_t& into) {
-    if (const auto option = residual->find(key))
-      into = static_cast<std::size_t>(option->as_count(std::string("a count >= 0 of ") + what));
-  };
-  count("source_favourites", "each prior's own best configs to consider", spec.residual_source_favourites);
-  count("incumbent_neighbours", "best measured configs whose one-knob changes to consider", spec.residual_incumbent_neighbours);
-  count("local_slots", "batch slots for the incumbents' neighbours", spec.residual_local_slots);
-  if (spec.residual_local_slots > 0 && spec.residual_incumbent_neighbours == 0)
-    residual->find("local_slots")->fail("no \"local_slots\" without \"incumbent_neighbours\" >= 1 (whose neighbours they measure)");
+  residual_settings().read(*residual, spec.residual_options);
 }
 
 }  // namespace

@@ -44,6 +44,8 @@
 #include <vector>
 
 #include "ir/json_view.h"
+#include "ir/settings_table.h"
+#include "surrogate/transfer/target_residual_options.h"
 
 namespace perftune {
 
@@ -59,18 +61,12 @@ struct ModelSpec {
   std::vector<std::string> checkpoints;  // learned with several priors ("checkpoints"), resolved likewise
   std::vector<std::string> recordings;  // recorded only: the recordings (sources), resolved
   bool residual = false;     // learned or recorded: wrapped in a TargetResidualModel
-  bool residual_fine_tune_prior = false;  // TargetResidualOptions::fine_tune_prior
-  double residual_exploration = 0.0;      // TargetResidualOptions::exploration
-  std::string residual_batch = "top";     // TargetResidualOptions::batch: "top" or "thompson"
-  std::size_t residual_batch_pool = 10;   // TargetResidualOptions::batch_pool (thompson only)
-  std::size_t residual_source_favourites = 0;  // TargetResidualOptions::source_favourites (thompson only)
-  std::size_t residual_incumbent_neighbours = 0;  // TargetResidualOptions::incumbent_neighbours (thompson only)
-  std::size_t residual_local_slots = 0;  // TargetResidualOptions::local_slots (thompson only)
-  bool residual_relevance = false;       // TargetResidualOptions::relevance
-  bool residual_categorical = false;     // TargetResidualOptions::categorical (relevance only)
-  bool residual_sample_residual = false;  // TargetResidualOptions::sample_residual (thompson only)
+  TargetResidualOptions residual_options;  // with `residual`: as its "residual" object sets them
   bool shipped = false;  // learned: `checkpoint` is the shipped model, none being named
 };
+
+// A model's "residual" object, declared once (docs/settings.md).
+const SettingsTable<TargetResidualOptions>& residual_settings();
 
 // `resolve` turns a path written in the campaign into a usable one. Throws InputError naming the
 // JSON path of an unknown key, a wrong type, or an unknown model.

@@ -1,6 +1,7 @@
 #include "autotuner/factories/settings_reference.h"
 
 #include "autotuner/campaign/campaign.h"
+#include "autotuner/factories/model_spec.h"
 #include "autotuner/factories/strategy_factory.h"
 #include "hardware/halide_backend_json.h"
 
@@ -15,6 +16,10 @@ std::string settings_reference_markdown() {
          "`allocation` (`autotuner/campaign/campaign.h`). Where a default names a replay, the backend's traits set it\n"
          "(`backend_traits` in `autotuner/factories/backend_factory.h`).\n\n" +
          campaign_tuner_settings().markdown() + "\n" + strategy_settings_markdown() +
+         "\n## A model's residual (`\"model\": {..., \"residual\": {...}}`)\n\n"
+         "A Gaussian-process correction of a learned or recorded prior by the target's own measurements\n"
+         "(`surrogate/transfer/target_residual.h`).\n\n" +
+         residual_settings().markdown() +
          "\n## The live CPU backend (`\"backend\": {\"type\": \"cpu\", ...}`, and `collect`'s `\"cpu\"` object)\n\n"
          "Halide 14 on this machine (`hardware/halide_backend.h`).\n\n" +
          halide_backend_settings().markdown();
