@@ -358,6 +358,125 @@ std::optional<nlohmann::ordered_json> remeasure_live_space(const RemeasurePlan& 
   return scores;
 }
 
+// Every run of the experiment, seed-major (so a cut-short sitting still covers every pair of space
+// and strategy), with its campaign and folder.
+struct RunPlan {
+  std::vector<RunTask> tasks;
+  std::vector<Campaign> campaigns;
+};
+
+RunPlan plan_runs(const Experiment& experiment, std::size_t seeds, const std::string& output) {
+  RunPlan plan;
+  for (std::uint64_t i = 0; i < seeds; ++i)
+    for (std::size_t s = 0; s < experiment.spaces.size(); ++s)
+      for (std::size_t t = 0; t < experiment.strategies.size() && experiment.spaces[s].tuned(); ++t) {
+        const std::uint64_t seed = experiment.first_seed + i;
+        const std::string folder =
+            (fs::path(output) / "runs" / experiment.spaces[s].name / experiment.strategies[t].name / ("seed_" + std::to_string(seed)))
+                .string();
+        plan.campaigns.push_back(experiment_campaign(experiment, s, t, seed, folder));
+        plan.tasks.push_back({s, t, seed, folder});
+      }
+  return plan;
+}
+
+// Each recorded source of the spaces once, loaded in parallel and shared read-only by every run on
+// it. A program source (live: an empty path) is built by each run itself.
+std::map<std::string, Corpus> load_space_sources(const std::vector<Campaign>& space_campaigns, std::size_t jobs, std::ostream* progress) {
+  std::map<std::string, Corpus> sources;
+  for (const Campaign& campaign : space_campaigns)
+    if (!campaign.source.path.empty()) sources.try_emplace(campaign.source.path);
+  std::vector<std::map<std::string, Corpus>::iterator> pending;
+  for (auto it = sources.begin(); it != sources.end(); ++it) pending.push_back(it);
+  if (progress) *progress << "[experiment] loading " << pending.size() << " source(s)" << std::endl;
+  tbb::task_arena arena(static_cast<int>(jobs));
+  arena.execute([&] {
+    tbb::parallel_for(std::size_t{0}, pending.size(), [&](std::size_t i) { pending[i]->second = load_source(pending[i]->first); });
+  });
+  if (progress)
+    for (const auto& [path, corpus] : sources)
+      for (const std::string& note : corpus.notes) *progress << "[experiment] " << path << ": " << note << std::endl;
+  return sources;
+}
+
+// What every figure of an experiment's summary means, written into the summary itself.
+nlohmann::ordered_json summary_conventions() {
+  return {
+    {"f_strategy", "mean over seeds of the best valid runtime after b measurements; a run that stopped early keeps its "
+                   "last best"},
+    {"f_random", "exact expected best of b draws without replacement from every recorded config, failed ones included"},
+    {"failed_configs", "a run (random or not) with no valid runtime yet is charged the space's slowest valid runtime"},
+    {"live_spaces", "measured during the experiment (nothing recorded): f_random(b) is the random strategy's mean over "
+                    "seeds, f_opt the best runtime any run measured, and a run with no valid runtime yet is charged the "
+                    "slowest best-so-far of any run"},
+    {"score", "P(b) = (f_random(b) - f_strategy(b)) / (f_random(b) - f_opt), averaged over report budgets and spaces"},
+    {"time_score", "Kernel Tuner's methodology on the time axis, per window \"p_start-p_end\": P(t) with t the hardware "
+                   "seconds charged (a cache's compile + verification + benchmark + framework time) plus the strategy's own "
+                   "wall time on this machine (search_after); f_random(t) = the exact expected best of floor(t / c) draws, c "
+                   "the space's mean cost per config; averaged over 1001 times from when random search is expected to get "
+                   "p_start of the way from the median valid runtime to the optimum to when it gets p_end of the way, then "
+                   "over spaces (experiments/scoring/time_axis_score.h)"},
+    {"score_standard_error", "standard error of the score over seeds: P(b) is the mean of each run's own P(b), so the "
+                             "score is a mean over independent runs (sum over spaces of w_s^2 var_s / n_s, square-rooted); "
+                             "on a live space the random baseline's own error is left out"},
+    {"speedup", "reference / best: reference is the space's default config, or the median valid runtime where the "
+                "space has no default (see each space's \"reference\")"},
+    {"speedup_at", "geometric mean over spaces of the median speedup over seeds"},
+    {"vs_fastest_scheduler", "on a live space, the fastest of the platform's own schedulers (peers of kind \"scheduler\", "
+                             "each at its best settings) over f_strategy(b): above 1 the strategy is faster; per strategy "
+                             "the geometric mean over spaces, the lowest, and the spaces at or above 0.95"},
+    {"remeasured", "per live space when the experiment asks (\"remeasure\"): each run's best config after each scored "
+                   "budget and the space's fastest configs, measured again in rounds (a fresh backend each, the configs "
+                   "shuffled), valued at the median of their rounds; P(b) again with f_opt the fastest re-measured config and "
+                   "f_random(b) the random runs' picks re-measured, null where those are within two round spreads of f_opt "
+                   "(remeasured_score, remeasured_score_at per strategy): the runs' f_opt is the luckiest of thousands of "
+                   "single measurements (experiments/live/remeasurement.h). The peers are measured again in the same rounds, and "
+                   "vs_fastest_scheduler_remeasured divides the fastest scheduler's median by the mean re-measured pick "
+                   "(pick_seconds_at): both from one machine and day, where the runs' own figures come from many sittings"},
+    {"machine_checks", "a live experiment on this CPU: before the first measurement of each sitting's runs and of its "
+                       "re-measure, the FMA FLOP/s of one core and of the backend's threads and the DRAM triad bandwidth "
+                       "on them (perftune calibrate's micro-benchmarks, about 1 s): sittings whose checks differ ran on a "
+                       "different machine, whatever their figures say (hardware/machine_check.h)"},
+    {"noise_ceiling", "per re-measured space (noise_ceiling_at) and averaged like a strategy (remeasured_noise_ceiling): "
+                      "the P of runs that measured the space's 10 fastest re-measured configs once each and kept the "
+                      "fastest figure, each round standing for such a sitting and the config kept valued at the mean of "
+                      "its other rounds: what the machine's noise alone leaves of P"},
+    {"optimum_noise", "per recorded space: the relative standard error of the optimum's recorded runtime (from its "
+                      "repeats) and how many configs lie within two such standard errors of it (tied_configs, the "
+                      "optimum included): the recording does not rank those, so P near 1 there measures noise; the "
+                      "score ignores it"}};
+}
+
+// Per space, the reference its curves are scored against: a recorded space's default, optimum and
+// noise from its recording; a live space's is filled in from its runs. Its recorded kernel, or null.
+struct SpaceReferences {
+  std::vector<SpaceBaseline> baselines;
+  std::vector<const MeasuredKernel*> kernels;
+};
+
+SpaceReferences space_references(const Experiment& experiment, const std::vector<Campaign>& space_campaigns,
+                                 const std::map<std::string, Corpus>& sources) {
+  SpaceReferences references;
+  for (std::size_t s = 0; s < experiment.spaces.size(); ++s) {
+    const Campaign& campaign = space_campaigns[s];
+    if (campaign.source.path.empty()) {
+      references.baselines.push_back({experiment.spaces[s].name, "", "", {}, {}, true, {}});  // filled in from its runs
+      references.kernels.push_back(nullptr);
+      continue;
+    }
+    const MeasuredKernel& measured = campaign_kernel(sources.at(campaign.source.path), campaign);
+    references.kernels.push_back(&measured);
+    try {
+      SpaceBaseline baseline{experiment.spaces[s].name, measured.kernel.name(), measured.device, recorded_values(measured)};
+      baseline.noise = optimum_noise(measured);
+      references.baselines.push_back(std::move(baseline));
+    } catch (const std::invalid_argument& error) {
+      throw InputError(experiment.file, "$.spaces[" + std::to_string(s) + "]", std::string("a space with a valid measurement: ") + error.what());
+    }
+  }
+  return references;
+}
+
 }  // namespace
 
 nlohmann::ordered_json run_experiment(const Experiment& configured, const ExperimentOptions& options) {
@@ -389,62 +508,21 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   std::ostream* const progress = ranks.rank() == 0 ? options.progress : nullptr;
 
   // Every campaign first: a model this build lacks fails now, not after an hour of runs.
-  std::vector<RunTask> tasks;
-  std::vector<Campaign> campaigns;
-  for (std::uint64_t i = 0; i < seeds; ++i)  // seed-major, so a cut-short run still covers every pair
-    for (std::size_t s = 0; s < experiment.spaces.size(); ++s)
-      for (std::size_t t = 0; t < experiment.strategies.size() && experiment.spaces[s].tuned(); ++t) {
-        const std::uint64_t seed = experiment.first_seed + i;
-        const std::string folder =
-            (fs::path(output) / "runs" / experiment.spaces[s].name / experiment.strategies[t].name / ("seed_" + std::to_string(seed)))
-                .string();
-        campaigns.push_back(experiment_campaign(experiment, s, t, seed, folder));
-        tasks.push_back({s, t, seed, folder});
-      }
+  RunPlan plan = plan_runs(experiment, seeds, output);
+  const std::vector<RunTask>& tasks = plan.tasks;
+  std::vector<Campaign>& campaigns = plan.campaigns;
   for (std::size_t t = 0; t < experiment.strategies.size(); ++t)
     // Pre-trained ones do not exist yet; per-source and recorded ones name their sources later.
     if (!experiment.strategies[t].pretrain && !experiment.strategies[t].models_name_sources()) make_model(campaigns[t].model);
 
-  // Each recorded source once, shared read-only by every run on it. A program source (live: an
-  // empty path) is built by each run itself.
   // One campaign per space, to load it (a source-only space has no runs, so no campaign of its own).
   std::vector<Campaign> space_campaigns;
   for (std::size_t s = 0; s < experiment.spaces.size(); ++s)
     space_campaigns.push_back(experiment_campaign(experiment, s, 0, experiment.first_seed, output));
-  std::map<std::string, Corpus> sources;
-  for (const Campaign& campaign : space_campaigns)
-    if (!campaign.source.path.empty()) sources.try_emplace(campaign.source.path);
-  {
-    std::vector<std::map<std::string, Corpus>::iterator> pending;
-    for (auto it = sources.begin(); it != sources.end(); ++it) pending.push_back(it);
-    if (progress) *progress << "[experiment] loading " << pending.size() << " source(s)" << std::endl;
-    tbb::task_arena arena(static_cast<int>(jobs));
-    arena.execute([&] {
-      tbb::parallel_for(std::size_t{0}, pending.size(), [&](std::size_t i) { pending[i]->second = load_source(pending[i]->first); });
-    });
-    if (progress)
-      for (const auto& [path, corpus] : sources)
-        for (const std::string& note : corpus.notes) *progress << "[experiment] " << path << ": " << note << std::endl;
-  }
-  std::vector<SpaceBaseline> baselines;
-  std::vector<const MeasuredKernel*> space_kernels;
-  for (std::size_t s = 0; s < experiment.spaces.size(); ++s) {
-    const Campaign& campaign = space_campaigns[s];
-    if (campaign.source.path.empty()) {
-      baselines.push_back({experiment.spaces[s].name, "", "", {}, {}, true, {}});  // filled in from its runs
-      space_kernels.push_back(nullptr);
-      continue;
-    }
-    const MeasuredKernel& measured = campaign_kernel(sources.at(campaign.source.path), campaign);
-    space_kernels.push_back(&measured);
-    try {
-      SpaceBaseline baseline{experiment.spaces[s].name, measured.kernel.name(), measured.device, recorded_values(measured)};
-      baseline.noise = optimum_noise(measured);
-      baselines.push_back(std::move(baseline));
-    } catch (const std::invalid_argument& error) {
-      throw InputError(experiment.file, "$.spaces[" + std::to_string(s) + "]", std::string("a space with a valid measurement: ") + error.what());
-    }
-  }
+  const std::map<std::string, Corpus> sources = load_space_sources(space_campaigns, jobs, progress);
+  SpaceReferences references = space_references(experiment, space_campaigns, sources);
+  std::vector<SpaceBaseline>& baselines = references.baselines;
+  const std::vector<const MeasuredKernel*>& space_kernels = references.kernels;
 
   const nlohmann::ordered_json pretraining = pretrain_models(experiment, space_kernels, progress, ranks);
   // Per-source and recorded strategies' runs combine their own space's sources, known only now.
@@ -634,50 +712,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
     summary["measured_once"] = {{"file", memo->path()},
                                 {"configs", memo->size()},
                                 {"scope", memo->scope() == MemoScope::kSitting ? "sitting" : "experiment"}};
-  summary["conventions"] = {
-      {"f_strategy", "mean over seeds of the best valid runtime after b measurements; a run that stopped early keeps its "
-                     "last best"},
-      {"f_random", "exact expected best of b draws without replacement from every recorded config, failed ones included"},
-      {"failed_configs", "a run (random or not) with no valid runtime yet is charged the space's slowest valid runtime"},
-      {"live_spaces", "measured during the experiment (nothing recorded): f_random(b) is the random strategy's mean over "
-                      "seeds, f_opt the best runtime any run measured, and a run with no valid runtime yet is charged the "
-                      "slowest best-so-far of any run"},
-      {"score", "P(b) = (f_random(b) - f_strategy(b)) / (f_random(b) - f_opt), averaged over report budgets and spaces"},
-      {"time_score", "Kernel Tuner's methodology on the time axis, per window \"p_start-p_end\": P(t) with t the hardware "
-                     "seconds charged (a cache's compile + verification + benchmark + framework time) plus the strategy's own "
-                     "wall time on this machine (search_after); f_random(t) = the exact expected best of floor(t / c) draws, c "
-                     "the space's mean cost per config; averaged over 1001 times from when random search is expected to get "
-                     "p_start of the way from the median valid runtime to the optimum to when it gets p_end of the way, then "
-                     "over spaces (experiments/scoring/time_axis_score.h)"},
-      {"score_standard_error", "standard error of the score over seeds: P(b) is the mean of each run's own P(b), so the "
-                               "score is a mean over independent runs (sum over spaces of w_s^2 var_s / n_s, square-rooted); "
-                               "on a live space the random baseline's own error is left out"},
-      {"speedup", "reference / best: reference is the space's default config, or the median valid runtime where the "
-                  "space has no default (see each space's \"reference\")"},
-      {"speedup_at", "geometric mean over spaces of the median speedup over seeds"},
-      {"vs_fastest_scheduler", "on a live space, the fastest of the platform's own schedulers (peers of kind \"scheduler\", "
-                               "each at its best settings) over f_strategy(b): above 1 the strategy is faster; per strategy "
-                               "the geometric mean over spaces, the lowest, and the spaces at or above 0.95"},
-      {"remeasured", "per live space when the experiment asks (\"remeasure\"): each run's best config after each scored "
-                     "budget and the space's fastest configs, measured again in rounds (a fresh backend each, the configs "
-                     "shuffled), valued at the median of their rounds; P(b) again with f_opt the fastest re-measured config and "
-                     "f_random(b) the random runs' picks re-measured, null where those are within two round spreads of f_opt "
-                     "(remeasured_score, remeasured_score_at per strategy): the runs' f_opt is the luckiest of thousands of "
-                     "single measurements (experiments/live/remeasurement.h). The peers are measured again in the same rounds, and "
-                     "vs_fastest_scheduler_remeasured divides the fastest scheduler's median by the mean re-measured pick "
-                     "(pick_seconds_at): both from one machine and day, where the runs' own figures come from many sittings"},
-      {"machine_checks", "a live experiment on this CPU: before the first measurement of each sitting's runs and of its "
-                         "re-measure, the FMA FLOP/s of one core and of the backend's threads and the DRAM triad bandwidth "
-                         "on them (perftune calibrate's micro-benchmarks, about 1 s): sittings whose checks differ ran on a "
-                         "different machine, whatever their figures say (hardware/machine_check.h)"},
-      {"noise_ceiling", "per re-measured space (noise_ceiling_at) and averaged like a strategy (remeasured_noise_ceiling): "
-                        "the P of runs that measured the space's 10 fastest re-measured configs once each and kept the "
-                        "fastest figure, each round standing for such a sitting and the config kept valued at the mean of "
-                        "its other rounds: what the machine's noise alone leaves of P"},
-      {"optimum_noise", "per recorded space: the relative standard error of the optimum's recorded runtime (from its "
-                        "repeats) and how many configs lie within two such standard errors of it (tied_configs, the "
-                        "optimum included): the recording does not rank those, so P near 1 there measures noise; the "
-                        "score ignores it"}};
+  summary["conventions"] = summary_conventions();
   if (!pretraining.empty()) summary["pretraining"] = pretraining;
   nlohmann::ordered_json sources_only = nlohmann::ordered_json::array();
   for (const ExperimentSpace& space : experiment.spaces)
