@@ -67,7 +67,8 @@ TuningSession::TuningSession(Backend& backend, Strategy& strategy, CostModel* mo
         }
         from_log_.emplace(std::move(*config), &record);
       }
-  if (model_ && !adopted.empty()) model_->update(kernel_, space_, adopted);
+  if (!adopted.empty())
+    for (CostModel* model : learning_models()) model->update(kernel_, space_, adopted);
   // An opaque kernel (known only by name and key) has no program to define; its records alone
   // describe it, and a definition line would not reproduce its key on load.
   if (log_ && kernel_.body().size() > 0) log_->define_kernel(kernel_, space_);
@@ -78,6 +79,13 @@ TuningSession::TuningSession(Backend& backend, Strategy& strategy, CostModel* mo
 std::optional<double> TuningSession::best_seconds() const {
   if (const auto best = result_.history.best()) return result_.history.entries()[*best].result.seconds;
   return std::nullopt;
+}
+
+std::vector<CostModel*> TuningSession::learning_models() const {
+  std::vector<CostModel*> models;
+  if (model_) models.push_back(model_);
+  for (CostModel* model : strategy_.learning_models()) models.push_back(model);
+  return models;
 }
 
 RoundReport TuningSession::report() const {
@@ -272,9 +280,9 @@ bool TuningSession::step(std::size_t at_most) {
     }
     account(config, std::move(outcome), search_so_far, fresh);
   }
-  if (model_) {
+  if (const std::vector<CostModel*> models = learning_models(); !models.empty()) {
     const double update_start = clock_.now_seconds();
-    model_->update(kernel_, space_, fresh);
+    for (CostModel* model : models) model->update(kernel_, space_, fresh);
     result_.update_seconds += seconds_since(update_start);
   }
   result_.rounds = ++round_;

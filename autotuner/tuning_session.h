@@ -39,6 +39,9 @@ class TuningSession {
   SearchDeadline round_deadline(double loop_seconds, std::size_t k) const;
   double seconds_since(double start) const { return clock_.now_seconds() - start; }
   std::optional<double> best_seconds() const;
+  // The search's model and the strategy's own (a re-ranker): this session is the one place that
+  // updates them, with the same measurements in the same order.
+  std::vector<CostModel*> learning_models() const;
   // Appends one final result to the history and the counters.
   void account(const Config& config, MeasureResult outcome, double search_so_far, std::vector<Measurement>& fresh);
 

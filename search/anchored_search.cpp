@@ -55,7 +55,6 @@ std::vector<Config> AnchoredSearch::propose(const SearchContext& context, std::s
   if (!context.model) throw std::invalid_argument("anchored search needs a cost model");
   const auto local_count = static_cast<std::size_t>(std::lround(options_.share * static_cast<double>(n)));
   const std::size_t pool = std::max(options_.diversity_pool, options_.reranker ? options_.rerank_pool : 1);
-  update_reranker(context);
   std::vector<Config> proposed = pick(context, near_anchors(context, local_count * pool, options_), local_count);
   // The wrapped strategy searches every round, so its state (chains, population) carries on
   // as it would alone; it is asked for n (times the pool) so that overlaps with the local picks
@@ -72,12 +71,9 @@ std::vector<Config> AnchoredSearch::propose(const SearchContext& context, std::s
   return proposed;
 }
 
-void AnchoredSearch::update_reranker(const SearchContext& context) {
-  if (!options_.reranker) return;
-  const std::vector<Measurement>& entries = context.history.entries();
-  if (entries.size() <= reranker_seen_) return;  // one strategy serves one campaign: its history only grows
-  options_.reranker->update(context.kernel, context.space, std::span(entries).subspan(reranker_seen_));
-  reranker_seen_ = entries.size();
+std::vector<CostModel*> AnchoredSearch::learning_models() {
+  if (!options_.reranker) return {};
+  return {options_.reranker.get()};
 }
 
 std::vector<Config> AnchoredSearch::pick(const SearchContext& context, std::vector<Config> ranked, std::size_t k) const {

@@ -30,8 +30,8 @@ struct AnchoredOptions {
   std::size_t diversity_pool = 1;
   // Or each part is the best of this many times as many by a second model, the re-ranker: one
   // too slow to search with, such as trees that read what each config compiles to
-  // (hardware/loop_nest_features.h). The tuner updates the search's model; the anchored search
-  // updates the re-ranker with each measurement it has not yet seen, before it re-ranks.
+  // (hardware/loop_nest_features.h). The tuner updates it as it updates the search's model
+  // (Strategy::learning_models).
   std::size_t rerank_pool = 1;
   std::shared_ptr<CostModel> reranker;
 };
@@ -45,17 +45,17 @@ class AnchoredSearch : public Strategy {
   // strategy's proposals that are not among them, up to n in all; with a diversity pool, each part
   // is the diverse pick of a wider pool of its own, so each starts at its best-scored config.
   std::vector<Config> propose(const SearchContext& context, std::size_t n) override;
+  // The re-ranker, when there is one: the tuner updates it with each measurement.
+  std::vector<CostModel*> learning_models() override;
 
  private:
   // The first k of `ranked` (best-scored first), or its diverse pick, or the re-ranker's best k.
   std::vector<Config> pick(const SearchContext& context, std::vector<Config> ranked, std::size_t k) const;
 
   // Feeds the re-ranker the history's measurements since the last call.
-  void update_reranker(const SearchContext& context);
 
   std::unique_ptr<Strategy> inner_;
   AnchoredOptions options_;
-  std::size_t reranker_seen_ = 0;  // history entries the re-ranker has been updated with
 };
 
 // The best-scored unmeasured configs (at most n) within `options.depth` one-knob changes of the

@@ -43,6 +43,9 @@ class Strategy {
   // context and the same sequence of earlier calls, whatever the number of threads, as long as
   // context.deadline is unlimited (a deadline makes the effort depend on the machine's speed).
   virtual std::vector<Config> propose(const SearchContext& context, std::size_t n) = 0;
+  // Models the strategy ranks with besides context.model (a re-ranker), which learn from the same
+  // measurements: the tuner updates them where it updates context.model, so one place updates models.
+  virtual std::vector<CostModel*> learning_models() { return {}; }
 };
 
 // Scores `configs` with one predict() call. NaN scores become +infinity (ranked last), so a

@@ -405,6 +405,22 @@ TEST_CASE("measurements served without running (a memo) give the search the time
   CHECK(strategy.steps_taken < 25 * 10);  // still limited
 }
 
+TEST_CASE("the tuner updates the search model and the strategy's re-ranker alike, each measurement once") {
+  Setup s;
+  auto reranker = std::make_shared<testing::ToyCostModel>(Config{{8, 8, 8}});
+  AnchoredOptions anchored;
+  anchored.rerank_pool = 2;
+  anchored.reranker = reranker;
+  AnchoredSearch strategy(testing::small_strategy("evolution"), anchored);
+  TunerOptions options;
+  options.max_measurements = 12;
+  options.top_k = 4;
+  const TuneResult result = Tuner(s.backend, strategy, &s.model, nullptr, options).run(s.kernel, s.space);
+  REQUIRE(result.history.size() == 12);
+  CHECK(reranker->updates == s.model.updates);
+  CHECK(std::accumulate(reranker->updates.begin(), reranker->updates.end(), std::size_t{0}) == 12);
+}
+
 TEST_CASE("a search time share outside [0, 1] is refused") {
   Setup s;
   auto strategy = make("random");
