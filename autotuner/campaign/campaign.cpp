@@ -79,6 +79,10 @@ Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
                           ") is trained on Halide kernels of a CPU, for a \"cpu\" backend, and this one is \"" +
                           campaign.backend.type + "\"");
   campaign.strategy = parse_strategy_spec(root.at("strategy"));
+  if (std::holds_alternative<AutoschedulerSamplingOptions>(campaign.strategy.options) && campaign.backend.type != "cpu")
+    root.at("backend").at("type").fail("\"cpu\" (Halide) for strategy autoscheduler_sampling, which samples Halide's Adams2019");
+  if (std::holds_alternative<AutoschedulerSamplingOptions>(campaign.strategy.options) && campaign.backend.faults)
+    root.at("backend").at("faults").fail("no \"faults\" for strategy autoscheduler_sampling, which runs Halide's own schedules");
   if (!campaign.strategy.rerank_checkpoint.empty()) campaign.strategy.rerank_checkpoint = resolve(campaign.strategy.rerank_checkpoint);
 
   // The loop's defaults that follow the backend, before the campaign's own keys override them.

@@ -61,9 +61,8 @@ nlohmann::ordered_json summary_head(const Campaign& campaign, const Kernel& kern
 // space, so they go to samples.jsonl beside the summary, not to the record log.
 nlohmann::ordered_json sample_target(const Campaign& campaign, const MeasuredKernel& measured, const AutoschedulerSamplingOptions& sampling,
                                      double load_seconds, const CampaignRunOptions& options) {
-  std::unique_ptr<Backend> backend = make_backend(campaign.backend, Corpus{}, measured.device);
-  auto* halide = dynamic_cast<HalideBackend*>(backend.get());
-  if (!halide) throw InputError(campaign.file, "$.backend.type", "\"cpu\" (Halide) for strategy autoscheduler_sampling");
+  // parse_campaign holds this strategy to a "cpu" backend: the samples are Halide's own schedules.
+  auto halide = std::make_unique<HalideBackend>(campaign.backend.cpu);
   const std::string output = options.output.empty() ? campaign.output : options.output;
   std::filesystem::create_directories(output);
   const auto start = std::chrono::steady_clock::now();
@@ -91,7 +90,7 @@ nlohmann::ordered_json sample_target(const Campaign& campaign, const MeasuredKer
       *options.progress << "[tune] " << sampling.autoscheduler << " sample " << i + 1 << "/" << budget << "  best "
                         << (best ? format_seconds(*best) : std::string("none yet")) << std::endl;
   });
-  nlohmann::ordered_json summary = summary_head(campaign, measured.kernel, backend->fingerprint(), sampling.autoscheduler + " sampling");
+  nlohmann::ordered_json summary = summary_head(campaign, measured.kernel, halide->fingerprint(), sampling.autoscheduler + " sampling");
   summary["best_seconds"] = optional_number(best);
   summary["default_seconds"] = nullptr;
   summary["measurements"] = budget;

@@ -58,6 +58,7 @@ TEST_CASE("campaign validation names the JSON path of what is wrong") {
       {"/search_time_share", "\"10%\"", "$.search_time_share", "a number"},
       {"/confirm_close_best", "1", "$.confirm_close_best", "[0, 1)"},
       {"/confirm_close_best", "-0.1", "$.confirm_close_best", "[0, 1)"},
+      {"/strategy", R"({"type": "autoscheduler_sampling"})", "$.backend.type", "for strategy autoscheduler_sampling"},
   }));
   CAPTURE(pointer, replacement);
   nlohmann::json json = valid_campaign();
