@@ -1,12 +1,10 @@
 #pragma once
 // The "backend" section of a campaign: which Backend measures, and its settings.
-//   {"type": "replay", "cost": {"per_measurement_seconds": 1.0, "runtime_multiple": 10}}
-//   {"type": "cpu", "run_timeout_seconds": 60, "max_repeats": 30, "target_cv": 0.02, "threads": 2}  (Halide, hardware/halide_backend.h)
-//   {"type": "command", "commands": ["ssh tpu-vm-1 runner", ...], "device": "tpu-v4", "timeout_seconds": 600}
-// Any backend may carry "faults" to rehearse bad hardware (hardware/wrappers/fault_injecting_backend.h):
-//   "faults": {"share": 0.2, "kinds": ["compile_error", "hang", "crash", "nan", "negative", "off_100x"],
-//              "seed": 1, "hang_seconds": 0.01, "latency_seconds": 0}
-// ("kinds" defaults to all of them, "seed" to 0).
+//   {"type": "replay", "cost": {...}}   a recording served (hardware/replay_backend.h)
+//   {"type": "cpu", ...}                Halide on this machine (hardware/halide_backend.h)
+//   {"type": "command", "commands": [...], ...}   your own runner (hardware/process/command_backend.h)
+// Any backend may carry "faults" to rehearse bad hardware (hardware/wrappers/fault_injecting_backend.h).
+// Every key, its default and range: docs/settings.md, generated from the tables below.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -19,6 +17,7 @@
 #include "hardware/wrappers/fault_injecting_backend.h"
 #include "ir/corpus.h"
 #include "ir/json_view.h"
+#include "ir/settings_table.h"
 
 namespace perftune {
 
@@ -34,6 +33,12 @@ struct BackendSpec {
 
 // Throws InputError naming the JSON path of an unknown key, a wrong type or an unknown backend.
 BackendSpec parse_backend_spec(const JsonView& view);
+
+// The keys of each backend's object, declared once (docs/settings.md; the cpu backend's are
+// hardware/halide_backend_json.h's).
+const SettingsTable<ReplayCost>& replay_cost_settings();
+const SettingsTable<CommandBackendOptions>& command_backend_settings();
+const SettingsTable<FaultPlan>& fault_settings();
 
 // What a backend's kind means for the loop around it; callers ask this, not the backend's name.
 struct BackendTraits {

@@ -1,6 +1,7 @@
 #include "autotuner/factories/settings_reference.h"
 
 #include "autotuner/campaign/campaign.h"
+#include "autotuner/factories/backend_factory.h"
 #include "autotuner/factories/model_spec.h"
 #include "autotuner/factories/strategy_factory.h"
 #include "hardware/halide_backend_json.h"
@@ -22,7 +23,15 @@ std::string settings_reference_markdown() {
          residual_settings().markdown() +
          "\n## The live CPU backend (`\"backend\": {\"type\": \"cpu\", ...}`, and `collect`'s `\"cpu\"` object)\n\n"
          "Halide 14 on this machine (`hardware/halide_backend.h`).\n\n" +
-         halide_backend_settings().markdown();
+         halide_backend_settings().markdown() +
+         "\n## The replay backend (`\"backend\": {\"type\": \"replay\", \"cost\": {...}}`)\n\n"
+         "Serves a recording; `cost` is what each served config charges to the hardware-seconds budget.\n\n" +
+         replay_cost_settings().markdown() +
+         "\n## The command backend (`\"backend\": {\"type\": \"command\", ...}`)\n\n"
+         "Your own runner, one process per command (`hardware/process/command_backend.h`).\n\n" +
+         command_backend_settings().markdown() +
+         "\n## Faults (`\"backend\": {..., \"faults\": {...}}`, any backend)\n\n"
+         "Rehearses bad hardware (`hardware/wrappers/fault_injecting_backend.h`).\n\n" + fault_settings().markdown();
 }
 
 }  // namespace perftune
