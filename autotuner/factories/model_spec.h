@@ -23,17 +23,9 @@
 //                                             target's own measurements (the residual over a flat
 //                                             prior, surrogate/transfer/flat_prior.h), its first batch
 //                                             space-filling (TargetResidualOptions::space_filling_start)
-//   a learned or recorded model may add "residual": {"fine_tune_prior": false, "exploration": 0}: the tuner's
-//   measurements fit a Gaussian-process correction of it (surrogate/transfer/target_residual.h), searched by
-//   its mean minus `exploration` standard deviations; the model itself stays as trained unless
-//   fine_tune_prior. "batch": "thompson" (default "top") chooses each round's batch by batch
-//   Thompson sampling over the priors' weights, among "batch_pool" (default 10) proposals per slot
-//   and each prior's "source_favourites" (default 0) best scored configs and the one-knob changes of
-//   the "incumbent_neighbours" (default 0) best measured configs, "local_slots" (default 0) of each
-//   batch going to the best of those neighbours, drawing the GP residual too with
-//   "sample_residual": true (BatchChoice); "relevance": true fits one length scale per knob, and
-//   "categorical": true (with it) lets each knob's distance be categorical where the target's data
-//   say so (TargetResidualOptions::categorical)
+//   a learned or recorded model may add "residual": {...}: the tuner's measurements fit a
+//   Gaussian-process correction of it (surrogate/transfer/target_residual.h); its keys, defaults and
+//   ranges are residual_settings()'s, documented in docs/settings.md.
 // Parsing is kept apart from building the model (autotuner/factories/model_factory.h) so that it compiles
 // and links without libtorch: the fuzz targets (fuzz/) are built with clang, which cannot compile
 // libtorch 1.13's headers against GCC 12's libstdc++.
