@@ -11,7 +11,8 @@ namespace perftune {
 std::string settings_reference_markdown() {
   return "# Settings reference\n\n"
          "Generated from each component's settings table (`ir/settings_table.h`); do not edit by hand. After a\n"
-         "change to a table, `PERFTUNE_WRITE_SETTINGS=1 build/tests/test_autotuner \"docs/settings.md*\"` rewrites it.\n\n"
+         "change to a table, `PERFTUNE_WRITE_SETTINGS=1 build/tests/test_autotuner \"docs/settings.md*\"` rewrites it.\n"
+         "`perftune settings [SECTION]` prints the same, or the sections whose heading names SECTION.\n\n"
          "## A campaign's tuning loop (top-level keys of a campaign)\n\n"
          "Beside `name`, `description`, `source`, `backend`, `model`, `strategy`, `budget`, `output`, `default` and\n"
          "`allocation` (`autotuner/campaign/campaign.h`). Where a default names a replay, the backend's traits set it\n"
