@@ -110,16 +110,61 @@ std::string record_key(const std::string& device, const std::string& kernel, con
 
 }  // namespace
 
+const SettingsTable<CollectSpec>& collect_settings() {
+  using S = CollectSpec;
+  // A count no plan outgrows: kMaxConfigsPerKernel, with its reason (ir/count_limits.h).
+  const auto configs = [](std::size_t S::*member) {
+    return [member](const JsonView& v, S& s) { s.*member = static_cast<std::size_t>(bounded_count(v, 0, kMaxConfigsPerKernel, "configs")); };
+  };
+  const auto limit = std::to_string(kMaxConfigsPerKernel);
+  const S defaults;
+  static const auto table =
+      SettingsTable<S>()
+          .custom("output", "path, required", "none", "the corpus record log (JSON lines), appended to and resumed",
+                  [](const JsonView& v, S& s) { s.output = v.as_string(); })
+          .custom("description", "text", "none", "what the collection is for", [](const JsonView&, S&) {})
+          .custom("seed", "integer", "1", "the sampler's seed", [](const JsonView& v, S& s) { s.seed = static_cast<std::uint64_t>(v.as_int()); })
+          .custom("programs", "list of paths, required", "none", "program files, or folders of them (*.json, in name order)",
+                  [](const JsonView&, S&) {})  // read by load_collect_spec: paths resolve against the file's folder
+          .custom("greedy_kernels", "list of {program, kernels}", "none", "named kernels of a program's greedy fusion, tiled too",
+                  [](const JsonView&, S&) {})
+          .custom("tile_configs_per_kernel", "0.." + limit, std::to_string(defaults.tile_configs_per_kernel),
+                  "schedules sampled per kernel's tile space", configs(&S::tile_configs_per_kernel))
+          .custom("near_heuristic_share", "[0, 1]", setting_number_text(defaults.near_heuristic_share),
+                  "of those, random walks of 1-3 knob changes from the heuristic schedule",
+                  [](const JsonView& v, S& s) {
+                    s.near_heuristic_share = v.as_number();
+                    if (!(s.near_heuristic_share >= 0 && s.near_heuristic_share <= 1)) v.fail("a share between 0 and 1");
+                  })
+          .custom("fusion_variants_per_program", "0.." + limit, std::to_string(defaults.fusion_variants_per_program),
+                  "fusion decisions per program whose kernels are tiled", configs(&S::fusion_variants_per_program))
+          .custom("program_fusion_configs", "0.." + limit, std::to_string(defaults.program_fusion_configs),
+                  "whole-program fusion configs measured per program", configs(&S::program_fusion_configs))
+          .custom("fused_kernel_configs", "0.." + limit, std::to_string(defaults.fused_kernel_configs),
+                  "fused kernels of sampled placements, measured as kernels", configs(&S::fused_kernel_configs))
+          .custom("fused_kernel_schedules", "0.." + limit, std::to_string(defaults.fused_kernel_schedules),
+                  "each of those kernels topped up to this many schedules", configs(&S::fused_kernel_schedules))
+          .count("batch_size", &S::batch_size, "configs per backend call")
+          .custom("references", "true or false", "false", "also time each kernel as the autoschedulers and the library run it",
+                  [](const JsonView& v, S& s) { s.references = v.as_bool(); })
+          .custom("model_picks", "{\"per_kernel\": 1.." + limit + ", \"model\", \"strategy\"}", "none",
+                  "also the given model's first picks per kernel (autotuner/model_picks.h reads model and strategy)",
+                  [](const JsonView& v, S& s) {
+                    s.model_picks_per_kernel = static_cast<std::size_t>(bounded_count(v.at("per_kernel"), 1, kMaxConfigsPerKernel, "configs"));
+                    s.model_picks = v.value();
+                  })
+          .custom("cpu", "object", "the cpu backend's defaults", "the live CPU backend's options (its section above)",
+                  [](const JsonView& v, S& s) { halide_backend_settings().read(v, s.cpu); });
+  return table;
+}
+
 CollectSpec load_collect_spec(const std::string& path) {
   const nlohmann::json json = parse_json_file(path);
   const JsonView root(json, path);
-  root.expect_keys({"output", "seed", "programs", "tile_configs_per_kernel", "near_heuristic_share", "fusion_variants_per_program",
-                    "program_fusion_configs", "fused_kernel_configs", "fused_kernel_schedules", "batch_size", "references", "greedy_kernels", "cpu",
-                    "model_picks", "description"});
   CollectSpec spec;
   spec.source = path;
-  spec.output = root.at("output").as_string();
-  spec.seed = static_cast<std::uint64_t>(root.get_int("seed", 1));
+  collect_settings().read(root, spec);
+  (void)root.at("output");
   const auto folder = std::filesystem::path(path).parent_path();
   const JsonView programs = root.at("programs");
   if (programs.size() == 0) programs.fail("at least one program file or folder");
@@ -147,33 +192,6 @@ CollectSpec load_collect_spec(const std::string& path) {
       if (selection.kernels.empty()) entry.at("kernels").fail("at least one kernel name");
       spec.greedy_kernels.push_back(std::move(selection));
     }
-  }
-  const auto configs_per_kernel = [](const JsonView& v) {
-    return static_cast<std::size_t>(bounded_count(v, 0, kMaxConfigsPerKernel, "configs"));
-  };
-  const auto count = [&](const char* key, std::size_t fallback) {
-    if (auto v = root.find(key)) return static_cast<std::size_t>(v->as_positive_int());
-    return fallback;
-  };
-  if (auto v = root.find("tile_configs_per_kernel")) spec.tile_configs_per_kernel = configs_per_kernel(*v);
-  if (auto v = root.find("near_heuristic_share")) {
-    spec.near_heuristic_share = v->as_number();
-    if (!(spec.near_heuristic_share >= 0 && spec.near_heuristic_share <= 1)) v->fail("a share between 0 and 1");
-  }
-  spec.batch_size = count("batch_size", spec.batch_size);
-  if (auto v = root.find("references")) spec.references = v->as_bool();
-  if (auto v = root.find("fusion_variants_per_program")) spec.fusion_variants_per_program = configs_per_kernel(*v);
-  if (auto v = root.find("program_fusion_configs")) spec.program_fusion_configs = configs_per_kernel(*v);
-  if (auto v = root.find("fused_kernel_configs")) spec.fused_kernel_configs = configs_per_kernel(*v);
-  if (auto v = root.find("fused_kernel_schedules")) spec.fused_kernel_schedules = configs_per_kernel(*v);
-  if (auto picks = root.find("model_picks")) {
-    // The model and strategy inside are parsed where they are built (autotuner/model_picks.h).
-    spec.model_picks_per_kernel = static_cast<std::size_t>(bounded_count(picks->at("per_kernel"), 1, kMaxConfigsPerKernel, "configs"));
-    spec.model_picks = json.at("model_picks");
-  }
-  if (auto cpu = root.find("cpu")) {
-    cpu->expect_keys(halide_backend_option_keys());
-    read_halide_backend_options(*cpu, spec.cpu);
   }
   return spec;
 }

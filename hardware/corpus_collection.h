@@ -48,6 +48,7 @@
 
 #include "hardware/backend.h"
 #include "hardware/halide_backend.h"
+#include "ir/settings_table.h"
 
 namespace perftune {
 
@@ -74,6 +75,10 @@ struct CollectSpec {
   HalideBackendOptions cpu;
   bool plan_only = false;  // plan and count, measure nothing (perftune collect --plan)
 };
+
+// Every key of a collect config, declared once (docs/settings.md); the program paths are resolved
+// by load_collect_spec against the config's folder.
+const SettingsTable<CollectSpec>& collect_settings();
 
 // Throws InputError naming the file and JSON path of a bad field (unknown key, zero count, a
 // program that does not exist).

@@ -4,6 +4,7 @@
 #include "autotuner/factories/backend_factory.h"
 #include "autotuner/factories/model_spec.h"
 #include "autotuner/factories/strategy_factory.h"
+#include "hardware/corpus_collection.h"
 #include "hardware/halide_backend_json.h"
 
 namespace perftune {
@@ -32,7 +33,10 @@ std::string settings_reference_markdown() {
          "Your own runner, one process per command (`hardware/process/command_backend.h`).\n\n" +
          command_backend_settings().markdown() +
          "\n## Faults (`\"backend\": {..., \"faults\": {...}}`, any backend)\n\n"
-         "Rehearses bad hardware (`hardware/wrappers/fault_injecting_backend.h`).\n\n" + fault_settings().markdown();
+         "Rehearses bad hardware (`hardware/wrappers/fault_injecting_backend.h`).\n\n" + fault_settings().markdown() +
+         "\n## A corpus collection (`perftune collect CONFIG.json`, `configs/collect/`)\n\n"
+         "Live Halide measurements of generated or real programs' kernels, for training (`hardware/corpus_collection.h`).\n\n" +
+         collect_settings().markdown();
 }
 
 }  // namespace perftune
