@@ -145,8 +145,7 @@ const SettingsTable<CollectSpec>& collect_settings() {
           .custom("fused_kernel_schedules", "0.." + limit, std::to_string(defaults.fused_kernel_schedules),
                   "each of those kernels topped up to this many schedules", configs(&S::fused_kernel_schedules))
           .count("batch_size", &S::batch_size, "configs per backend call")
-          .custom("references", "true or false", "false", "also time each kernel as the autoschedulers and the library run it",
-                  [](const JsonView& v, S& s) { s.references = v.as_bool(); })
+          .flag("references", &S::references, "also time each kernel as the autoschedulers and the library run it")
           .custom("model_picks", "{\"per_kernel\": 1.." + limit + ", \"model\", \"strategy\"}", "none",
                   "also the given model's first picks per kernel (autotuner/model_picks.h reads model and strategy)",
                   [](const JsonView& v, S& s) {

@@ -46,6 +46,13 @@ class SettingsTable {
     return std::move(*this);
   }
 
+  // true or false.
+  SettingsTable&& flag(std::string key, bool Options::*member, std::string doc) && {
+    fields_.push_back({std::move(key), "true or false", std::move(doc), [member](const Options& o) { return o.*member ? "true" : "false"; },
+                       [member](const JsonView& v, Options& o) { o.*member = v.as_bool(); }});
+    return std::move(*this);
+  }
+
   // A finite number >= 0.
   SettingsTable&& non_negative(std::string key, double Options::*member, std::string doc) && {
     fields_.push_back({std::move(key), ">= 0", std::move(doc), [member](const Options& o) { return setting_number_text(o.*member); },
@@ -85,8 +92,6 @@ class SettingsTable {
     checks_.push_back(std::move(rule));
     return std::move(*this);
   }
-
-  const std::vector<Field>& fields() const { return fields_; }
 
   std::vector<std::string> keys() const {
     std::vector<std::string> keys;

@@ -14,8 +14,7 @@ const SettingsTable<TunerOptions>& campaign_tuner_settings() {
       SettingsTable<O>()
           .custom("top_k", "integer >= 1", "min(64, max(1, measurements / 10))", "configs measured per round",
                   [](const JsonView& v, O& o) { o.top_k = static_cast<std::size_t>(v.as_positive_int()); })
-          .custom("ramp_batches", "true or false", "false", "rounds measure 1, 2, 4, ... configs until top_k",
-                  [](const JsonView& v, O& o) { o.ramp_batches = v.as_bool(); })
+          .flag("ramp_batches", &O::ramp_batches, "rounds measure 1, 2, 4, ... configs until top_k")
           .custom("epsilon", "[0, 1]", setting_number_text(O{}.epsilon), "share of each batch drawn at random (Ansor's eps_greedy)",
                   [](const JsonView& v, O& o) {
                     o.epsilon = v.as_number();

@@ -6,16 +6,12 @@ namespace perftune {
 
 const SettingsTable<TargetResidualOptions>& residual_settings() {
   using O = TargetResidualOptions;
-  const auto flag = [](bool O::*member) {
-    return [member](const JsonView& v, O& o) { o.*member = v.as_bool(); };
-  };
   const auto count = [](std::size_t O::*member, std::string what) {
     return [member, what](const JsonView& v, O& o) { o.*member = static_cast<std::size_t>(v.as_count("a count >= 0 of " + what)); };
   };
   static const auto table =
       SettingsTable<O>()
-          .custom("fine_tune_prior", "true or false", "false", "the prior learns from the target too, not only the residual",
-                  flag(&O::fine_tune_prior))
+          .flag("fine_tune_prior", &O::fine_tune_prior, "the prior learns from the target too, not only the residual")
           .non_negative("exploration", &O::exploration, "kappa of the lower confidence bound mean - kappa * sd; 0: the mean")
           .custom("batch", "\"top\" or \"thompson\"", "\"top\"", "the k best proposals, or batch Thompson sampling over the priors' weights",
                   [](const JsonView& v, O& o) {
@@ -27,16 +23,13 @@ const SettingsTable<TargetResidualOptions>& residual_settings() {
           .count("batch_pool", &O::batch_pool, "thompson: proposals asked per batch slot")
           .custom("source_favourites", "integer >= 0", "0", "thompson: each prior's own best configs added to the candidates",
                   count(&O::source_favourites, "each prior's own best configs to consider"))
-          .custom("sample_residual", "true or false", "false", "thompson: each further slot draws the residual jointly too",
-                  flag(&O::sample_residual))
+          .flag("sample_residual", &O::sample_residual, "thompson: each further slot draws the residual jointly too")
           .custom("incumbent_neighbours", "integer >= 0", "0", "thompson: best measured configs whose one-knob changes join the candidates",
                   count(&O::incumbent_neighbours, "best measured configs whose one-knob changes to consider"))
           .custom("local_slots", "integer >= 0", "0", "thompson: batch slots for the best of those neighbours",
                   count(&O::local_slots, "batch slots for the incumbents' neighbours"))
-          .custom("relevance", "true or false", "false", "one length scale per knob, fitted by the marginal likelihood",
-                  flag(&O::relevance))
-          .custom("categorical", "true or false", "false", "with relevance: a knob's distance may be categorical",
-                  flag(&O::categorical))
+          .flag("relevance", &O::relevance, "one length scale per knob, fitted by the marginal likelihood")
+          .flag("categorical", &O::categorical, "with relevance: a knob's distance may be categorical")
           .check([](const JsonView& residual, const O& o) {
             if (o.batch != BatchChoice::kThompson)
               for (const char* key : {"batch_pool", "source_favourites", "sample_residual", "incumbent_neighbours", "local_slots"})
