@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "hardware/halide_backend.h"
+#include "hardware/halide/halide_backend.h"
 #include "ir/json_view.h"
 
 namespace perftune {

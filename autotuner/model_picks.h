@@ -1,5 +1,5 @@
 #pragma once
-// A corpus collection's model-guided configs (hardware/corpus_collection.h, "model_picks"): per
+// A corpus collection's model-guided configs (offline/corpus_collection.h, "model_picks"): per
 // kernel, what a tuner's first round with a trained model would measure besides its anchors.
 // Adams2019's training schedules come from its beam search under the current model; a corpus of
 // random and heuristic-neighbourhood schedules alone never shows a model where its own favourites
@@ -15,8 +15,8 @@
 
 #include "autotuner/factories/model_spec.h"
 #include "autotuner/factories/strategy_factory.h"
-#include "hardware/corpus_collection.h"
 #include "ir/json_view.h"
+#include "offline/corpus_collection.h"
 
 namespace perftune {
 

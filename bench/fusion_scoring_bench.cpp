@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "cli/cpu_tiling.h"
-#include "hardware/fusion_space.h"
+#include "hardware/halide/fusion_space.h"
 #include "ir/device_spec.h"
 #include "ir/fusion.h"
 #include "ir/knob_roles.h"

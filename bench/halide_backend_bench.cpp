@@ -25,9 +25,9 @@
 #include "autotuner/campaign/campaign.h"
 #include "autotuner/campaign/campaign_runner.h"
 #include "autotuner/campaign/program_target.h"
-#include "hardware/fusion_space.h"
-#include "hardware/halide_backend.h"
-#include "hardware/halide_schedule.h"
+#include "hardware/halide/fusion_space.h"
+#include "hardware/halide/halide_backend.h"
+#include "hardware/halide/halide_schedule.h"
 #include "ir/program_json.h"
 
 using namespace perftune;

@@ -3,7 +3,7 @@
 // Halide's Adams2019 at its best settings (--peers), and the library (torch in its own worker:
 // OpenBLAS sgemm for dots, oneDNN for convolutions), all on the backend's threads, timed side by
 // side in rounds that alternate; then GFLOP/s, the ratio to the library and the share of the FMA
-// peak (hardware/calibrate.h), a JSON summary and a bar plot of the ratios.
+// peak (offline/calibrate.h), a JSON summary and a bar plot of the ratios.
 //   build/bench/kernel_shapes_bench [--only NAME,NAME] [--budgets N,N] [--peers] [--rounds N]
 //                                   [--output DIR (default runs/kernel_shapes)]
 // The tuned rows use the campaign of configs/campaigns/cpu_matmul_1024.json (its model and
@@ -22,10 +22,10 @@
 #include "autotuner/campaign/campaign.h"
 #include "autotuner/campaign/campaign_runner.h"
 #include "experiments/gnuplot.h"
-#include "hardware/calibrate.h"
-#include "hardware/halide_backend.h"
-#include "hardware/halide_schedule.h"
+#include "hardware/halide/halide_backend.h"
+#include "hardware/halide/halide_schedule.h"
 #include "ir/program_json.h"
+#include "offline/calibrate.h"
 
 using namespace perftune;
 

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "frontend/onnx_import.h"
-#include "hardware/halide/unfused.h"
+#include "hardware/halide/worker/unfused.h"
 #include "hardware/reference/reference_interpreter.h"
 #include "ir/input_error.h"
 

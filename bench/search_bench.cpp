@@ -17,7 +17,7 @@
 
 #include <tbb/info.h>
 
-#include "hardware/fusion_space.h"
+#include "hardware/halide/fusion_space.h"
 #include "ir/device_spec.h"
 #include "ir/program_json.h"
 #include "search/cached_cost_model.h"

@@ -48,7 +48,7 @@ def timed_in_rounds(functions, inputs, args):
     """Each function's summary over the round with the lowest median of args.rounds rounds of
     args.runs timed calls, the functions alternating round by round, each round after args.warmup
     untimed calls. On this shared 2-vCPU machine a 2-thread run at times goes at its one-thread
-    speed for seconds (hardware/runner/parallel_guard.h); a disturbance only slows, so the
+    speed for seconds (hardware/timing/parallel_guard.h); a disturbance only slows, so the
     fastest round is the one nearest the truth, as perftune's backend keeps the fastest of its
     disturbed attempts. Every round's median is listed too."""
     rounds = [[] for _ in functions]

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "cli/command.h"
-#include "hardware/calibrate.h"
+#include "offline/calibrate.h"
 
 namespace perftune::cli {
 namespace {

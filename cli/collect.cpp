@@ -7,11 +7,11 @@
 #include "autotuner/model_picks.h"
 #include "cli/command.h"
 #include "distributed/ranks.h"
-#include "hardware/corpus_collection.h"
-#include "hardware/halide_backend.h"
-#include "hardware/machine_check.h"
+#include "hardware/halide/halide_backend.h"
 #include "hardware/wrappers/first_measure_hook.h"
 #include "hardware/wrappers/rank_spread_backend.h"
+#include "offline/corpus_collection.h"
+#include "offline/machine_check.h"
 
 namespace perftune::cli {
 namespace {
@@ -42,7 +42,7 @@ const bool registered = register_command({"collect", "Build a training corpus by
         return serve_measurements(local, ranks);
       }
       const ProposeConfigs propose = spec.model_picks_per_kernel > 0 ? make_model_picker(parse_model_picks(spec)) : ProposeConfigs{};
-      // Which machine this sitting measured on (hardware/machine_check.h), checked before its first measurement.
+      // Which machine this sitting measured on (offline/machine_check.h), checked before its first measurement.
       FirstMeasureHook backend(std::make_unique<RankSpreadBackend>(std::make_unique<HalideBackend>(spec.cpu), ranks),
                                machine_check_hook("collect", spec.cpu.threads,
                                                   spec.output + ".machine_checks.jsonl", &std::cerr));

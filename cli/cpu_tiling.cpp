@@ -1,6 +1,6 @@
 #include "cli/cpu_tiling.h"
 
-#include "hardware/halide_schedule.h"
+#include "hardware/halide/halide_schedule.h"
 #include "hardware/reference/op_semantics.h"
 #include "surrogate/fusion/fusion_evaluation.h"
 

@@ -20,9 +20,9 @@
 #include "experiments/live/scheduler_comparison.h"
 #include "experiments/model_study/model_study.h"
 #include "experiments/scoring/optimum_noise.h"
-#include "hardware/machine_check.h"
 #include "ir/input_error.h"
 #include "ir/json_view.h"
+#include "offline/machine_check.h"
 #include "surrogate/training/torch_threads.h"
 
 namespace perftune::cli {

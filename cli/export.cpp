@@ -2,8 +2,8 @@
 #include <iostream>
 #include <memory>
 
-#include "autotuner/network/network_export.h"
 #include "cli/command.h"
+#include "export/network_export.h"
 
 namespace perftune::cli {
 namespace {

@@ -1,8 +1,8 @@
 // perftune generate GENERATE.json [--count N] [--output DIR] [--json]: writes random tensor
-// programs (generator/program_generator.h) as program files, NAME_00000.json ..., skipping those
+// programs (offline/program_generator.h) as program files, NAME_00000.json ..., skipping those
 // already written (program i depends only on the seed and i, so a rerun completes a corpus).
 // perftune generate --derive SOURCE...: prints the size distributions and block mix of real
-// programs (generator/program_statistics.h) as spec members, to paste into a spec.
+// programs (offline/program_statistics.h) as spec members, to paste into a spec.
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "generator/program_generator.h"
-#include "generator/program_statistics.h"
 #include "ir/output_lock.h"
 #include "ir/program_json.h"
+#include "offline/program_generator.h"
+#include "offline/program_statistics.h"
 
 namespace perftune::cli {
 namespace {

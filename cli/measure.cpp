@@ -1,7 +1,7 @@
 // perftune measure PROGRAM.json|MODEL.onnx [--kernel NAME | --as-kernel] [--config JSON | --random N | --autoscheduler NAME]
 //                  [--fusion JSON] [--json]
-// Measures on this CPU (Halide, hardware/halide_backend.h), or through runner commands (--runner, see
-// hardware/process/command_backend.h), and prints one result per config, or the autoscheduler's.
+// Measures on this CPU (Halide, hardware/halide/halide_backend.h), or through runner commands (--runner, see
+// hardware/command/command_backend.h), and prints one result per config, or the autoscheduler's.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -9,12 +9,12 @@
 #include <set>
 
 #include "cli/command.h"
-#include "hardware/autoscheduler_at_best.h"
-#include "hardware/cpu_program.h"
-#include "hardware/fusion_space.h"
-#include "hardware/halide_backend.h"
-#include "hardware/halide_schedule.h"
-#include "hardware/process/command_backend.h"
+#include "hardware/command/command_backend.h"
+#include "hardware/halide/autoscheduler_at_best.h"
+#include "hardware/halide/cpu_program.h"
+#include "hardware/halide/fusion_space.h"
+#include "hardware/halide/halide_backend.h"
+#include "hardware/halide/halide_schedule.h"
 #include "hardware/process/subprocess.h"
 #include "ir/fusion.h"
 #include "ir/json_view.h"

@@ -1,17 +1,17 @@
 // perftune remeasure COLLECT.json --output LOG [--spaces fusion|tile|all] [--rounds N]: measures a
 // collected corpus's configs again in more sittings and writes the log with each runtime the median
-// over them (hardware/corpus_remeasure.h); rerunning resumes where it stopped.
+// over them (offline/corpus_remeasure.h); rerunning resumes where it stopped.
 #include <functional>
 #include <iostream>
 #include <memory>
 #include <unistd.h>
 
 #include "cli/command.h"
-#include "hardware/corpus_collection.h"
-#include "hardware/corpus_remeasure.h"
-#include "hardware/halide_backend.h"
-#include "hardware/machine_check.h"
+#include "hardware/halide/halide_backend.h"
 #include "hardware/wrappers/first_measure_hook.h"
+#include "offline/corpus_collection.h"
+#include "offline/corpus_remeasure.h"
+#include "offline/machine_check.h"
 
 namespace perftune::cli {
 namespace {
@@ -45,7 +45,7 @@ const bool registered = register_command({"remeasure", "Measure a collected corp
       const CorpusRemeasureSpec spec{collect.output, o->output, o->rounds_folder.empty() ? o->output + ".rounds" : o->rounds_folder,
                                      o->rounds, *spaces};
       const bool terminal = ::isatty(2);
-      // Which machine this sitting measured on (hardware/machine_check.h): checked once, before the
+      // Which machine this sitting measured on (offline/machine_check.h): checked once, before the
       // first round that measures (every round makes a fresh backend).
       const std::function<void()> check = machine_check_hook("remeasure", collect.cpu.threads,
                                                              spec.output + ".machine_checks.jsonl", &std::cerr);

@@ -1,17 +1,17 @@
 // perftune tune CAMPAIGN.json [--json] [--output DIR]: run a tuning campaign (resumes from DIR's log).
 // perftune tune NETWORK.onnx|PROGRAM.json --output DIR --budget-minutes M | --budget-measurements N:
 // tune every kernel of a network under one budget (autotuner/network/network_tuner.h); --export DIR
-// then writes its library (autotuner/network/network_export.h).
+// then writes its library (export/network_export.h).
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "autotuner/campaign/campaign.h"
 #include "autotuner/campaign/campaign_runner.h"
-#include "autotuner/network/network_export.h"
 #include "autotuner/network/network_tuner.h"
 #include "cli/command.h"
 #include "distributed/ranks.h"
+#include "export/network_export.h"
 #include "hardware/wrappers/rank_spread_backend.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"

@@ -32,7 +32,6 @@
 #include "experiments/scoring/optimum_noise.h"
 #include "experiments/scoring/speedup_curves.h"
 #include "experiments/scoring/time_axis_score.h"
-#include "hardware/machine_check.h"
 #include "hardware/wrappers/first_measure_hook.h"
 #include "hardware/wrappers/measure_once_backend.h"
 #include "ir/file_io.h"
@@ -41,6 +40,7 @@
 #include "ir/output_lock.h"
 #include "ir/record_log.h"
 #include "ir/source.h"
+#include "offline/machine_check.h"
 #include "surrogate/training/torch_threads.h"
 
 namespace perftune {
@@ -436,7 +436,7 @@ nlohmann::ordered_json summary_conventions() {
     {"machine_checks", "a live experiment on this CPU: before the first measurement of each sitting's runs and of its "
                        "re-measure, the FMA FLOP/s of one core and of the backend's threads and the DRAM triad bandwidth "
                        "on them (perftune calibrate's micro-benchmarks, about 1 s): sittings whose checks differ ran on a "
-                       "different machine, whatever their figures say (hardware/machine_check.h)"},
+                       "different machine, whatever their figures say (offline/machine_check.h)"},
     {"noise_ceiling", "per re-measured space (noise_ceiling_at) and averaged like a strategy (remeasured_noise_ceiling): "
                       "the P of runs that measured the space's 10 fastest re-measured configs once each and kept the "
                       "fastest figure, each round standing for such a sitting and the config kept valued at the mean of "
@@ -565,7 +565,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                                                        : std::string("measured_once.jsonl"))).string(),
                  experiment.memo_scope);
   // Each phase of this sitting that measures on this CPU is preceded by a machine check
-  // (hardware/machine_check.h), each rank's in its own file.
+  // (offline/machine_check.h), each rank's in its own file.
   const bool on_this_cpu = campaigns.front().backend.type == "cpu";
   const std::string checks_file =
       (fs::path(output) / (ranks.size() > 1 ? "machine_checks.rank" + std::to_string(ranks.rank()) + ".jsonl" : std::string("machine_checks.jsonl")))

@@ -1,7 +1,7 @@
 #pragma once
 // How a kernel of a fused program is configured when the program runs under a fusion config whose
 // fuse.<e> knobs say more than fused or not (the Halide backend's placements: 0 at root, 1 inlined,
-// 2 per tile of the consumer; hardware/fusion_space.h). The kernel's own fuse.<e'> knobs name edges
+// 2 per tile of the consumer; hardware/halide/fusion_space.h). The kernel's own fuse.<e'> knobs name edges
 // of its body; each takes the program config's value for the same edge (same producer and consumer
 // by name, same operand position), so that a cost model predicting the kernel for the fusion task,
 // and the collector measuring it, see the placements the program ran with.

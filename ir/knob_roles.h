@@ -13,7 +13,7 @@
 //                  into one parallel loop
 //   order          1 = the two innermost tile loops swapped (0 = row-major)
 //   stages         in a whole program's fusion space (fuse.<e> knobs alone otherwise): how the
-//                  stages that the placements leave at root are scheduled (hardware/halide_schedule.h)
+//                  stages that the placements leave at root are scheduled (hardware/halide/halide_schedule.h)
 // Any other name is a generic knob (e.g. a Kernel Tuner parameter) that only learned models read;
 // vector and unroll are generic knobs too, whose meaning the featurizer also reads.
 #include <cstddef>

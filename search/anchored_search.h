@@ -30,7 +30,7 @@ struct AnchoredOptions {
   std::size_t diversity_pool = 1;
   // Or each part is the best of this many times as many by a second model, the re-ranker: one
   // too slow to search with, such as trees that read what each config compiles to
-  // (hardware/loop_nest_features.h). The tuner updates it as it updates the search's model
+  // (hardware/halide/loop_nest_features.h). The tuner updates it as it updates the search's model
   // (Strategy::learning_models).
   std::size_t rerank_pool = 1;
   std::shared_ptr<CostModel> reranker;

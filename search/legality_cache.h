@@ -1,6 +1,6 @@
 #pragma once
 // Remembered validity for spaces whose constraint is expensive. A fusion space's constraint
-// partitions the program and looks for cycles (hardware/fusion_space.h) on every mutation a
+// partitions the program and looks for cycles (hardware/halide/fusion_space.h) on every mutation a
 // search tries; annealing chains and evolution's children keep returning to the same
 // partitions, within a round and across rounds, so each answer is worth keeping.
 #include <cstddef>

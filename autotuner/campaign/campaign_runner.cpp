@@ -11,10 +11,10 @@
 #include <sstream>
 
 #include "autotuner/campaign/program_target.h"
-#include "autotuner/tuner.h"
-#include "hardware/wrappers/rank_spread_backend.h"
 #include "autotuner/resumed_records.h"
 #include "autotuner/summary_fields.h"
+#include "autotuner/tuner.h"
+#include "hardware/wrappers/rank_spread_backend.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/output_lock.h"

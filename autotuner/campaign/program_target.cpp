@@ -1,8 +1,8 @@
 #include "autotuner/campaign/program_target.h"
 
-#include "hardware/cpu_program.h"
-#include "hardware/fusion_space.h"
-#include "hardware/halide_schedule.h"
+#include "hardware/halide/cpu_program.h"
+#include "hardware/halide/fusion_space.h"
+#include "hardware/halide/halide_schedule.h"
 #include "ir/file_io.h"
 #include "ir/fusion.h"
 #include "ir/input_error.h"

@@ -1,6 +1,6 @@
 #pragma once
 // What a campaign over a program JSON tunes on a live backend: one kernel of the unfused program
-// over its Halide schedule space ("kernel": NAME, hardware/halide_schedule.h), or the whole
+// over its Halide schedule space ("kernel": NAME, hardware/halide/halide_schedule.h), or the whole
 // program over its fusion space ("kernel": "fusion"; the program is then one kernel whose knobs
 // are fuse.<e> placements), or the whole program as one kernel over its schedule space ("kernel":
 // "program": placements and the root stage's schedule together), or a kernel of XLA's greedy

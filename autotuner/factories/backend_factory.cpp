@@ -1,6 +1,6 @@
 #include "autotuner/factories/backend_factory.h"
 
-#include "hardware/halide_backend_json.h"
+#include "hardware/halide/halide_backend_json.h"
 #include "hardware/process/subprocess.h"
 #include "ir/input_error.h"
 

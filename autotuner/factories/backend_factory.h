@@ -1,8 +1,8 @@
 #pragma once
 // The "backend" section of a campaign: which Backend measures, and its settings.
-//   {"type": "replay", "cost": {...}}   a recording served (hardware/replay_backend.h)
-//   {"type": "cpu", ...}                Halide on this machine (hardware/halide_backend.h)
-//   {"type": "command", "commands": [...], ...}   your own runner (hardware/process/command_backend.h)
+//   {"type": "replay", "cost": {...}}   a recording served (hardware/replay/replay_backend.h)
+//   {"type": "cpu", ...}                Halide on this machine (hardware/halide/halide_backend.h)
+//   {"type": "command", "commands": [...], ...}   your own runner (hardware/command/command_backend.h)
 // Any backend may carry "faults" to rehearse bad hardware (hardware/wrappers/fault_injecting_backend.h).
 // Every key, its default and range: docs/settings.md, generated from the tables below.
 #include <functional>
@@ -11,9 +11,9 @@
 #include <string>
 
 #include "hardware/backend.h"
-#include "hardware/halide_backend.h"
-#include "hardware/process/command_backend.h"
-#include "hardware/replay_backend.h"
+#include "hardware/command/command_backend.h"
+#include "hardware/halide/halide_backend.h"
+#include "hardware/replay/replay_backend.h"
 #include "hardware/wrappers/fault_injecting_backend.h"
 #include "ir/corpus.h"
 #include "ir/json_view.h"
@@ -35,7 +35,7 @@ struct BackendSpec {
 BackendSpec parse_backend_spec(const JsonView& view);
 
 // The keys of each backend's object, declared once (docs/settings.md; the cpu backend's are
-// hardware/halide_backend_json.h's).
+// hardware/halide/halide_backend_json.h's).
 const SettingsTable<ReplayCost>& replay_cost_settings();
 const SettingsTable<CommandBackendOptions>& command_backend_settings();
 const SettingsTable<FaultPlan>& fault_settings();

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "hardware/halide_schedule.h"
-#include "hardware/loop_nest_features.h"
+#include "hardware/halide/halide_schedule.h"
+#include "hardware/halide/loop_nest_features.h"
 #include "surrogate/trees/schedule_features.h"
 
 namespace perftune {

@@ -4,8 +4,8 @@
 #include "autotuner/factories/backend_factory.h"
 #include "autotuner/factories/model_spec.h"
 #include "autotuner/factories/strategy_factory.h"
-#include "hardware/corpus_collection.h"
-#include "hardware/halide_backend_json.h"
+#include "hardware/halide/halide_backend_json.h"
+#include "offline/corpus_collection.h"
 
 namespace perftune {
 
@@ -24,18 +24,18 @@ std::string settings_reference_markdown() {
          "(`surrogate/transfer/target_residual.h`).\n\n" +
          residual_settings().markdown() +
          "\n## The live CPU backend (`\"backend\": {\"type\": \"cpu\", ...}`, and `collect`'s `\"cpu\"` object)\n\n"
-         "Halide 14 on this machine (`hardware/halide_backend.h`).\n\n" +
+         "Halide 14 on this machine (`hardware/halide/halide_backend.h`).\n\n" +
          halide_backend_settings().markdown() +
          "\n## The replay backend (`\"backend\": {\"type\": \"replay\", \"cost\": {...}}`)\n\n"
          "Serves a recording; `cost` is what each served config charges to the hardware-seconds budget.\n\n" +
          replay_cost_settings().markdown() +
          "\n## The command backend (`\"backend\": {\"type\": \"command\", ...}`)\n\n"
-         "Your own runner, one process per command (`hardware/process/command_backend.h`).\n\n" +
+         "Your own runner, one process per command (`hardware/command/command_backend.h`).\n\n" +
          command_backend_settings().markdown() +
          "\n## Faults (`\"backend\": {..., \"faults\": {...}}`, any backend)\n\n"
          "Rehearses bad hardware (`hardware/wrappers/fault_injecting_backend.h`).\n\n" + fault_settings().markdown() +
          "\n## A corpus collection (`perftune collect CONFIG.json`, `configs/collect/`)\n\n"
-         "Live Halide measurements of generated or real programs' kernels, for training (`hardware/corpus_collection.h`).\n\n" +
+         "Live Halide measurements of generated or real programs' kernels, for training (`offline/corpus_collection.h`).\n\n" +
          collect_settings().markdown();
 }
 

@@ -5,9 +5,9 @@
 #include <map>
 
 #include "frontend/onnx_import.h"
-#include "hardware/cpu_program.h"
-#include "hardware/fusion_space.h"
-#include "hardware/halide_schedule.h"
+#include "hardware/halide/cpu_program.h"
+#include "hardware/halide/fusion_space.h"
+#include "hardware/halide/halide_schedule.h"
 #include "ir/input_error.h"
 
 namespace perftune {

@@ -10,7 +10,7 @@
 
 #include "experiments/scoring/random_baseline.h"
 #include "experiments/scoring/speedup_curves.h"
-#include "hardware/runner/sample_timer.h"
+#include "hardware/timing/sample_timer.h"
 #include "ir/record_log.h"
 
 namespace perftune {

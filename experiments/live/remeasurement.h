@@ -9,7 +9,7 @@
 // strategy's P(b) is measured against it: the winner's curse. So, once the runs are done, the
 // configs the scores depend on are measured again: each run's best after each report budget
 // (chosen as a tuner chooses, by the run's own measurement) and the space's `top` fastest configs,
-// `repeats` times each, in rounds (hardware/measurement_rounds.h: each a fresh backend, the configs
+// `repeats` times each, in rounds (offline/measurement_rounds.h: each a fresh backend, the configs
 // in a shuffled order). A config's re-measured runtime is the median of its rounds (a failed round
 // counts as slower than any time);
 // f_opt is the fastest of those, f_random(b) the random strategy's runs' picks re-measured, and
@@ -27,11 +27,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hardware/measurement_rounds.h"
 #include "ir/config.h"
 #include "ir/kernel.h"
 #include "ir/measurement.h"
 #include "ir/search_space.h"
+#include "offline/measurement_rounds.h"
 
 namespace perftune {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The elementwise opcodes the CPU backend executes, each as the function the reference interpreter
-// applies. The Halide lowering (halide/lowering.cpp) writes each as a Halide expression; the
+// applies. The Halide lowering (hardware/halide/worker/lowering.cpp) writes each as a Halide expression; the
 // tests check every opcode through the backend against this table.
 #include <optional>
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
 // A backend that calls `hook` once, just before its first measurement (or peer measurement), and
 // otherwise forwards everything: for work that must precede measuring but is wasted when nothing
-// is measured (a live experiment's machine check, hardware/machine_check.h, before a
+// is measured (a live experiment's machine check, offline/machine_check.h, before a
 // re-measure round whose log turns out complete).
 #include <functional>
 #include <memory>

@@ -29,7 +29,7 @@
 // fuse.<e> partitions the body (ir/fusion.h) and sums the kernels, each with an automatic tile (the
 // largest that fits on chip); a fused edge therefore saves its intermediate's round trip to memory.
 // On a CPU spec (kind "cpu") the loop-nest knobs of the root stage count too, as the Halide
-// backend applies them (hardware/halide_schedule.h):
+// backend applies them (hardware/halide/halide_schedule.h):
 //   * vector, vector.dim: the lanes' dimension is padded to whole vectors of `vector` lanes, and
 //     compute runs at the fraction of the FMA peak those lanes fill (1 = scalar: one lane);
 //   * unroll: the main matrix op's register block of `unroll` rows by vector/lanes registers. Its

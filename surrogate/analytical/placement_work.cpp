@@ -8,7 +8,7 @@ namespace perftune {
 
 namespace {
 
-constexpr std::int64_t kInline = 1;  // hardware/halide_schedule.h, Placement::kInline
+constexpr std::int64_t kInline = 1;  // hardware/halide/halide_schedule.h, Placement::kInline
 
 // How many elements of an operand one output element of `op` reads.
 double reads_per_element(const Op& op, const std::vector<const Shape*>& operands) {

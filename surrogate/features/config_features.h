@@ -28,7 +28,7 @@ namespace perftune {
 inline constexpr std::size_t kTileFeatureWidth = 3 * kMaxFeatureRank + 6;
 inline constexpr std::size_t kGenericFeatureWidth = 3 * kMaxGenericKnobs;
 // Fuse knobs: the share fused and its log count, then the shares placed inlined (value 1) and per
-// tile of the consumer (value 2; hardware/halide_schedule.h): a producer inlined into a dot's
+// tile of the consumer (value 2; hardware/halide/halide_schedule.h): a producer inlined into a dot's
 // epilogue and one computed per tile run at different speeds with the same ops fused.
 inline constexpr std::size_t kFuseFeatureWidth = 4;
 // Ragged tails (knobs vector and unroll): a reduction's update, or a producer computed per tile,

@@ -1,6 +1,6 @@
 #pragma once
 // Features a backend derives from what a config compiles to, such as the statistics of the loop
-// nest Halide lowers it to (hardware/loop_nest_features.h), appended to the tree model's rows.
+// nest Halide lowers it to (hardware/halide/loop_nest_features.h), appended to the tree model's rows.
 // A model names its source in its params ("schedule_features"); the program that trains or loads
 // it provides the source under that name (cli/main.cpp), since surrogate/ does not see the
 // backends.

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "autotuner/factories/model_factory.h"
-#include "hardware/halide_schedule.h"
+#include "hardware/halide/halide_schedule.h"
 #include "ir/input_error.h"
 #include "ir/program_json.h"
 #include "ir/random.h"

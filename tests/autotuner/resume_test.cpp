@@ -12,7 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include "autotuner/tuner.h"
-#include "hardware/replay_backend.h"
+#include "hardware/replay/replay_backend.h"
 #include "ir/record_log.h"
 #include "search/small_strategies.h"
 #include "search/toy_cost_model.h"

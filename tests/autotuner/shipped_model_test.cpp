@@ -10,8 +10,8 @@
 
 #include "autotuner/campaign/campaign.h"
 #include "autotuner/factories/model_factory.h"
-#include "hardware/fusion_space.h"
-#include "hardware/halide_schedule.h"
+#include "hardware/halide/fusion_space.h"
+#include "hardware/halide/halide_schedule.h"
 #include "ir/input_error.h"
 #include "ir/program_json.h"
 #include "test_support.h"

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_support.h"
-#include "hardware/machine_check.h"
+#include "offline/machine_check.h"
 
 namespace perftune {
 namespace {

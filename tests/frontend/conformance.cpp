@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "frontend/onnx_import.h"
-#include "hardware/halide/unfused.h"
+#include "hardware/halide/worker/unfused.h"
 #include "hardware/reference/op_semantics.h"
 #include "hardware/reference/reference_interpreter.h"
 #include "ir/file_io.h"

@@ -1,4 +1,4 @@
-#include "hardware/halide/schedule_source.h"
+#include "hardware/halide/worker/schedule_source.h"
 
 #include <filesystem>
 #include <fstream>
@@ -7,9 +7,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "hardware/halide/apply_schedule.h"
-#include "hardware/halide/lowering.h"
-#include "hardware/halide_schedule.h"
+#include "hardware/halide/halide_schedule.h"
+#include "hardware/halide/worker/apply_schedule.h"
+#include "hardware/halide/worker/lowering.h"
 #include "ir/fusion.h"
 #include "ir/program_json.h"
 #include "ir/random.h"

@@ -14,8 +14,8 @@
 #include "autotuner/scripted_backend.h"
 #include "autotuner/tuner.h"
 #include "hardening/toy_recording.h"
+#include "hardware/replay/replay_backend.h"
 #include "hardware/wrappers/fault_injecting_backend.h"
-#include "hardware/replay_backend.h"
 #include "search/small_strategies.h"
 #include "test_support.h"
 

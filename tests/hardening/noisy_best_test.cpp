@@ -12,7 +12,7 @@
 
 #include "autotuner/tuner.h"
 #include "hardening/toy_recording.h"
-#include "hardware/replay_backend.h"
+#include "hardware/replay/replay_backend.h"
 #include "search/small_strategies.h"
 
 namespace perftune {

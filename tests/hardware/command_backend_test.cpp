@@ -1,6 +1,6 @@
 // The command backend measures through a runner over the JSON protocol, splits a batch over a
 // pool, and survives a runner that exits early, prints garbage or hangs.
-#include "hardware/process/command_backend.h"
+#include "hardware/command/command_backend.h"
 
 #include <chrono>
 

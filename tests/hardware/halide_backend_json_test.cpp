@@ -1,6 +1,6 @@
 // The Halide backend's options read from JSON: one reader serves a campaign's "cpu" backend and
 // collect's "cpu" object, so a value one accepts the other must too, with the same checks.
-#include "hardware/halide_backend_json.h"
+#include "hardware/halide/halide_backend_json.h"
 
 #include "ir/input_error.h"
 #include "test_support.h"

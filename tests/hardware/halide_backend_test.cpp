@@ -1,16 +1,16 @@
 // The Halide backend: every op it lowers agrees with the reference interpreter (odd sizes that no
 // tile divides included), every sampled schedule compiles and checks, and each failure mode is a
 // result with a clear message, never a crash of the tuner.
-#include "hardware/halide_backend.h"
+#include "hardware/halide/halide_backend.h"
 
 #include <filesystem>
 #include <fstream>
 #include <memory>
 
-#include "hardware/blas_problem.h"
+#include "hardware/halide/fusion_space.h"
+#include "hardware/halide/halide_schedule.h"
+#include "hardware/library/blas_problem.h"
 #include "hardware/reference/elementwise_ops.h"
-#include "hardware/fusion_space.h"
-#include "hardware/halide_schedule.h"
 #include "hardware_test_support.h"
 #include "ir/fusion.h"
 

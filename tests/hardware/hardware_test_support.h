@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "hardware/halide_backend.h"
+#include "hardware/halide/halide_backend.h"
 #include "ir/json_view.h"
 #include "ir/program_json.h"
 #include "test_support.h"

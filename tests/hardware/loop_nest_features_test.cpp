@@ -1,10 +1,10 @@
 // Loop-nest features, computed by the Halide worker: each reads what the schedule made of the loop
 // nest, and a config the worker cannot lower is a row of missing values, not an error.
-#include "hardware/loop_nest_features.h"
+#include "hardware/halide/loop_nest_features.h"
 
 #include <cmath>
 
-#include "hardware/halide_schedule.h"
+#include "hardware/halide/halide_schedule.h"
 #include "hardware_test_support.h"
 
 namespace perftune {

@@ -1,6 +1,6 @@
 // The parallel guard: a timing taken while the machine could not run the kernel's threads side by
 // side (the probe's ratio near 1 instead of 1/threads) is taken again, and never kept over a quiet one.
-#include "hardware/runner/parallel_guard.h"
+#include "hardware/timing/parallel_guard.h"
 
 #include <deque>
 

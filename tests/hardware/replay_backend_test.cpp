@@ -1,4 +1,4 @@
-#include "hardware/replay_backend.h"
+#include "hardware/replay/replay_backend.h"
 
 #include <cmath>
 

@@ -1,6 +1,6 @@
 // The runners' timing loop: a config is recorded by what it costs once warm, not by its first
 // call, which pays page faults and cold caches that later calls do not.
-#include "hardware/runner/sample_timer.h"
+#include "hardware/timing/sample_timer.h"
 
 #include <chrono>
 #include <thread>

@@ -1,6 +1,6 @@
 // The runners' memory policy: a large block freed by one call of a kernel is reused by the next
-// without page faults (hardware/runner/steady_memory.h).
-#include "hardware/runner/steady_memory.h"
+// without page faults (hardware/timing/steady_memory.h).
+#include "hardware/timing/steady_memory.h"
 
 #include <sys/resource.h>
 

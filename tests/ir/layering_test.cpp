@@ -52,18 +52,20 @@ std::string folder_of(const std::string& path, std::size_t depth = 0) {
 std::string where(const Include& include) { return include.from + ":" + std::to_string(include.line) + " includes " + include.to; }
 
 TEST_CASE("every layer includes only the layers below it, and distributed/ only through ranks.h", "[layering]") {
-  // CMakeLists.txt: ir <- frontend, hardware, surrogate, search <- autotuner <- experiments <- cli.
+  // CMakeLists.txt and docs/architecture.md: ir <- frontend, hardware, surrogate, search;
+  // hardware <- offline; all of them <- autotuner <- export, experiments <- cli.
   const std::map<std::string, std::set<std::string>> may_include = {
       {"ir", {}},
       {"frontend", {"ir"}},
       {"distributed", {}},
       {"hardware", {"ir", "distributed"}},
-      {"generator", {"ir", "hardware"}},
+      {"offline", {"ir", "distributed", "hardware"}},
       {"surrogate", {"ir", "distributed"}},
       {"search", {"ir", "surrogate"}},
-      {"autotuner", {"ir", "frontend", "distributed", "hardware", "surrogate", "search"}},
-      {"experiments", {"ir", "frontend", "distributed", "hardware", "surrogate", "search", "autotuner"}},
-      {"cli", {"ir", "frontend", "distributed", "hardware", "generator", "surrogate", "search", "autotuner", "experiments"}}};
+      {"autotuner", {"ir", "frontend", "distributed", "hardware", "offline", "surrogate", "search"}},
+      {"export", {"ir", "frontend", "distributed", "hardware", "offline", "surrogate", "search", "autotuner"}},
+      {"experiments", {"ir", "frontend", "distributed", "hardware", "offline", "surrogate", "search", "autotuner"}},
+      {"cli", {"ir", "frontend", "distributed", "hardware", "offline", "surrogate", "search", "autotuner", "export", "experiments"}}};
   std::size_t checked = 0;
   std::vector<std::string> wrong;
   for (const auto& [layer, below] : may_include)
@@ -79,6 +81,37 @@ TEST_CASE("every layer includes only the layers below it, and distributed/ only 
   for (const std::string& line : wrong) list << line << "\n";
   INFO(list.str());
   CHECK(checked > 500);  // the scan found the sources
+  CHECK(wrong.empty());
+}
+
+TEST_CASE("hardware/'s backends see the shared folders, not each other, and no worker's sources", "[layering]") {
+  // hardware/README.md: a folder per backend (replay, command, halide) and per peer (library), over
+  // shared folders; a worker/ folder is a child executable's own sources, which the library side
+  // reaches over a pipe, never by include. The Halide backend times the library peer beside its
+  // own configs, hence halide -> library.
+  const std::set<std::string> shared = {"", "process", "reference", "timing", "wrappers"};
+  const std::map<std::string, std::set<std::string>> may_see = {{"replay", {}},  {"command", {}},  {"halide", {"library"}},
+                                                                {"library", {}}, {"wrappers", {}}, {"process", {}},
+                                                                {"reference", {}}, {"timing", {}}};
+  std::size_t checked = 0;
+  std::vector<std::string> wrong;
+  for (const Include& include : project_includes("hardware")) {
+    if (folder_of(include.to) != "hardware") continue;
+    const std::string from = folder_of(include.from, 1), to = folder_of(include.to, 1);
+    const bool from_worker = include.from.find("/worker/") != std::string::npos;
+    const bool to_worker = include.to.find("/worker/") != std::string::npos;
+    ++checked;
+    if (to_worker && !(from_worker && from == to)) {
+      wrong.push_back(where(include) + " (a worker's sources are its own)");
+      continue;
+    }
+    if (from.empty() || from == to || shared.count(to)) continue;
+    if (!may_see.count(from) || !may_see.at(from).count(to)) wrong.push_back(where(include) + " (" + from + "/ may not see " + to + "/)");
+  }
+  std::ostringstream list;
+  for (const std::string& line : wrong) list << line << "\n";
+  INFO(list.str());
+  CHECK(checked > 50);  // the scan found the sources
   CHECK(wrong.empty());
 }
 

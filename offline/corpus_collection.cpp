@@ -1,0 +1,410 @@
+#include "offline/corpus_collection.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "hardware/halide/cpu_program.h"
+#include "hardware/halide/fusion_space.h"
+#include "hardware/halide/halide_backend_json.h"
+#include "hardware/halide/halide_schedule.h"
+#include "ir/count_limits.h"
+#include "ir/data_path.h"
+#include "ir/file_io.h"
+#include "ir/fusion_placements.h"
+#include "ir/input_error.h"
+#include "ir/json_view.h"
+#include "ir/kernel.h"
+#include "ir/output_lock.h"
+#include "ir/program_json.h"
+#include "ir/random.h"
+#include "ir/record_log.h"
+
+namespace perftune {
+
+namespace {
+
+struct Job {
+  Kernel kernel;
+  std::shared_ptr<const SearchSpace> space;
+  std::vector<Config> configs;
+};
+
+// `steps` random valid one-knob changes from `config` (fewer where a config has no valid change).
+Config random_walk(const SearchSpace& space, Config config, std::uint64_t steps, Rng& rng) {
+  for (std::uint64_t step = 0; step < steps; ++step) {
+    const std::vector<Config> next = space.one_knob_changes(config);
+    if (next.empty()) break;
+    config = next[uniform_index(rng, next.size())];
+  }
+  return config;
+}
+
+// Up to n distinct valid configs drawn with `rng` (every config if the space has at most n).
+// Where the constraint rejects nearly every draw (the fusion placements of a large program),
+// each config is a random walk of valid one-knob changes from `start` instead.
+std::vector<Config> distinct_sample(const SearchSpace& space, std::size_t n, Rng& rng, const Config& start) {
+  if (const auto size = space.size(100'000); size && *size <= n) return space.enumerate();
+  std::set<Config> seen;
+  std::vector<Config> out;
+  bool walk = false;
+  // Each draw is new with probability >= 1 - n/size, so 20n draws suffice unless the space is
+  // barely larger than n.
+  for (std::size_t attempt = 0; attempt < 20 * n && out.size() < n; ++attempt) {
+    Config c = start;
+    if (!walk) {
+      try {
+        c = space.sample(rng);
+      } catch (const std::runtime_error&) {
+        walk = true;
+      }
+    }
+    if (walk) c = random_walk(space, std::move(c), 1 + uniform_index(rng, 2 * space.dimension()), rng);
+    if (seen.insert(c).second) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// A kernel's schedules to measure: the heuristic one, a share of short random walks from it (one
+// to three one-knob changes: the fast region, as an autoscheduler's neighbourhood is in
+// Adams2019's training data), and the rest drawn uniformly; distinct, tile_configs_per_kernel in all.
+std::vector<Config> schedule_sample(const SearchSpace& space, const Kernel& kernel, const CollectSpec& spec, Rng& rng) {
+  const std::size_t n = spec.tile_configs_per_kernel;
+  if (n == 0) return {};
+  if (const auto size = space.size(100'000); size && *size <= n) return space.enumerate();
+  std::set<Config> seen;
+  std::vector<Config> out;
+  const auto keep = [&](Config c) {
+    if (out.size() < n && space.contains(c) && seen.insert(c).second) out.push_back(std::move(c));
+  };
+  const Config heuristic = heuristic_config(space, kernel);
+  if (spec.near_heuristic_share > 0) keep(heuristic);
+  const auto near = static_cast<std::size_t>(spec.near_heuristic_share * static_cast<double>(n) + 0.5);
+  for (std::size_t attempt = 0; attempt < 20 * near && out.size() < near; ++attempt) {
+    keep(random_walk(space, heuristic, 1 + uniform_index(rng, 3), rng));
+  }
+  for (std::size_t attempt = 0; attempt < 20 * n && out.size() < n; ++attempt) keep(space.sample(rng));
+  return out;
+}
+
+// A seed per kernel: the plan of one kernel does not change when other programs are added.
+std::uint64_t seed_for(std::uint64_t seed, const std::string& key) {
+  std::uint64_t h = seed ^ 0x9e3779b97f4a7c15ull;
+  for (char c : key) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+
+// Independent of knob order: a loaded record lists its knobs in whatever order the log reader
+// gives them, the plan in its space's order.
+std::string record_key(const std::string& device, const std::string& kernel, const std::vector<std::string>& names,
+                       const Config& config) {
+  std::map<std::string, std::int64_t> values;
+  for (std::size_t k = 0; k < names.size() && k < config.values.size(); ++k) values[names[k]] = config.values[k];
+  std::string key = device + "|" + kernel;
+  for (const auto& [name, value] : values) key += "|" + name + "=" + std::to_string(value);
+  return key;
+}
+
+}  // namespace
+
+const SettingsTable<CollectSpec>& collect_settings() {
+  using S = CollectSpec;
+  // A count no plan outgrows: kMaxConfigsPerKernel, with its reason (ir/count_limits.h).
+  const auto configs = [](std::size_t S::*member) {
+    return [member](const JsonView& v, S& s) { s.*member = static_cast<std::size_t>(bounded_count(v, 0, kMaxConfigsPerKernel, "configs")); };
+  };
+  const auto limit = std::to_string(kMaxConfigsPerKernel);
+  const S defaults;
+  static const auto table =
+      SettingsTable<S>()
+          .custom("output", "path, required", "none", "the corpus record log (JSON lines), appended to and resumed",
+                  [](const JsonView& v, S& s) { s.output = v.as_string(); })
+          .custom("description", "text", "none", "what the collection is for", [](const JsonView&, S&) {})
+          .custom("seed", "integer", "1", "the sampler's seed", [](const JsonView& v, S& s) { s.seed = static_cast<std::uint64_t>(v.as_int()); })
+          .custom("programs", "list of paths, required", "none", "program files, or folders of them (*.json, in name order)",
+                  [](const JsonView&, S&) {})  // read by load_collect_spec: paths resolve against the file's folder
+          .custom("greedy_kernels", "list of {program, kernels}", "none", "named kernels of a program's greedy fusion, tiled too",
+                  [](const JsonView&, S&) {})
+          .custom("tile_configs_per_kernel", "0.." + limit, std::to_string(defaults.tile_configs_per_kernel),
+                  "schedules sampled per kernel's tile space", configs(&S::tile_configs_per_kernel))
+          .custom("near_heuristic_share", "[0, 1]", setting_number_text(defaults.near_heuristic_share),
+                  "of those, random walks of 1-3 knob changes from the heuristic schedule",
+                  [](const JsonView& v, S& s) {
+                    s.near_heuristic_share = v.as_number();
+                    if (!(s.near_heuristic_share >= 0 && s.near_heuristic_share <= 1)) v.fail("a share between 0 and 1");
+                  })
+          .custom("fusion_variants_per_program", "0.." + limit, std::to_string(defaults.fusion_variants_per_program),
+                  "fusion decisions per program whose kernels are tiled", configs(&S::fusion_variants_per_program))
+          .custom("program_fusion_configs", "0.." + limit, std::to_string(defaults.program_fusion_configs),
+                  "whole-program fusion configs measured per program", configs(&S::program_fusion_configs))
+          .custom("fused_kernel_configs", "0.." + limit, std::to_string(defaults.fused_kernel_configs),
+                  "fused kernels of sampled placements, measured as kernels", configs(&S::fused_kernel_configs))
+          .custom("fused_kernel_schedules", "0.." + limit, std::to_string(defaults.fused_kernel_schedules),
+                  "each of those kernels topped up to this many schedules", configs(&S::fused_kernel_schedules))
+          .count("batch_size", &S::batch_size, "configs per backend call")
+          .flag("references", &S::references, "also time each kernel as the autoschedulers and the library run it")
+          .custom("model_picks", "{\"per_kernel\": 1.." + limit + ", \"model\", \"strategy\"}", "none",
+                  "also the given model's first picks per kernel (autotuner/model_picks.h reads model and strategy)",
+                  [](const JsonView& v, S& s) {
+                    s.model_picks_per_kernel = static_cast<std::size_t>(bounded_count(v.at("per_kernel"), 1, kMaxConfigsPerKernel, "configs"));
+                    s.model_picks = v.value();
+                  })
+          .custom("cpu", "object", "the cpu backend's defaults", "the live CPU backend's options (its section above)",
+                  [](const JsonView& v, S& s) { halide_backend_settings().read(v, s.cpu); });
+  return table;
+}
+
+CollectSpec load_collect_spec(const std::string& path) {
+  const nlohmann::json json = parse_json_file(path);
+  const JsonView root(json, path);
+  CollectSpec spec;
+  spec.source = path;
+  collect_settings().read(root, spec);
+  (void)root.at("output");
+  const auto folder = std::filesystem::path(path).parent_path();
+  const JsonView programs = root.at("programs");
+  if (programs.size() == 0) programs.fail("at least one program file or folder");
+  for (std::size_t i = 0; i < programs.size(); ++i) {
+    const auto file = folder / programs.at(i).as_string();
+    if (!path_exists(file.string()))
+      programs.at(i).fail("an existing program file or folder of them (relative to " + folder.string() + ")");
+    if (!std::filesystem::is_directory(file)) {
+      spec.programs.push_back(file.lexically_normal().string());
+      continue;
+    }
+    // A folder (e.g. what perftune generate wrote): its *.json files in name order.
+    std::vector<std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(file))
+      if (entry.is_regular_file() && entry.path().extension() == ".json") found.push_back(entry.path().lexically_normal().string());
+    if (found.empty()) programs.at(i).fail("a folder with program files (*.json)");
+    std::sort(found.begin(), found.end());
+    spec.programs.insert(spec.programs.end(), found.begin(), found.end());
+  }
+  if (auto greedy = root.find("greedy_kernels")) {
+    for (const JsonView& entry : greedy->elements()) {
+      entry.expect_keys({"program", "kernels"});
+      CollectSpec::GreedyKernels selection{resolve_config_path(entry.at("program").as_string(), folder.string()),
+                                           entry.at("kernels").as_string_list()};
+      if (selection.kernels.empty()) entry.at("kernels").fail("at least one kernel name");
+      spec.greedy_kernels.push_back(std::move(selection));
+    }
+  }
+  return spec;
+}
+
+CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
+                              const std::function<void(const CollectProgress&)>& progress, const ProposeConfigs& propose) {
+  if (spec.model_picks_per_kernel > 0 && !propose)
+    throw std::invalid_argument("collect_corpus: " + spec.source + " asks for model_picks, and no proposer was given");
+  const auto start = std::chrono::steady_clock::now();
+  CollectSummary summary;
+  const std::string device = backend.fingerprint();
+
+  // One collector per log: a second one would measure every planned config again into it.
+  if (const auto parent = std::filesystem::path(spec.output).parent_path(); !parent.empty())
+    std::filesystem::create_directories(parent);
+  const OutputLock lock(spec.output + ".lock", "the corpus log " + spec.output);
+  // What the log already holds.
+  std::set<std::string> measured;
+  std::set<std::string> referenced;  // kernel keys with references on this device
+  if (std::filesystem::exists(spec.output)) {
+    const LoadedLog log = RecordLog::load(spec.output);
+    for (const Record& r : log.records) measured.insert(record_key(r.device, r.kernel_key, r.knob_names, r.config));
+    for (const ReferenceRecord& r : log.references)
+      if (r.measured.device == device) referenced.insert(r.measured.kernel_key);
+  }
+
+  // The plan: kernels by key, in a fixed order.
+  std::vector<Job> jobs;
+  std::set<std::string> planned_keys;
+  // The model's picks go after a kernel's other configs, so a log collected without them keeps its plan.
+  const auto add_model_picks = [&](const Kernel& kernel, const SearchSpace& space, std::vector<Config>& configs,
+                                   std::span<const Config> anchors) {
+    if (spec.model_picks_per_kernel == 0) return;
+    std::size_t picked = 0;
+    for (Config& c : propose(kernel, space, anchors, spec.model_picks_per_kernel)) {
+      if (picked == spec.model_picks_per_kernel) break;
+      if (!space.contains(c) || std::find(anchors.begin(), anchors.end(), c) != anchors.end()) continue;
+      ++picked;
+      if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(std::move(c));
+    }
+  };
+  const auto add_job = [&](Kernel kernel, std::shared_ptr<const SearchSpace> space, std::vector<Config> configs) {
+    if (!planned_keys.insert(kernel.key()).second) return;
+    jobs.push_back({std::move(kernel), std::move(space), std::move(configs)});
+  };
+  // A kernel over its schedule space, with the schedules planned for it (once per key).
+  const auto add_tile_job = [&](const Kernel& kernel) {
+    if (planned_keys.count(kernel.key())) return;
+    auto space = std::make_shared<const SearchSpace>(halide_schedule_space(kernel));
+    Rng kernel_rng(seed_for(spec.seed, kernel.key()));
+    std::vector<Config> configs = schedule_sample(*space, kernel, spec, kernel_rng);
+    const std::vector<Config> anchors = {unscheduled_config(*space, kernel), heuristic_config(*space, kernel)};
+    add_model_picks(kernel, *space, configs, anchors);
+    add_job(kernel, std::move(space), std::move(configs));
+  };
+  // The kernels of the measured whole-program fusion configs, each with the schedules its program
+  // configs ran it with; planned last so that a kernel of another program's unfused partition keeps
+  // its plan (and a log collected before keeps its plan).
+  std::vector<Job> fused_plans;
+  std::map<std::string, std::size_t> fused_plan_of;  // kernel key -> fused_plans index
+  const auto add_fused_kernels = [&](const std::string& path, const Program& program, const SearchSpace& whole_space,
+                                     const Config& program_config) {
+    for (FusedKernel& fused : partition(program, fusion_config_of(program, whole_space, program_config)).kernels) {
+      auto [it, added] = fused_plan_of.try_emplace(fused.kernel.key(), fused_plans.size());
+      if (added) {
+        try {
+          auto space = std::make_shared<const SearchSpace>(halide_schedule_space(fused.kernel));
+          fused_plans.push_back({std::move(fused.kernel), std::move(space), {}});
+        } catch (const std::exception& error) {
+          summary.warnings.push_back(path + ": kernel " + fused.kernel.name() + " left out: " + error.what());
+          fused_plan_of.erase(it);
+          continue;
+        }
+      }
+      Job& plan = fused_plans[it->second];
+      const Config schedule = with_program_placements(plan.kernel, *plan.space, heuristic_config(*plan.space, plan.kernel),
+                                                      program, whole_space, program_config);
+      if (std::find(plan.configs.begin(), plan.configs.end(), schedule) == plan.configs.end()) plan.configs.push_back(schedule);
+    }
+  };
+  for (const std::string& path : spec.programs) {
+    const Program program = load_program_file(path);
+    Rng rng(seed_for(spec.seed, content_key(program)));
+    std::vector<FusionConfig> variants = {FusionConfig::none(program)};
+    std::shared_ptr<const SearchSpace> whole_space;
+    try {
+      whole_space = std::make_shared<const SearchSpace>(fusion_space(program, FusionChoices::kPlacements));
+    } catch (const std::invalid_argument& error) {
+      summary.warnings.push_back(path + ": " + error.what());
+    }
+    if (whole_space) {
+      const Config none = fusion_space_config(program, *whole_space, FusionConfig::none(program));
+      for (const Config& c : distinct_sample(*whole_space, spec.fusion_variants_per_program, rng, none))
+        variants.push_back(fusion_config_of(program, *whole_space, c));
+    }
+    for (const FusionConfig& variant : variants) {
+      for (FusedKernel& fused : partition(program, variant).kernels) {
+        try {
+          add_tile_job(fused.kernel);
+        } catch (const std::exception& error) {
+          summary.warnings.push_back(path + ": kernel " + fused.kernel.name() + " left out: " + error.what());
+        }
+      }
+    }
+    if (whole_space) {
+      std::vector<Config> configs = {fusion_space_config(program, *whole_space, FusionConfig::none(program)),
+                                     fusion_space_config(program, *whole_space, FusionConfig::greedy_elementwise(program))};
+      if (!whole_space->contains(configs[1])) configs.pop_back();  // greedy may fuse a reduction into a broadcast
+      const std::vector<Config> anchors = configs;
+      if (spec.program_fusion_configs == 0) configs.clear();  // e.g. a log of model picks alone
+      for (Config& c : distinct_sample(*whole_space, spec.program_fusion_configs, rng, anchors.front()))
+        if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(std::move(c));
+      for (std::size_t c = 0; c < configs.size() && c < spec.fused_kernel_configs; ++c)
+        add_fused_kernels(path, program, *whole_space, configs[c]);
+      const Kernel whole(program.name(), program);
+      add_model_picks(whole, *whole_space, configs, anchors);
+      add_job(whole, whole_space, std::move(configs));
+    }
+  }
+  for (const CollectSpec::GreedyKernels& selection : spec.greedy_kernels) {
+    if (!path_exists(selection.program)) {
+      summary.warnings.push_back(selection.program + " is absent (set PERFTUNE_DATA): its " + std::to_string(selection.kernels.size()) +
+                                 " greedy kernels are skipped");
+      continue;
+    }
+    const Program program = load_cpu_program(selection.program);
+    const FusionConfig greedy = FusionConfig::greedy_elementwise(program);
+    for (const std::string& name : selection.kernels) {
+      const auto kernel = find_partition_kernel(program, greedy, name);
+      if (!kernel)
+        throw InputError(spec.source, "$.greedy_kernels", "kernels of " + selection.program + " under greedy fusion; it has no " + name);
+      add_tile_job(*kernel);
+    }
+  }
+  for (Job& plan : fused_plans) {
+    // Most fused kernels run under one schedule in all sampled placements, and a kernel needs at
+    // least two to teach a ranking: walks of 1-3 knob changes from the program's schedule (which
+    // move its placements and tiles) top it up.
+    Rng walk_rng(seed_for(spec.seed, "fused " + plan.kernel.key()));
+    const Config start = plan.configs.front();
+    for (std::size_t attempt = 0; attempt < 20 * spec.fused_kernel_schedules && plan.configs.size() < spec.fused_kernel_schedules;
+         ++attempt) {
+      Config c = random_walk(*plan.space, start, 1 + uniform_index(walk_rng, 3), walk_rng);
+      if (std::find(plan.configs.begin(), plan.configs.end(), c) == plan.configs.end()) plan.configs.push_back(std::move(c));
+    }
+    add_job(std::move(plan.kernel), std::move(plan.space), std::move(plan.configs));
+  }
+  summary.kernels = jobs.size();
+
+  CollectProgress state;
+  for (Job& job : jobs) {
+    std::vector<Config> todo;
+    const auto knob_names = job.space->knob_names();
+    for (const Config& c : job.configs) {
+      if (measured.count(record_key(device, job.kernel.key(), knob_names, c))) ++summary.skipped;
+      else todo.push_back(c);
+    }
+    job.configs = std::move(todo);
+    state.planned += job.configs.size();
+    if (spec.references && !referenced.count(job.kernel.key())) ++summary.reference_kernels;
+  }
+  summary.planned = state.planned;
+  if (spec.plan_only) return summary;
+
+  RecordLog log(spec.output);
+  const auto names = [](const SearchSpace& space) { return space.knob_names(); };
+  for (const Job& job : jobs) {
+    const bool wants_references = spec.references && !referenced.count(job.kernel.key());
+    if (job.configs.empty() && !wants_references) continue;
+    log.define_kernel(job.kernel, *job.space);
+    if (wants_references)
+      for (const PeerMeasurement& peer : backend.measure_peers(job.kernel))
+        log.append(ReferenceRecord{{device, job.kernel.key(), job.kernel.name(), {}, {}, peer.result, unix_now()}, peer.name, peer.settings});
+    for (std::size_t begin = 0; begin < job.configs.size(); begin += spec.batch_size) {
+      const std::size_t end = std::min(job.configs.size(), begin + spec.batch_size);
+      const std::vector<Config> batch(job.configs.begin() + static_cast<long>(begin), job.configs.begin() + static_cast<long>(end));
+      const auto results = backend.measure(job.kernel, *job.space, batch);
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        Record record;
+        record.device = device;
+        record.kernel_key = job.kernel.key();
+        record.kernel_name = job.kernel.name();
+        record.knob_names = names(*job.space);
+        record.config = batch[i];
+        record.result = results[i];
+        record.unix_time = unix_now();
+        log.append(record);
+        ++summary.measured;
+        if (!results[i].ok()) ++summary.failed;
+      }
+      state.done = summary.measured;
+      state.failed = summary.failed;
+      state.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (progress) progress(state);
+    }
+  }
+  summary.log_records = RecordLog::load(spec.output).records.size();
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+std::string progress_bar(const CollectProgress& p, std::size_t width) {
+  const double fraction = p.planned ? static_cast<double>(p.done) / static_cast<double>(p.planned) : 1.0;
+  const std::size_t filled = static_cast<std::size_t>(fraction * static_cast<double>(width));
+  std::string bar = "[" + std::string(filled, '#') + std::string(width - std::min(filled, width), '.') + "] ";
+  bar += std::to_string(p.done) + "/" + std::to_string(p.planned) + " records  " + std::to_string(p.failed) + " failed";
+  if (p.elapsed_seconds > 0 && p.done > 0) {
+    const double per_minute = 60.0 * static_cast<double>(p.done) / p.elapsed_seconds;
+    const long eta = static_cast<long>(static_cast<double>(p.planned - p.done) * p.elapsed_seconds / static_cast<double>(p.done));
+    char text[64];
+    std::snprintf(text, sizeof text, "  %.1f/min  eta %ldm%02lds", per_minute, eta / 60, eta % 60);
+    bar += text;
+  }
+  return bar;
+}
+
+}  // namespace perftune
