@@ -60,9 +60,9 @@ int matmul(int rounds) {
   options.measure_peers = false;
   const auto summary = run_campaign(campaign, options);
   const ProgramTarget target = program_target(campaign);
-  const Config best = target.space->from_json(summary["best_config"]);
-  std::printf("tuned: %s after %zu measurements (%.0f s wall)\n", summary["best_config"].dump().c_str(),
-              summary["measurements"].get<std::size_t>(), summary["wall_seconds"].get<double>());
+  const Config best = target.space->from_json(summary.tuning->best_config);
+  std::printf("tuned: %s after %zu measurements (%.0f s wall)\n", summary.tuning->best_config.dump().c_str(), summary.measurements,
+              summary.wall_seconds);
 
   HalideBackendOptions backend_options;
   HalideBackend backend(backend_options);
@@ -151,10 +151,10 @@ int throughput() {
   Campaign sixty = campaign;
   sixty.tuner.max_measurements = 60;
   const auto summary = run_campaign(sixty, options);
-  const double wall = summary["wall_seconds"].get<double>();
-  const auto measured = summary["measurements"].get<std::size_t>();
+  const double wall = summary.wall_seconds;
+  const std::size_t measured = summary.measurements;
   std::printf("%s: %zu configs in %.1f s wall: %.2f configs/s; outside the backend %.1f%% of wall time\n", campaign.name.c_str(),
-              measured, wall, static_cast<double>(measured) / wall, 100 * summary["search_share"].get<double>());
+              measured, wall, static_cast<double>(measured) / wall, 100 * summary.tuning->search_share);
   return 0;
 }
 

@@ -141,7 +141,7 @@ Config tuned_config(const KernelShape& shape, const std::string& program_file, s
   options.measure_peers = false;
   std::filesystem::remove_all(output);
   const auto summary = run_campaign(parse_campaign(campaign, program_file), options);
-  return space.from_json(summary["best_config"]);
+  return space.from_json(summary.tuning->best_config);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "autotuner/campaign/campaign.h"
 #include "autotuner/campaign/campaign_runner.h"
 #include "autotuner/network/network_tuner.h"
+#include "autotuner/summary_fields.h"
 #include "cli/command.h"
 #include "distributed/ranks.h"
 #include "export/network_export.h"
@@ -124,11 +125,13 @@ const bool registered = register_command({"tune", "Run a tuning campaign from JS
       run_options.progress = &std::cerr;
       const auto summary = run_campaign(campaign, run_options);
       stop_serving(ranks);
-      if (options->json) return print_json(summary.dump(2));
-      std::cout << "best " << summary["best_seconds"].dump() << " s after " << summary["measurements"].dump()
-                << " measurements (" << summary["hardware_seconds"].dump() << " hardware seconds); default "
-                << summary["default_seconds"].dump() << " s; speedup over default " << summary["speedup_over_default"].dump()
-                << "\nbest config " << summary["best_config"].dump() << "\nrecords in " << output
+      if (options->json) return print_json(to_json(summary).dump(2));
+      const auto text = [](const std::optional<double>& value) { return optional_number(value).dump(); };
+      const std::optional<double> speedup = summary.tuning ? summary.tuning->speedup_over_default : std::nullopt;
+      std::cout << "best " << text(summary.best_seconds) << " s after " << summary.measurements << " measurements ("
+                << text(summary.hardware_seconds) << " hardware seconds); default " << text(summary.default_seconds)
+                << " s; speedup over default " << text(speedup) << "\nbest config "
+                << (summary.tuning ? summary.tuning->best_config.dump() : std::string("null")) << "\nrecords in " << output
                 << "/records.jsonl, summary in " << output << "/summary.json\n";
     });
   }});

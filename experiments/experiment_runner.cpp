@@ -67,16 +67,14 @@ std::string recorded_identity(const std::string& folder) {
 }
 
 // A finished run's summary in `folder`, if it is one of this (space, strategy, seed) as defined now.
-std::optional<nlohmann::json> finished_run(const std::string& folder, const Campaign& campaign, const std::string& identity) {
+std::optional<CampaignSummary> finished_run(const std::string& folder, const Campaign& campaign, const std::string& identity) {
   const fs::path path = fs::path(folder) / "summary.json";
   if (!fs::exists(path) || recorded_identity(folder) != identity) return std::nullopt;
   try {
-    nlohmann::json summary = parse_json_file(path.string());
-    if (summary.value("campaign", "") == campaign.name && summary.value("seed", std::uint64_t{0}) == campaign.tuner.seed &&
-        summary.contains("best_after") && summary.contains("hardware_after") && summary.contains("search_after"))
-      return summary;
+    CampaignSummary summary = campaign_summary_from_json(parse_json_file(path.string()), path.string());
+    if (summary.campaign == campaign.name && summary.seed == campaign.tuner.seed) return summary;
   } catch (const InputError&) {
-    // A summary cut short by a kill: the run resumes from its record log instead.
+    // A summary cut short by a kill, or one without the curves: the run resumes from its record log instead.
   }
   return std::nullopt;
 }
@@ -113,13 +111,8 @@ bool keep_run_folder(const std::string& folder, const std::string& identity) {
   return moved;
 }
 
-RunCurve curve_of(const RunTask& task, const nlohmann::json& summary) {
-  RunCurve curve{task.space, task.strategy, task.seed, {}, {}};
-  for (const auto& value : summary.at("best_after"))
-    curve.best_after.push_back(value.is_null() ? std::nullopt : std::optional<double>(value.get<double>()));
-  curve.hardware_after = summary.at("hardware_after").get<std::vector<double>>();
-  curve.search_after = summary.at("search_after").get<std::vector<double>>();
-  return curve;
+RunCurve curve_of(const RunTask& task, const CampaignSummary& summary) {
+  return RunCurve{task.space, task.strategy, task.seed, summary.best_after, summary.hardware_after, summary.search_after};
 }
 
 std::string format_duration(double seconds) {
@@ -550,10 +543,10 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   std::size_t owned = 0;
   for (std::size_t i = 0; i < tasks.size(); ++i) owned += ranks.owns(i);
   ProgressBar bar(progress, owned, options.progress_redraws);
-  const auto record_run = [&](std::size_t i, const nlohmann::json& summary) {
+  const auto record_run = [&](std::size_t i, const CampaignSummary& summary) {
     curves[i] = curve_of(tasks[i], summary);
-    kernel_device[i] = {summary.value("kernel", ""), summary.value("device", "")};
-    if (const auto& d = summary.at("default_seconds"); !d.is_null()) default_seconds[i] = d.get<double>();
+    kernel_device[i] = {summary.kernel, summary.device};
+    default_seconds[i] = summary.default_seconds;
   };
   // Live measurements one at a time: two runs timing kernels on the same cores would slow each
   // other down and the curves would measure the contention.
@@ -583,7 +576,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
       if (!ranks.owns(i)) return;  // another rank's run
       if (jobs > 1) configure_torch_threads(1);
       const RunTask& task = tasks[i];
-      std::optional<nlohmann::json> summary = finished_run(task.folder, campaigns[i], run_ids[i]);
+      std::optional<CampaignSummary> summary = finished_run(task.folder, campaigns[i], run_ids[i]);
       if (summary) {
         ++reused;
       } else {
@@ -616,7 +609,7 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
             {"runs", tasks.size()}};
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (ranks.owns(i)) continue;
-    const std::optional<nlohmann::json> summary = finished_run(tasks[i].folder, campaigns[i], run_ids[i]);
+    const std::optional<CampaignSummary> summary = finished_run(tasks[i].folder, campaigns[i], run_ids[i]);
     if (!summary)
       throw std::runtime_error("run " + tasks[i].folder + " of rank " + std::to_string(i % static_cast<std::size_t>(ranks.size())) +
                                " has no finished summary (does every rank see the output folder?)");

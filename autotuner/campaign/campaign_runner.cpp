@@ -42,24 +42,28 @@ std::optional<Config> default_config(const Campaign& campaign, const MeasuredKer
   return std::nullopt;
 }
 
-// The fields every run's summary starts with: what ran, on what.
-nlohmann::ordered_json summary_head(const Campaign& campaign, const Kernel& kernel, const std::string& device,
-                                    const std::string& strategy) {
-  nlohmann::ordered_json summary;
-  summary["campaign"] = campaign.name;
-  summary["campaign_file"] = campaign.file;
-  summary["kernel"] = kernel.name();
-  summary["kernel_key"] = kernel.key();
-  summary["device"] = device;
-  summary["strategy"] = strategy;
-  summary["seed"] = campaign.tuner.seed;
+// What every run's summary starts with: what ran, on what.
+CampaignSummary summary_head(const Campaign& campaign, const Kernel& kernel, const std::string& device, const std::string& strategy) {
+  CampaignSummary summary;
+  summary.campaign = campaign.name;
+  summary.campaign_file = campaign.file;
+  summary.kernel = kernel.name();
+  summary.kernel_key = kernel.key();
+  summary.device = device;
+  summary.strategy = strategy;
+  summary.seed = campaign.tuner.seed;
+  return summary;
+}
+
+CampaignSummary written(CampaignSummary summary, const std::string& output) {
+  write_file_atomically((std::filesystem::path(output) / "summary.json").string(), to_json(summary).dump(2) + "\n");
   return summary;
 }
 
 // A peer at equal budget (autoscheduler_sampling.h): its samples in place of the tuning loop,
 // summarized with the fields an experiment's curves read. The samples are not configs of the
 // space, so they go to samples.jsonl beside the summary, not to the record log.
-nlohmann::ordered_json sample_target(const Campaign& campaign, const MeasuredKernel& measured, const AutoschedulerSamplingOptions& sampling,
+CampaignSummary sample_target(const Campaign& campaign, const MeasuredKernel& measured, const AutoschedulerSamplingOptions& sampling,
                                      double load_seconds, const CampaignRunOptions& options) {
   // parse_campaign holds this strategy to a "cpu" backend: the samples are Halide's own schedules.
   auto halide = std::make_unique<HalideBackend>(campaign.backend.cpu);
@@ -67,7 +71,8 @@ nlohmann::ordered_json sample_target(const Campaign& campaign, const MeasuredKer
   std::filesystem::create_directories(output);
   const auto start = std::chrono::steady_clock::now();
   std::ofstream samples((std::filesystem::path(output) / "samples.jsonl").string(), std::ios::trunc);
-  nlohmann::ordered_json best_after = nlohmann::ordered_json::array(), hardware_after = nlohmann::ordered_json::array();
+  std::vector<std::optional<double>> best_after;
+  std::vector<double> hardware_after;
   std::optional<double> best;
   double hardware = 0;
   std::size_t failed = 0;
@@ -79,7 +84,7 @@ nlohmann::ordered_json sample_target(const Campaign& campaign, const MeasuredKer
     hardware += r.cost_seconds;
     if (r.ok()) best = std::min(best.value_or(INFINITY), r.seconds);
     else ++failed;
-    best_after.push_back(optional_number(best));
+    best_after.push_back(best);
     hardware_after.push_back(hardware);
     const AutoschedulerRun run = autoscheduler_sample(sampling, campaign.tuner.seed, i);
     samples << nlohmann::ordered_json{{"sample", i}, {"env", run.env}, {"status", std::string(status_name(r.status))},
@@ -90,26 +95,24 @@ nlohmann::ordered_json sample_target(const Campaign& campaign, const MeasuredKer
       *options.progress << "[tune] " << sampling.autoscheduler << " sample " << i + 1 << "/" << budget << "  best "
                         << (best ? format_seconds(*best) : std::string("none yet")) << std::endl;
   });
-  nlohmann::ordered_json summary = summary_head(campaign, measured.kernel, halide->fingerprint(), sampling.autoscheduler + " sampling");
-  summary["best_seconds"] = optional_number(best);
-  summary["default_seconds"] = nullptr;
-  summary["measurements"] = budget;
-  summary["failed"] = failed;
-  summary["distinct_schedules"] = schedules.size();
-  summary["hardware_seconds"] = hardware;
-  summary["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  summary["load_seconds"] = load_seconds;
+  CampaignSummary summary = summary_head(campaign, measured.kernel, halide->fingerprint(), sampling.autoscheduler + " sampling");
+  summary.best_seconds = best;
+  summary.measurements = budget;
+  summary.failed = failed;
+  summary.distinct_schedules = schedules.size();
+  summary.hardware_seconds = hardware;
+  summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  summary.load_seconds = load_seconds;
   // No search runs outside the backend: the autoscheduler's own time is the worker's, charged above.
-  summary["search_after"] = std::vector<double>(best_after.size(), 0.0);
-  summary["best_after"] = std::move(best_after);
-  summary["hardware_after"] = std::move(hardware_after);
-  write_file_atomically((std::filesystem::path(output) / "summary.json").string(), summary.dump(1) + "\n");
-  return summary;
+  summary.search_after.assign(best_after.size(), 0.0);
+  summary.best_after = std::move(best_after);
+  summary.hardware_after = std::move(hardware_after);
+  return written(std::move(summary), output);
 }
 
 // Tunes `measured` (a kernel of `corpus`, or a program target with `named_defaults`) and writes
 // the summary (the only place that writes it), with the caller's time to load the source.
-nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpus, const MeasuredKernel& measured,
+CampaignSummary tune_target(const Campaign& campaign, const Corpus& corpus, const MeasuredKernel& measured,
                                    const std::vector<std::pair<std::string, Config>>& named_defaults,
                                    double load_seconds, const CampaignRunOptions& options) {
   const BackendTraits traits = backend_traits(campaign.backend);
@@ -181,104 +184,81 @@ nlohmann::ordered_json tune_target(const Campaign& campaign, const Corpus& corpu
     if (const MeasureResult* measured_default = result.history.find(*default_cfg); measured_default && measured_default->ok())
       default_seconds = measured_default->seconds;
 
-  nlohmann::ordered_json summary = summary_head(campaign, kernel, backend->fingerprint(), strategy->name());
-  summary["model"] = campaign.model.type;
+  CampaignSummary summary = summary_head(campaign, kernel, backend->fingerprint(), strategy->name());
+  TuningDetails& tuning = summary.tuning.emplace();
+  tuning.model = campaign.model.type;
   const auto best = result.history.best();
-  summary["best_config"] = best ? space.to_json(result.history.entries()[*best].config) : nlohmann::ordered_json(nullptr);
-  // Optionals assigned in ifs: GCC 12 warns (falsely) that a ternary's may be used uninitialized.
-  std::optional<double> best_seconds, speedup_over_default;
-  if (best) best_seconds = result.history.entries()[*best].result.seconds;
-  if (best_seconds && default_seconds) speedup_over_default = *default_seconds / *best_seconds;
-  summary["best_seconds"] = optional_number(best_seconds);
-  summary["default_config"] = default_cfg ? space.to_json(*default_cfg) : nlohmann::ordered_json(nullptr);
-  summary["default_seconds"] = optional_number(default_seconds);
-  summary["speedup_over_default"] = optional_number(speedup_over_default);
+  tuning.best_config = best ? space.to_json(result.history.entries()[*best].config) : nlohmann::ordered_json(nullptr);
+  if (best) summary.best_seconds = result.history.entries()[*best].result.seconds;
+  const std::optional<double>& best_seconds = summary.best_seconds;
+  tuning.default_config = default_cfg ? space.to_json(*default_cfg) : nlohmann::ordered_json(nullptr);
+  summary.default_seconds = default_seconds;
+  if (best_seconds && default_seconds) tuning.speedup_over_default = *default_seconds / *best_seconds;
   if (!named_defaults.empty()) {
     // Every default the program target names (no fusion, greedy fusion), and the speedup over each.
-    nlohmann::ordered_json defaults = nlohmann::ordered_json::object();
+    std::vector<SummaryDefault>& defaults = tuning.defaults.emplace();
     for (const auto& [name, config] : named_defaults) {
-      const MeasureResult* result_of_default = result.history.find(config);
-      std::optional<double> seconds, speedup;
-      if (result_of_default && result_of_default->ok()) seconds = result_of_default->seconds;
-      if (best_seconds && seconds) speedup = *seconds / *best_seconds;
-      defaults[name] = {{"config", space.to_json(config)},
-                        {"seconds", optional_number(seconds)},
-                        {"speedup", optional_number(speedup)}};
+      SummaryDefault entry{.name = name, .config = space.to_json(config)};
+      if (const MeasureResult* result_of_default = result.history.find(config); result_of_default && result_of_default->ok())
+        entry.seconds = result_of_default->seconds;
+      if (best_seconds && entry.seconds) entry.speedup = *entry.seconds / *best_seconds;
+      defaults.push_back(std::move(entry));
     }
     if (options.measure_peers && !traits.recorded) {
       if (options.progress) *options.progress << "[tune] measuring the platform's own schedulers" << std::endl;
       for (const PeerMeasurement& peer : backend->measure_peers(kernel)) {
-        std::optional<double> seconds, speedup;
-        if (peer.result.ok()) seconds = peer.result.seconds;
-        if (best_seconds && seconds) speedup = *seconds / *best_seconds;
-        defaults[peer.name] = {{"kind", peer_kind_name(peer.kind)},
-                               {"settings", peer.settings},
-                               {"status", std::string(status_name(peer.result.status))},
-                               {"seconds", optional_number(seconds)},
-                               {"speedup", optional_number(speedup)}};
+        SummaryDefault entry{.name = peer.name, .kind = peer_kind_name(peer.kind), .status = std::string(status_name(peer.result.status)),
+                             .settings = peer.settings};
+        if (peer.result.ok()) entry.seconds = peer.result.seconds;
+        if (best_seconds && entry.seconds) entry.speedup = *entry.seconds / *best_seconds;
         if (!peer.result.ok()) {
-          defaults[peer.name]["message"] = peer.result.message;
+          entry.message = peer.result.message;
           if (options.progress)
             *options.progress << "[tune] " << peer.name << " failed (" << status_name(peer.result.status) << "): " << peer.result.message
                               << "; the campaign goes on" << std::endl;
         }
+        defaults.push_back(std::move(entry));
       }
     }
-    summary["defaults"] = std::move(defaults);
   }
-  summary["optimum_seconds"] = optional_number(optimum_seconds);
-  summary["measurements"] = result.history.size();
-  summary["failed"] = result.failed;
-  nlohmann::ordered_json failed_by_status = nlohmann::ordered_json::object();
-  for (const auto& [status, count] : result.failed_by_status) failed_by_status[std::string(status_name(status))] = count;
-  summary["failed_by_status"] = std::move(failed_by_status);
-  summary["quarantined"] = result.quarantined.size();
-  summary["retries"] = result.retries;
-  summary["confirm_best"] = tuner_options.confirm_best;
-  summary["confirm_close_best"] = tuner_options.confirm_close_best;
-  summary["confirmations"] = result.confirmations;
+  tuning.optimum_seconds = optimum_seconds;
+  summary.measurements = result.history.size();
+  summary.failed = result.failed;
+  for (const auto& [status, count] : result.failed_by_status) tuning.failed_by_status[std::string(status_name(status))] = count;
+  tuning.quarantined = result.quarantined.size();
+  tuning.retries = result.retries;
+  tuning.confirm_best = tuner_options.confirm_best;
+  tuning.confirm_close_best = tuner_options.confirm_close_best;
+  tuning.confirmations = result.confirmations;
   if (const auto* faulty = dynamic_cast<const FaultInjectingBackend*>(backend.get())) {
-    nlohmann::ordered_json injected = nlohmann::ordered_json::object();
+    auto& injected = tuning.faults_injected.emplace();
     for (FaultKind kind : all_fault_kinds()) injected[std::string(fault_kind_name(kind))] = faulty->injected(kind);
-    summary["faults_injected"] = std::move(injected);
   }
-  summary["from_log"] = result.from_log;
-  summary["rounds"] = result.rounds;
-  summary["hardware_seconds"] = result.hardware_seconds;
-  summary["wall_seconds"] = result.wall_seconds;
+  tuning.from_log = result.from_log;
+  tuning.rounds = result.rounds;
+  summary.hardware_seconds = result.hardware_seconds;
+  summary.wall_seconds = result.wall_seconds;
   const double outside = std::max(0.0, result.wall_seconds - result.backend_wall_seconds);
-  summary["search_seconds"] = outside;
-  summary["search_share"] = result.wall_seconds > 0 ? outside / result.wall_seconds : 0.0;
-  summary["search_time_share"] = tuner_options.search_time_share > 0 && tuner_options.search_time_share < 1
-                                     ? nlohmann::ordered_json(tuner_options.search_time_share)
-                                     : nlohmann::ordered_json(nullptr);
+  tuning.search_seconds = outside;
+  tuning.search_share = result.wall_seconds > 0 ? outside / result.wall_seconds : 0.0;
+  if (tuner_options.search_time_share > 0 && tuner_options.search_time_share < 1) tuning.search_time_share = tuner_options.search_time_share;
   // Where the time outside the backend went (the backend's own time includes compiling kernels).
-  nlohmann::ordered_json breakdown;
-  breakdown["propose_seconds"] = result.propose_seconds;
-  breakdown["rank_seconds"] = result.rank_seconds;
-  breakdown["update_seconds"] = result.update_seconds;
-  breakdown["record_seconds"] = result.record_seconds;
-  breakdown["other_seconds"] = std::max(0.0, outside - result.propose_seconds - result.rank_seconds -
-                                                 result.update_seconds - result.record_seconds);
-  if (cached_model) {
-    breakdown["model_predict_seconds"] = cached_model->inner_predict_seconds();
-    breakdown["model_cache_hits"] = cached_model->hits();
-    breakdown["model_cache_misses"] = cached_model->misses();
-  }
-  summary["outside_backend"] = std::move(breakdown);
-  summary["stop_reason"] = std::string(stop_reason_name(result.stop));
-  nlohmann::ordered_json best_after = nlohmann::ordered_json::array();
-  for (const auto& value : result.best_after) best_after.push_back(optional_number(value));
-  summary["best_after"] = std::move(best_after);
-  nlohmann::ordered_json hardware_after = nlohmann::ordered_json::array();
+  OutsideBackend& breakdown = tuning.outside_backend;
+  breakdown.propose_seconds = result.propose_seconds;
+  breakdown.rank_seconds = result.rank_seconds;
+  breakdown.update_seconds = result.update_seconds;
+  breakdown.record_seconds = result.record_seconds;
+  breakdown.other_seconds = std::max(0.0, outside - result.propose_seconds - result.rank_seconds - result.update_seconds - result.record_seconds);
+  if (cached_model)
+    breakdown.model = OutsideBackend::ModelCache{cached_model->inner_predict_seconds(), cached_model->hits(), cached_model->misses()};
+  tuning.stop_reason = std::string(stop_reason_name(result.stop));
+  summary.best_after = result.best_after;
   double charged = 0.0;
-  for (const Measurement& entry : result.history.entries()) hardware_after.push_back(charged += entry.result.cost_seconds);
-  summary["hardware_after"] = std::move(hardware_after);
-  summary["search_after"] = result.search_after;
-  summary["records"] = records_path;
-  summary["load_seconds"] = load_seconds;
-  write_file_atomically((std::filesystem::path(output) / "summary.json").string(), summary.dump(2) + "\n");
-  return summary;
+  for (const Measurement& entry : result.history.entries()) summary.hardware_after.push_back(charged += entry.result.cost_seconds);
+  summary.search_after = result.search_after;
+  tuning.records = records_path;
+  summary.load_seconds = load_seconds;
+  return written(std::move(summary), output);
 }
 
 }  // namespace
@@ -304,7 +284,7 @@ const MeasuredKernel& campaign_kernel(const Corpus& corpus, const Campaign& camp
                                              " match; name one with \"kernel\" and \"device\" (it has: " + available + ")");
 }
 
-nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunOptions& options) {
+CampaignSummary run_campaign(const Campaign& campaign, const CampaignRunOptions& options) {
   if (!campaign.source.network.empty())
     throw InputError(campaign.file, "$.source.network", "a kernel's source here; a network is tuned by tune_network (autotuner/network/network_tuner.h)");
   const auto load_start = std::chrono::steady_clock::now();
@@ -321,7 +301,7 @@ nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunO
   return tune_target(campaign, corpus, campaign_kernel(corpus, campaign), {}, load_seconds(), options);
 }
 
-nlohmann::ordered_json run_campaign(const Campaign& campaign, const Corpus& corpus, const CampaignRunOptions& options) {
+CampaignSummary run_campaign(const Campaign& campaign, const Corpus& corpus, const CampaignRunOptions& options) {
   if (!campaign.source.program.empty())
     throw InputError(campaign.file, "$.source.program", "a recorded source (\"path\") when the corpus is given");
   return tune_target(campaign, corpus, campaign_kernel(corpus, campaign), {}, 0.0, options);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autotuner/campaign/campaign.h"
+#include "autotuner/campaign/campaign_summary.h"
 #include "distributed/ranks.h"
 #include "hardware/backend.h"
 #include "ir/corpus.h"
@@ -30,23 +31,10 @@ struct CampaignRunOptions {
   std::function<std::unique_ptr<Backend>(std::unique_ptr<Backend>)> wrap_device;
 };
 
-// The summary: "best_config", "best_seconds", "default_config", "default_seconds",
-// "speedup_over_default", "optimum_seconds" (replay: the recorded optimum), "measurements",
-// "failed", "failed_by_status", "quarantined", "retries", "confirmations", "faults_injected" (a
-// faulty backend only), "from_log", "rounds", "hardware_seconds", "wall_seconds" (the tuning loop),
-// "search_seconds" (the loop's time outside the backend), "search_share" (its share of
-// "wall_seconds"), "search_time_share" (the limit, null when none), "outside_backend" (where that
-// time went: propose, rank, update, record, other; the model's own predict time and its score
-// cache's hits and misses), "load_seconds" (reading the source),
-// "stop_reason", "best_after", "hardware_after" (hardware seconds charged after each
-// measurement), "search_after" (the loop's time outside the backend before each measurement's
-// batch was sent: TuneResult::search_after), "defaults" (program sources: each named default's
-// config, seconds and speedup over the best; and each peer of a live backend: its settings,
-// status, seconds and that speedup),
-// plus what ran ("campaign", "kernel", "device", "strategy", "model", "seed", "records"). Throws
-// InputError for campaign problems found while building (a kernel not in the source, a default
-// config outside the space, a live backend asked to run a kernel that has no graph).
-nlohmann::ordered_json run_campaign(const Campaign& campaign, const CampaignRunOptions& options = {});
+// The run's summary (campaign_summary.h), also written to DIR/summary.json. Throws InputError for
+// campaign problems found while building (a kernel not in the source, a default config outside the
+// space, a live backend asked to run a kernel that has no graph).
+CampaignSummary run_campaign(const Campaign& campaign, const CampaignRunOptions& options = {});
 
 // The one measured kernel of `corpus` that the campaign's source section names. Throws
 // InputError naming what the source holds when none or several match.
@@ -54,8 +42,7 @@ const MeasuredKernel& campaign_kernel(const Corpus& corpus, const Campaign& camp
 
 // The same on a source already loaded (`corpus` must be what load_source(campaign.source.path)
 // returns; it is only read, so many campaigns may share it across threads). "load_seconds" is 0.
-nlohmann::ordered_json run_campaign(const Campaign& campaign, const Corpus& corpus,
-                                    const CampaignRunOptions& options = {});
+CampaignSummary run_campaign(const Campaign& campaign, const Corpus& corpus, const CampaignRunOptions& options = {});
 
 // A serving rank of `mpirun -n N perftune tune` (hardware/wrappers/rank_spread_backend.h): builds the
 // campaign's backend on this rank's device (a replay backend loads the recording), without its fault

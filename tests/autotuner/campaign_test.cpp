@@ -129,35 +129,59 @@ TEST_CASE("a campaign runs end to end, writes its log and summary, and resumes f
   std::ofstream(file) << json.dump(2);
   const Campaign campaign = load_campaign(file);
 
-  const auto summary = run_campaign(campaign);
-  CHECK(summary["measurements"] == 30);
-  CHECK(summary["device"] == "replay:gpu:toy");
-  CHECK(summary["strategy"] == "measured_evolution");
-  CHECK(summary["best_after"].size() == 30);
-  const double best = summary["best_seconds"].get<double>();
-  const double reference = summary["default_seconds"].get<double>();
+  const CampaignSummary summary = run_campaign(campaign);
+  REQUIRE(summary.tuning);
+  const TuningDetails& tuning = *summary.tuning;
+  CHECK(summary.measurements == 30);
+  CHECK(summary.device == "replay:gpu:toy");
+  CHECK(summary.strategy == "measured_evolution");
+  CHECK(summary.best_after.size() == 30);
+  REQUIRE(summary.best_seconds);
+  REQUIRE(summary.default_seconds);
+  const double best = *summary.best_seconds, reference = *summary.default_seconds;
   CHECK(reference == Approx(testing::toy_seconds(Config{{1, 1, 1}}, Config{{8, 2, 16}})));
-  CHECK(summary["speedup_over_default"].get<double>() == Approx(reference / best));
-  CHECK(summary["optimum_seconds"].get<double>() == Approx(1e-3));
-  CHECK(summary["best_after"].back().get<double>() == best);
+  CHECK(tuning.speedup_over_default.value() == Approx(reference / best));
+  CHECK(tuning.optimum_seconds.value() == Approx(1e-3));
+  CHECK(summary.best_after.back() == best);
   // Recorded without costs: 2 s per measurement + 100 x the runtime (failures: 2 s).
-  CHECK(summary["hardware_seconds"].get<double>() > 60.0);
-  CHECK(summary["search_seconds"].get<double>() <= summary["wall_seconds"].get<double>());
+  CHECK(summary.hardware_seconds > 60.0);
+  CHECK(tuning.search_seconds <= summary.wall_seconds);
   REQUIRE(std::filesystem::exists(dir + "/run/summary.json"));
-  // The file is the summary returned, load time included (it is written once, at the end).
-  CHECK(nlohmann::ordered_json::parse(std::ifstream(dir + "/run/summary.json")) == summary);
-  CHECK(summary["load_seconds"].get<double>() >= 0.0);
-  CHECK(summary["search_time_share"].is_null());  // a replay is never time-limited
-  CHECK(summary["confirm_best"] == false);         // a plain replay answers the same every time
-  CHECK(summary["search_share"].get<double>() >= 0.0);
-  CHECK(summary["search_share"].get<double>() <= 1.0);
-  CHECK(summary["outside_backend"]["propose_seconds"].get<double>() <= summary["search_seconds"].get<double>());
+  // The file is the summary returned, load time included (it is written once, at the end), and
+  // reads back to it.
+  const nlohmann::ordered_json written = nlohmann::ordered_json::parse(std::ifstream(dir + "/run/summary.json"));
+  CHECK(written == to_json(summary));
+  const nlohmann::json unordered = nlohmann::json::parse(written.dump());
+  CHECK(nlohmann::json::parse(to_json(campaign_summary_from_json(unordered, "summary.json")).dump()) == unordered);
+  CHECK(summary.load_seconds >= 0.0);
+  CHECK_FALSE(tuning.search_time_share);  // a replay is never time-limited
+  CHECK_FALSE(tuning.confirm_best);        // a plain replay answers the same every time
+  CHECK(tuning.search_share >= 0.0);
+  CHECK(tuning.search_share <= 1.0);
+  CHECK(tuning.outside_backend.propose_seconds <= tuning.search_seconds);
+  CHECK(written.at("outside_backend").contains("model_cache_hits") == tuning.outside_backend.model.has_value());
   CHECK(RecordLog::load(dir + "/run/records.jsonl").records.size() == 30);
 
-  const auto again = run_campaign(campaign);  // a finished campaign resumes to the same end
-  CHECK(again["from_log"] == 30);
-  CHECK(again["best_after"] == summary["best_after"]);
-  CHECK(again["best_config"] == summary["best_config"]);
+  const CampaignSummary again = run_campaign(campaign);  // a finished campaign resumes to the same end
+  CHECK(again.tuning->from_log == 30);
+  CHECK(again.best_after == summary.best_after);
+  CHECK(again.tuning->best_config == tuning.best_config);
+}
+
+TEST_CASE("a summary without the curves every run has names its file and field") {
+  nlohmann::json json = nlohmann::json::parse(R"({"campaign": "c", "kernel": "k", "device": "d", "strategy": "s", "seed": 1,
+                                                   "measurements": 2, "best_after": [null, 0.5], "hardware_after": [1, 2]})");
+  try {
+    campaign_summary_from_json(json, "run/summary.json");
+    FAIL("read a summary without search_after");
+  } catch (const InputError& error) {
+    CHECK(error.file() == "run/summary.json");
+    CHECK(error.place() == "$.search_after");
+  }
+  json["search_after"] = {0.0, 0.0};
+  const CampaignSummary summary = campaign_summary_from_json(json, "run/summary.json");
+  CHECK(summary.best_after == std::vector<std::optional<double>>{std::nullopt, 0.5});
+  CHECK_FALSE(summary.tuning);  // a peer's samples: no budget loop ran
 }
 
 TEST_CASE("campaign problems found while building name their place") {

@@ -57,23 +57,26 @@ TEST_CASE("a rehearsal campaign on faulty replay hardware completes and reports 
   CHECK(campaign.backend.faults->share == 0.3);
   CHECK(campaign.tuner.timeout_retries == 1u);
   CHECK(campaign.tuner.confirm_best);  // unset: on, because the backend injects faults
-  const nlohmann::ordered_json summary = run_campaign(campaign);
-  CHECK(summary.at("measurements") == 50);
-  CHECK_THAT(summary.at("device").get<std::string>(), Catch::Contains("+faults(share=0.3,seed=2"));
+  const CampaignSummary summary = run_campaign(campaign);
+  REQUIRE(summary.tuning);
+  const TuningDetails& tuning = *summary.tuning;
+  CHECK(summary.measurements == 50);
+  CHECK_THAT(summary.device, Catch::Contains("+faults(share=0.3,seed=2"));
   std::size_t injected = 0;
-  for (const auto& [kind, count] : summary.at("faults_injected").items()) injected += count.get<std::size_t>();
+  REQUIRE(tuning.faults_injected);
+  for (const auto& [kind, count] : *tuning.faults_injected) injected += count;
   CHECK(injected > 0);
-  CHECK(summary.at("failed").get<std::size_t>() > 0);
-  CHECK(summary.at("quarantined") == summary.at("failed"));
-  CHECK(summary.at("confirm_best") == true);
-  CHECK(summary.at("confirmations").get<std::size_t>() > 0);
+  CHECK(summary.failed > 0);
+  CHECK(tuning.quarantined == summary.failed);
+  CHECK(tuning.confirm_best);
+  CHECK(tuning.confirmations > 0);
   std::size_t by_status = 0;
-  for (const auto& [status, count] : summary.at("failed_by_status").items()) by_status += count.get<std::size_t>();
-  CHECK(by_status == summary.at("failed").get<std::size_t>());
+  for (const auto& [status, count] : tuning.failed_by_status) by_status += count;
+  CHECK(by_status == summary.failed);
   // The best is a real recorded runtime of its config.
   const auto truth = testing::recorded_seconds(corpus);
-  const Config best = corpus.kernels.front().space->from_json(nlohmann::json::parse(summary.at("best_config").dump()));
-  CHECK(summary.at("best_seconds").get<double>() == truth.at(best));
+  const Config best = corpus.kernels.front().space->from_json(nlohmann::json::parse(tuning.best_config.dump()));
+  CHECK(summary.best_seconds.value() == truth.at(best));
   CHECK(RecordLog::load(dir + "/run/records.jsonl").records.size() == 50);
 }
 
