@@ -85,7 +85,7 @@ void measure_autoscheduler(const MeasureOptions& o, const Kernel& kernel) {
   options.autoschedule_timeout_seconds = o.autoschedule_timeout;
   options.threads = o.threads;
   HalideBackend backend(options);
-  const PeerMeasurement peer = measure_autoscheduler_at_best(backend, kernel, o.autoscheduler);
+  const PeerMeasurement peer = measure_autoscheduler_at_best(backend.peers(), kernel, o.autoscheduler);
   const MeasureResult& r = peer.result;
   if (o.json) {
     nlohmann::ordered_json out;

@@ -9,16 +9,16 @@
 #include <string>
 #include <utility>
 
-#include "hardware/halide/halide_backend.h"
+#include "hardware/halide/halide_peers.h"
 
 namespace perftune {
 
-inline PeerMeasurement measure_autoscheduler_at_best(HalideBackend& backend, const Kernel& kernel, const std::string& name) {
+inline PeerMeasurement measure_autoscheduler_at_best(HalidePeers& peers, const Kernel& kernel, const std::string& name) {
   PeerMeasurement best{name, "", MeasureResult::failure(MeasureStatus::kRuntimeError, "not run")};
   auto run_both = [&](const std::map<std::string, std::string>& env, const std::string& suffix) {
     for (const auto& [machine, label] : {std::pair{std::string(kGenericMachineParams), std::string("Halide's generic")},
-                                         std::pair{host_machine_params(backend.options().threads), std::string("this machine")}}) {
-      const MeasureResult r = backend.measure_autoscheduled(kernel, {name, machine, env}).result;
+                                         std::pair{host_machine_params(peers.options().threads), std::string("this machine")}}) {
+      const MeasureResult r = peers.measure_autoscheduled(kernel, {name, machine, env}).result;
       const bool better = r.ok() && (!best.result.ok() || r.seconds < best.result.seconds);
       if (better || (!best.result.ok() && best.settings.empty())) best = {name, "machine " + machine + " (" + label + ")" + suffix, r};
     }
