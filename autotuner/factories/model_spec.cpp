@@ -45,16 +45,74 @@ const SettingsTable<TargetResidualOptions>& residual_settings() {
 
 namespace {
 
-// The optional "residual" of a model with a prior (learned or recorded).
-void parse_residual(const JsonView& view, ModelSpec& spec) {
-  const auto residual = view.find("residual");
-  if (!residual) return;
-  if (!residual->is_object()) residual->fail("an object, e.g. {\"fine_tune_prior\": false}");
-  spec.residual = true;
-  residual_settings().read(*residual, spec.residual_options);
+using S = ModelSpec;
+
+// A path as written; parse_model_spec resolves it against the campaign's folder once read.
+std::function<void(const JsonView&, S&)> path(std::string S::*member) {
+  return [member](const JsonView& v, S& s) { s.*member = v.as_string(); };
+}
+
+std::function<void(const JsonView&, S&)> paths(std::vector<std::string> S::*member, std::string what) {
+  return [member, what](const JsonView& v, S& s) {
+    for (const JsonView& element : v.elements()) (s.*member).push_back(element.as_string());
+    if ((s.*member).empty()) v.fail("at least one " + what);
+  };
+}
+
+// The optional "residual" of a model with a prior; its own keys are residual_settings()'s.
+SettingsTable<S>&& with_residual(SettingsTable<S>&& table, const std::string& doc) {
+  return std::move(table).custom("residual", "object", "none", doc, [](const JsonView& v, S& s) {
+    if (!v.is_object()) v.fail("an object, e.g. {\"fine_tune_prior\": false}");
+    s.residual = true;
+    residual_settings().read(v, s.residual_options);
+  });
 }
 
 }  // namespace
+
+const SettingsTable<ModelSpec>& analytical_model_settings() {
+  static const auto table = SettingsTable<S>().custom(
+      "device", "path", "the source's device in ../hardware", "a device spec (configs/hardware/*.json) the roofline reads", path(&S::device));
+  return table;
+}
+
+const SettingsTable<ModelSpec>& learned_model_settings() {
+  static const auto table =
+      with_residual(SettingsTable<S>()
+                        .custom("checkpoint", "path", "the shipped model", "a model trained by perftune train", path(&S::checkpoint))
+                        .custom("checkpoints", "list of paths", "none", "several trained models, each a prior of the residual",
+                                paths(&S::checkpoints, "checkpoint path"))
+                        .custom("params", "path", "none", "hyper-parameters (configs/models/*.json) of a model trained online from scratch",
+                                path(&S::params))
+                        .custom("seed", "integer >= 0", "1", "with params: the initial weights' seed",
+                                [](const JsonView& v, S& s) { s.seed = v.as_count(); }),
+                    "a Gaussian-process correction by the target's measurements (below)")
+          .check([](const JsonView& view, const S& s) {
+            if (s.checkpoints.size() > 1 && !s.residual)
+              view.at("checkpoints").fail("a \"residual\" beside it: several checkpoints are combined as priors of the residual");
+          });
+  return table;
+}
+
+const SettingsTable<ModelSpec>& recorded_model_settings() {
+  static const auto table =
+      with_residual(SettingsTable<S>().custom("sources", "list of paths, required", "none", "recordings of other devices, each a prior",
+                                              paths(&S::recordings, "recording's path")),
+                    "a Gaussian-process correction by the target's measurements (below); needed for several sources")
+          .check([](const JsonView& view, const S& s) {
+            if (s.recordings.size() > 1 && !s.residual)
+              view.at("sources").fail("a \"residual\" beside it: several recordings are combined as priors of the residual");
+          });
+  return table;
+}
+
+const SettingsTable<ModelSpec>& gaussian_process_settings() {
+  static const auto table =
+      with_residual(SettingsTable<S>(), "required: the Gaussian process is the residual over a flat prior").check([](const JsonView& view, const S& s) {
+        if (!s.residual) view.fail("a \"residual\" (its options: the Gaussian process is the residual over a flat prior)");
+      });
+  return table;
+}
 
 ModelSpec parse_model_spec(const JsonView& view, const std::function<std::string(const std::string&)>& resolve) {
   ModelSpec spec;
@@ -64,45 +122,39 @@ ModelSpec parse_model_spec(const JsonView& view, const std::function<std::string
   if (spec.type == "none") {
     view.expect_keys({"type"});
   } else if (spec.type == "analytical") {
-    view.expect_keys({"type", "device"});
-    if (view.has("device")) spec.device = resolve(view.at("device").as_string());
+    analytical_model_settings().read(view, spec, {"type"});
     spec.hardware_dir = resolve("../hardware");
   } else if (spec.type == "learned") {
-    view.expect_keys({"type", "checkpoint", "checkpoints", "params", "seed", "residual"});
+    std::vector<std::string> keys = learned_model_settings().keys();
+    keys.push_back("type");
+    view.expect_keys(keys);
+    // Which model it is comes first: the other keys' rules depend on it.
     if (int{view.has("checkpoint")} + int{view.has("checkpoints")} + int{view.has("params")} > 1)
       view.fail("at most one of \"checkpoint\" (a model trained by perftune train), \"checkpoints\" (several, each a "
                 "prior of the residual) or \"params\" (hyper-parameters of a model trained online from scratch); "
                 "none is the shipped model");
-    if (!view.has("checkpoint") && !view.has("checkpoints") && !view.has("params")) {
-      spec.checkpoint = shipped_model_path();
-      spec.shipped = true;
-      if (view.has("seed")) view.at("seed").fail("no \"seed\" without \"params\": the shipped model is trained already");
-    }
-    if (const auto checkpoint = view.find("checkpoint")) spec.checkpoint = resolve(checkpoint->as_string());
-    if (const auto checkpoints = view.find("checkpoints")) {
-      for (const JsonView& path : checkpoints->elements()) spec.checkpoints.push_back(resolve(path.as_string()));
-      if (spec.checkpoints.empty()) checkpoints->fail("at least one checkpoint path");
-      if (spec.checkpoints.size() > 1 && !view.has("residual"))
-        checkpoints->fail("a \"residual\" beside it: several checkpoints are combined as priors of the residual");
-    }
-    if (const auto params = view.find("params")) spec.params = resolve(params->as_string());
-    if (const auto seed = view.find("seed")) spec.seed = seed->as_count();
-    parse_residual(view, spec);
+    if (!view.has("checkpoint") && !view.has("checkpoints") && !view.has("params") && view.has("seed"))
+      view.at("seed").fail("no \"seed\" without \"params\": the shipped model is trained already");
+    learned_model_settings().read_members(view, spec);
   } else if (spec.type == "recorded") {
-    view.expect_keys({"type", "sources", "residual"});
-    const JsonView sources = view.at("sources");
-    for (const JsonView& path : sources.elements()) spec.recordings.push_back(resolve(path.as_string()));
-    if (spec.recordings.empty()) sources.fail("at least one recording's path");
-    parse_residual(view, spec);
-    if (spec.recordings.size() > 1 && !spec.residual)
-      sources.fail("a \"residual\" beside it: several recordings are combined as priors of the residual");
+    std::vector<std::string> keys = recorded_model_settings().keys();
+    keys.push_back("type");
+    view.expect_keys(keys);
+    view.at("sources");  // required: its absence is named before any other key is read
+    recorded_model_settings().read_members(view, spec);
   } else if (spec.type == "gaussian_process") {
-    view.expect_keys({"type", "residual"});
-    parse_residual(view, spec);
-    if (!spec.residual) view.fail("a \"residual\" (its options: the Gaussian process is the residual over a flat prior)");
+    gaussian_process_settings().read(view, spec, {"type"});
   } else {
     view.at("type").fail("one of \"none\", \"analytical\", \"learned\", \"recorded\", \"gaussian_process\", found \"" +
                          spec.type + "\"");
+  }
+  for (std::string* written : {&spec.device, &spec.checkpoint, &spec.params})
+    if (!written->empty()) *written = resolve(*written);
+  for (std::vector<std::string>* written : {&spec.checkpoints, &spec.recordings})
+    for (std::string& one : *written) one = resolve(one);
+  if (spec.type == "learned" && spec.checkpoint.empty() && spec.checkpoints.empty() && spec.params.empty()) {
+    spec.checkpoint = shipped_model_path();
+    spec.shipped = true;
   }
   return spec;
 }

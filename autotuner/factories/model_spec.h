@@ -59,6 +59,11 @@ struct ModelSpec {
 
 // A model's "residual" object, declared once (docs/settings.md).
 const SettingsTable<TargetResidualOptions>& residual_settings();
+// The keys beside "type" of each model type, declared once (docs/settings.md); paths as written.
+const SettingsTable<ModelSpec>& analytical_model_settings();
+const SettingsTable<ModelSpec>& learned_model_settings();
+const SettingsTable<ModelSpec>& recorded_model_settings();
+const SettingsTable<ModelSpec>& gaussian_process_settings();
 
 // `resolve` turns a path written in the campaign into a usable one. Throws InputError naming the
 // JSON path of an unknown key, a wrong type, or an unknown model.

@@ -19,6 +19,17 @@ std::string settings_reference_markdown() {
          "`allocation` (`autotuner/campaign/campaign.h`). Where a default names a replay, the backend's traits set it\n"
          "(`backend_traits` in `autotuner/factories/backend_factory.h`).\n\n" +
          campaign_tuner_settings().markdown() + "\n" + strategy_settings_markdown() +
+         "\n## A campaign's model (`\"model\": {\"type\": ..., ...}`)\n\n"
+         "`\"type\"` is `\"none\"` (model-free search, no other key), `\"analytical\"`, `\"learned\"`, `\"recorded\"` or\n"
+         "`\"gaussian_process\"` (`autotuner/factories/model_spec.h`); the keys beside it depend on the type. Paths are\n"
+         "relative to the config's folder.\n\n"
+         "### analytical: the roofline over a device spec\n\n" +
+         analytical_model_settings().markdown() +
+         "\n### learned: a GNN or tree model, pre-trained or trained online\n\n"
+         "At most one of `checkpoint`, `checkpoints` and `params`; none is the shipped model (`models/`).\n\n" +
+         learned_model_settings().markdown() +
+         "\n### recorded: other devices' recorded times as the model\n\n" + recorded_model_settings().markdown() +
+         "\n### gaussian_process: Bayesian optimization on the target alone\n\n" + gaussian_process_settings().markdown() +
          "\n## A model's residual (`\"model\": {..., \"residual\": {...}}`)\n\n"
          "A Gaussian-process correction of a learned or recorded prior by the target's own measurements\n"
          "(`surrogate/transfer/target_residual.h`).\n\n" +
