@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include "experiments/gnuplot.h"
 #include "ir/count_limits.h"
@@ -83,6 +84,224 @@ void check_summary(const JsonView& summary) {
   }
 }
 
+// What every figure of the experiment draws on, where it goes, and the image paths written so far.
+struct FigureSet {
+  fs::path plots;
+  std::vector<std::string> strategies;  // in the experiment's order
+  std::string experiment;               // the name every title starts with
+  std::size_t seeds = 0;
+  std::vector<std::string> written;     // image paths, in the order rendered
+
+  void render(const std::string& stem, const std::string& body) {
+    for (std::string& path : render_png_and_svg(plots.string(), stem, body)) written.push_back(std::move(path));
+  }
+};
+
+// P(b) summed over the spaces that have it, for the mean over spaces.
+struct BudgetScores {
+  std::vector<std::vector<double>> sum;  // [strategy][b-1]
+  std::vector<std::vector<std::size_t>> count;
+  std::size_t max_budget = 0;
+};
+
+// One space's speedup table (per budget: each strategy's median, q25, q75, then random search);
+// adds the space's P(b) to `scores` on the way.
+std::string speedup_table(const JsonView& space, const std::vector<std::string>& strategies, double reference, const JsonView& random,
+                          BudgetScores& scores) {
+  const std::size_t budget = random.size();
+  std::ostringstream data;
+  data << std::setprecision(7) << "# budget";
+  for (const std::string& s : strategies) data << "  [" << s << ": median q25 q75]";
+  data << "  random_expected\n";
+  for (std::size_t b = 1; b <= budget; ++b) {
+    data << b;
+    for (std::size_t t = 0; t < strategies.size(); ++t) {
+      const JsonView curve = space.at("strategies").at(strategies[t]);
+      data << " " << at_or_nan(curve.at("speedup_median"), b - 1) << " " << at_or_nan(curve.at("speedup_q25"), b - 1) << " "
+           << at_or_nan(curve.at("speedup_q75"), b - 1);
+      const double p = at_or_nan(curve.at("score"), b - 1);
+      scores.sum[t].resize(std::max(scores.sum[t].size(), budget), 0.0);
+      scores.count[t].resize(std::max(scores.count[t].size(), budget), 0);
+      if (std::isfinite(p)) {
+        scores.sum[t][b - 1] += p;
+        ++scores.count[t][b - 1];
+      }
+    }
+    data << " " << reference / at_or_nan(random, b - 1) << "\n";
+  }
+  return data.str();
+}
+
+// Peers (a live space's autoschedulers): horizontal lines at their speedup over the reference.
+std::vector<std::pair<std::string, double>> peer_speedups(const JsonView& space, double reference) {
+  std::vector<std::pair<std::string, double>> peer_lines;
+  if (const auto peers = space.find("peers"))
+    for (const auto& [peer, entry] : peers->value().items())
+      if (entry.contains("seconds") && entry["seconds"].is_number() && entry["seconds"].get<double>() > 0)
+        peer_lines.emplace_back(peer, reference / entry["seconds"].get<double>());
+  return peer_lines;
+}
+
+// The plot command's series: each strategy's band and median, random search, the peers.
+std::vector<std::string> speedup_series(const std::string& stem, const std::vector<std::string>& strategies, const std::string& random_kind,
+                                        const std::vector<std::pair<std::string, double>>& peer_lines) {
+  const std::string dat = gnuplot_quote(stem + ".dat");
+  std::vector<std::string> series;
+  for (std::size_t t = 0; t < strategies.size(); ++t) {
+    const std::size_t column = 2 + 3 * t;
+    std::ostringstream line;
+    line << "  " << dat << " using 1:" << column + 1 << ":" << column + 2 << " with filledcurves lc rgb \"" << plot_color(t)
+         << "\" notitle, \\\n  " << dat << " using 1:" << column << " " << line_style(t) << " title " << gnuplot_quote(strategies[t]);
+    series.push_back(line.str());
+  }
+  if (random_kind != "none")
+    series.push_back("  " + dat + " using 1:" + std::to_string(2 + 3 * strategies.size()) + " with lines dt 2 lw 2 lc rgb \"black\" title " +
+                     (random_kind == "exact" ? "\"random search (exact expectation)\"" : "\"random search (measured mean over seeds)\""));
+  for (std::size_t p = 0; p < peer_lines.size(); ++p) {
+    std::ostringstream line;
+    line << std::setprecision(7) << "  " << peer_lines[p].second << " with lines dt 3 lw 2 lc rgb \"" << plot_color(strategies.size() + p)
+         << "\" title " << gnuplot_quote(peer_lines[p].first);
+    series.push_back(line.str());
+  }
+  return series;
+}
+
+// Speedup vs budget for one space.
+void render_speedup(FigureSet& figures, const JsonView& space, BudgetScores& scores) {
+  const std::vector<std::string>& strategies = figures.strategies;
+  const std::string name = space.at("name").as_string();
+  const std::string stem = "speedup_" + plot_file_stem(name);
+  const double reference = space.at("reference_seconds").as_number();
+  const bool is_default = space.at("reference").as_string() == "default";
+  const JsonView random = space.at("random_expected_best");
+  const std::size_t budget = random.size();
+  scores.max_budget = std::max(scores.max_budget, budget);
+  scores.sum.resize(strategies.size());
+  scores.count.resize(strategies.size());
+  write_plot_file((figures.plots / (stem + ".dat")).string(), speedup_table(space, strategies, reference, random, scores));
+  const std::vector<std::pair<std::string, double>> peer_lines = peer_speedups(space, reference);
+  std::ostringstream body;
+  // A CPU's device names its compiler version too; the title keeps the part before it.
+  const std::string device = space.get_string("device", "");
+  body << "set title " << gnuplot_quote(figures.experiment + ": " + name + " (" + device.substr(0, device.find(" (")) + "), median of " +
+                                        std::to_string(figures.seeds) + " seeds, band 25-75%")
+       << "\nset xlabel \"budget (measurements, log scale)\"\n"
+       << "set ylabel " << gnuplot_quote(is_default ? "speedup over the default config (x)"
+                                                    : "speedup over the median config (x; no default in this space)")
+       << "\nset logscale x\nset xrange [1:" << budget << "]\nset grid\n" << key_below(strategies.size() + 1 + peer_lines.size())
+       << "set style fill transparent solid 0.15 noborder\nplot \\\n";
+  const std::string random_kind = space.get_string("random_baseline", "exact");  // live spaces: measured or none
+  const std::vector<std::string> series = speedup_series(stem, strategies, random_kind, peer_lines);
+  for (std::size_t i = 0; i < series.size(); ++i) body << series[i] << (i + 1 < series.size() ? ", \\\n" : "\n");
+  figures.render(stem, body.str());
+}
+
+// One score per strategy.
+void render_scores(FigureSet& figures, const JsonView& summary, std::size_t spaces) {
+  const std::vector<std::string>& strategies = figures.strategies;
+  std::ostringstream data;
+  data << "# index \"strategy\" score standard_error\n";
+  for (std::size_t t = 0; t < strategies.size(); ++t) {
+    const JsonView row = summary.at("strategies").at(strategies[t]);
+    const JsonView score = row.at("score");
+    // Summaries written before the standard error existed have none: no bar then.
+    const std::optional<JsonView> error = row.find("score_standard_error");
+    data << t << " " << gnuplot_quote(strategies[t]) << " " << (score.value().is_null() ? NAN : score.as_number()) << " "
+         << (!error || error->value().is_null() ? NAN : error->as_number()) << "\n";
+  }
+  write_plot_file((figures.plots / "score.dat").string(), data.str());
+  std::ostringstream body;
+  body << "set title " << gnuplot_quote(figures.experiment + ": score per strategy\n(P averaged over report budgets and " +
+                                        std::to_string(spaces) + " spaces; bars: 95% interval over seeds)")
+       << "\nset ylabel \"score P (0 = random search, 1 = optimum; unitless)\"\nset xlabel \"strategy\"\n"
+       << "set yrange [*<-0.1:1.1]\nset grid ytics\nset style fill solid 0.7 border -1\nset boxwidth 0.6\n"
+       << "set xtics rotate by -25\nset key off\nset xzeroaxis lt -1\n"
+       << "plot \"score.dat\" using 1:3:($1+1):xtic(2) with boxes lc variable, "
+       << "\"\" using 1:3:(1.96*$4) with yerrorbars lc black pt 0, "
+       << "\"\" using 1:3:(sprintf(\"%.2f\", $3)) with labels offset 3,0.6\n";
+  figures.render("score", body.str());
+}
+
+// P(b) averaged over spaces.
+void render_score_vs_budget(FigureSet& figures, const BudgetScores& scores, std::size_t spaces) {
+  const std::vector<std::string>& strategies = figures.strategies;
+  std::ostringstream data;
+  data << std::setprecision(6) << "# budget, then mean P(b) over spaces per strategy\n";
+  for (std::size_t b = 1; b <= scores.max_budget; ++b) {
+    data << b;
+    for (std::size_t t = 0; t < strategies.size(); ++t)
+      data << " " << (b - 1 < scores.count[t].size() && scores.count[t][b - 1] ? scores.sum[t][b - 1] / scores.count[t][b - 1] : NAN);
+    data << "\n";
+  }
+  write_plot_file((figures.plots / "score_vs_budget.dat").string(), data.str());
+  std::ostringstream body;
+  body << "set title " << gnuplot_quote(figures.experiment + ": standardized score P(b), mean over " + std::to_string(spaces) +
+                                        " spaces")
+       << "\nset xlabel \"budget (measurements, log scale)\"\n"
+       << "set ylabel \"P(b) (0 = random search, 1 = optimum; unitless)\"\nset logscale x\nset xrange [1:" << scores.max_budget
+       << "]\nset grid\n" << key_below(strategies.size()) << "set xzeroaxis lt -1\nplot \\\n";
+  for (std::size_t t = 0; t < strategies.size(); ++t)
+    body << "  \"score_vs_budget.dat\" using 1:" << t + 2 << " " << line_style(t) << " title "
+         << gnuplot_quote(strategies[t]) << (t + 1 < strategies.size() ? ", \\\n" : "\n");
+  figures.render("score_vs_budget", body.str());
+}
+
+// P(t) summed over the spaces that have a curve for one time window, per strategy and point.
+struct TimeScores {
+  std::vector<std::vector<double>> sum, count;
+};
+
+TimeScores sum_time_scores(const std::vector<JsonView>& spaces, const std::vector<std::string>& strategies, const std::string& label) {
+  std::vector<std::vector<double>> sum(strategies.size()), count(strategies.size());
+  for (const JsonView& space : spaces)
+    for (std::size_t t = 0; t < strategies.size(); ++t) {
+      const std::optional<JsonView> curves = space.at("strategies").at(strategies[t]).find("time_score_curve");
+      if (!curves || !curves->find(label)) continue;
+      const JsonView curve = curves->at(label);
+      sum[t].resize(std::max(sum[t].size(), curve.size()), 0.0);
+      count[t].resize(sum[t].size(), 0.0);
+      for (std::size_t i = 0; i < curve.size(); ++i)
+        if (const double p = at_or_nan(curve, i); std::isfinite(p)) {
+          sum[t][i] += p;
+          count[t][i] += 1;
+        }
+    }
+  return {std::move(sum), std::move(count)};
+}
+
+// P over tuning time for one time-axis window (time_axis_score.h), mean over spaces; nothing for a
+// window of fewer than two points. Each space's window spans its own seconds, so the x axis is the
+// position within the window.
+void render_score_vs_time(FigureSet& figures, const JsonView& window, const std::vector<JsonView>& spaces) {
+  const std::vector<std::string>& strategies = figures.strategies;
+  const std::string label = window.at("window").as_string();
+  const TimeScores scores = sum_time_scores(spaces, strategies, label);
+  std::size_t points = 0;
+  for (const auto& s : scores.sum) points = std::max(points, s.size());
+  if (points < 2) return;
+  const std::string stem = "score_vs_time_" + plot_file_stem(label);
+  std::ostringstream data;
+  data << std::setprecision(6) << "# position in the window (0: start, 1: end), then mean P(t) over spaces per strategy\n";
+  for (std::size_t i = 0; i < points; ++i) {
+    data << static_cast<double>(i) / static_cast<double>(points - 1);
+    for (std::size_t t = 0; t < strategies.size(); ++t)
+      data << " " << (i < scores.count[t].size() && scores.count[t][i] > 0 ? scores.sum[t][i] / scores.count[t][i] : NAN);
+    data << "\n";
+  }
+  write_plot_file((figures.plots / (stem + ".dat")).string(), data.str());
+  std::ostringstream body;
+  body << "set title " << gnuplot_quote(figures.experiment + ": P over tuning time (hardware + strategy seconds), window " + label +
+                                        ", mean over spaces")
+       << "\nset xlabel \"position in each space's window (0: random search " << window.at("p_start").as_number()
+       << " of the way from median to optimum, 1: " << window.at("p_end").as_number() << ")\"\n"
+       << "set ylabel \"P(t) (0 = random search, 1 = optimum; unitless)\"\nset xrange [0:1]\nset grid\n"
+       << key_below(strategies.size()) << "set xzeroaxis lt -1\nplot \\\n";
+  for (std::size_t t = 0; t < strategies.size(); ++t)
+    body << "  " << gnuplot_quote(stem + ".dat") << " using 1:" << t + 2 << " " << line_style(t) << " title "
+         << gnuplot_quote(strategies[t]) << (t + 1 < strategies.size() ? ", \\\n" : "\n");
+  figures.render(stem, body.str());
+}
+
 }  // namespace
 
 std::vector<std::string> render_experiment_plots(const std::string& results_dir) {
@@ -90,184 +309,21 @@ std::vector<std::string> render_experiment_plots(const std::string& results_dir)
   const nlohmann::json document = parse_json_file(summary_path);
   const JsonView summary(document, summary_path);
   check_summary(summary);
-  const fs::path plots = fs::path(results_dir) / "plots";
-  fs::create_directories(plots);
-  const std::vector<std::string> strategies = strategy_names(summary_path);
-  const std::string experiment = summary.get_string("experiment", "experiment");
-  const std::size_t seeds = static_cast<std::size_t>(summary.at("seeds").as_positive_int());
-  std::vector<std::string> written;
-  auto render = [&](const std::string& stem, const std::string& body) {
-    for (std::string& path : render_png_and_svg(plots.string(), stem, body)) written.push_back(std::move(path));
-  };
+  FigureSet figures;
+  figures.plots = fs::path(results_dir) / "plots";
+  fs::create_directories(figures.plots);
+  figures.strategies = strategy_names(summary_path);
+  figures.experiment = summary.get_string("experiment", "experiment");
+  figures.seeds = static_cast<std::size_t>(summary.at("seeds").as_positive_int());
 
-  // Speedup vs budget, one figure per space.
   const std::vector<JsonView> spaces = summary.at("spaces").elements();
-  std::vector<std::vector<double>> score_sum;  // [strategy][b-1] for the P(b) average
-  std::vector<std::vector<std::size_t>> score_count;
-  std::size_t max_budget = 0;
-  for (const JsonView& space : spaces) {
-    const std::string name = space.at("name").as_string();
-    const std::string stem = "speedup_" + plot_file_stem(name);
-    const double reference = space.at("reference_seconds").as_number();
-    const bool is_default = space.at("reference").as_string() == "default";
-    const JsonView random = space.at("random_expected_best");
-    const std::size_t budget = random.size();
-    max_budget = std::max(max_budget, budget);
-    score_sum.resize(strategies.size());
-    score_count.resize(strategies.size());
-    std::ostringstream data;
-    data << std::setprecision(7) << "# budget";
-    for (const std::string& s : strategies) data << "  [" << s << ": median q25 q75]";
-    data << "  random_expected\n";
-    for (std::size_t b = 1; b <= budget; ++b) {
-      data << b;
-      for (std::size_t t = 0; t < strategies.size(); ++t) {
-        const JsonView curve = space.at("strategies").at(strategies[t]);
-        data << " " << at_or_nan(curve.at("speedup_median"), b - 1) << " " << at_or_nan(curve.at("speedup_q25"), b - 1) << " "
-             << at_or_nan(curve.at("speedup_q75"), b - 1);
-        const double p = at_or_nan(curve.at("score"), b - 1);
-        score_sum[t].resize(std::max(score_sum[t].size(), budget), 0.0);
-        score_count[t].resize(std::max(score_count[t].size(), budget), 0);
-        if (std::isfinite(p)) {
-          score_sum[t][b - 1] += p;
-          ++score_count[t][b - 1];
-        }
-      }
-      data << " " << reference / at_or_nan(random, b - 1) << "\n";
-    }
-    write_plot_file((plots / (stem + ".dat")).string(), data.str());
-    // Peers (a live space's autoschedulers): horizontal lines at their speedup over the reference.
-    std::vector<std::pair<std::string, double>> peer_lines;
-    if (const auto peers = space.find("peers"))
-      for (const auto& [peer, entry] : peers->value().items())
-        if (entry.contains("seconds") && entry["seconds"].is_number() && entry["seconds"].get<double>() > 0)
-          peer_lines.emplace_back(peer, reference / entry["seconds"].get<double>());
-    std::ostringstream body;
-    // A CPU's device names its compiler version too; the title keeps the part before it.
-    const std::string device = space.get_string("device", "");
-    body << "set title " << gnuplot_quote(experiment + ": " + name + " (" + device.substr(0, device.find(" (")) + "), median of " +
-                                          std::to_string(seeds) + " seeds, band 25-75%")
-         << "\nset xlabel \"budget (measurements, log scale)\"\n"
-         << "set ylabel " << gnuplot_quote(is_default ? "speedup over the default config (x)"
-                                                      : "speedup over the median config (x; no default in this space)")
-         << "\nset logscale x\nset xrange [1:" << budget << "]\nset grid\n" << key_below(strategies.size() + 1 + peer_lines.size())
-         << "set style fill transparent solid 0.15 noborder\nplot \\\n";
-    const std::string dat = gnuplot_quote(stem + ".dat");
-    const std::string random_kind = space.get_string("random_baseline", "exact");  // live spaces: measured or none
-    std::vector<std::string> series;
-    for (std::size_t t = 0; t < strategies.size(); ++t) {
-      const std::size_t column = 2 + 3 * t;
-      std::ostringstream line;
-      line << "  " << dat << " using 1:" << column + 1 << ":" << column + 2 << " with filledcurves lc rgb \"" << plot_color(t)
-           << "\" notitle, \\\n  " << dat << " using 1:" << column << " " << line_style(t) << " title " << gnuplot_quote(strategies[t]);
-      series.push_back(line.str());
-    }
-    if (random_kind != "none")
-      series.push_back("  " + dat + " using 1:" + std::to_string(2 + 3 * strategies.size()) + " with lines dt 2 lw 2 lc rgb \"black\" title " +
-                       (random_kind == "exact" ? "\"random search (exact expectation)\"" : "\"random search (measured mean over seeds)\""));
-    for (std::size_t p = 0; p < peer_lines.size(); ++p) {
-      std::ostringstream line;
-      line << std::setprecision(7) << "  " << peer_lines[p].second << " with lines dt 3 lw 2 lc rgb \"" << plot_color(strategies.size() + p)
-           << "\" title " << gnuplot_quote(peer_lines[p].first);
-      series.push_back(line.str());
-    }
-    for (std::size_t i = 0; i < series.size(); ++i) body << series[i] << (i + 1 < series.size() ? ", \\\n" : "\n");
-    render(stem, body.str());
-  }
-
-  // One score per strategy.
-  {
-    std::ostringstream data;
-    data << "# index \"strategy\" score standard_error\n";
-    for (std::size_t t = 0; t < strategies.size(); ++t) {
-      const JsonView row = summary.at("strategies").at(strategies[t]);
-      const JsonView score = row.at("score");
-      // Summaries written before the standard error existed have none: no bar then.
-      const std::optional<JsonView> error = row.find("score_standard_error");
-      data << t << " " << gnuplot_quote(strategies[t]) << " " << (score.value().is_null() ? NAN : score.as_number()) << " "
-           << (!error || error->value().is_null() ? NAN : error->as_number()) << "\n";
-    }
-    write_plot_file((plots / "score.dat").string(), data.str());
-    std::ostringstream body;
-    body << "set title " << gnuplot_quote(experiment + ": score per strategy\n(P averaged over report budgets and " +
-                                          std::to_string(spaces.size()) + " spaces; bars: 95% interval over seeds)")
-         << "\nset ylabel \"score P (0 = random search, 1 = optimum; unitless)\"\nset xlabel \"strategy\"\n"
-         << "set yrange [*<-0.1:1.1]\nset grid ytics\nset style fill solid 0.7 border -1\nset boxwidth 0.6\n"
-         << "set xtics rotate by -25\nset key off\nset xzeroaxis lt -1\n"
-         << "plot \"score.dat\" using 1:3:($1+1):xtic(2) with boxes lc variable, "
-         << "\"\" using 1:3:(1.96*$4) with yerrorbars lc black pt 0, "
-         << "\"\" using 1:3:(sprintf(\"%.2f\", $3)) with labels offset 3,0.6\n";
-    render("score", body.str());
-  }
-
-  // P(b) averaged over spaces.
-  {
-    std::ostringstream data;
-    data << std::setprecision(6) << "# budget, then mean P(b) over spaces per strategy\n";
-    for (std::size_t b = 1; b <= max_budget; ++b) {
-      data << b;
-      for (std::size_t t = 0; t < strategies.size(); ++t)
-        data << " " << (b - 1 < score_count[t].size() && score_count[t][b - 1] ? score_sum[t][b - 1] / score_count[t][b - 1] : NAN);
-      data << "\n";
-    }
-    write_plot_file((plots / "score_vs_budget.dat").string(), data.str());
-    std::ostringstream body;
-    body << "set title " << gnuplot_quote(experiment + ": standardized score P(b), mean over " + std::to_string(spaces.size()) +
-                                          " spaces")
-         << "\nset xlabel \"budget (measurements, log scale)\"\n"
-         << "set ylabel \"P(b) (0 = random search, 1 = optimum; unitless)\"\nset logscale x\nset xrange [1:" << max_budget
-         << "]\nset grid\n" << key_below(strategies.size()) << "set xzeroaxis lt -1\nplot \\\n";
-    for (std::size_t t = 0; t < strategies.size(); ++t)
-      body << "  \"score_vs_budget.dat\" using 1:" << t + 2 << " " << line_style(t) << " title "
-           << gnuplot_quote(strategies[t]) << (t + 1 < strategies.size() ? ", \\\n" : "\n");
-    render("score_vs_budget", body.str());
-  }
-
-  // P over tuning time, one figure per time-axis window (time_axis_score.h), mean over spaces. Each
-  // space's window spans its own seconds, so the x axis is the position within the window.
+  BudgetScores scores;
+  for (const JsonView& space : spaces) render_speedup(figures, space, scores);
+  render_scores(figures, summary, spaces.size());
+  render_score_vs_budget(figures, scores, spaces.size());
   if (const std::optional<JsonView> windows = summary.find("time_windows"))
-    for (const JsonView& window : windows->elements()) {
-      const std::string label = window.at("window").as_string();
-      std::vector<std::vector<double>> sum(strategies.size()), count(strategies.size());
-      for (const JsonView& space : spaces)
-        for (std::size_t t = 0; t < strategies.size(); ++t) {
-          const std::optional<JsonView> curves = space.at("strategies").at(strategies[t]).find("time_score_curve");
-          if (!curves || !curves->find(label)) continue;
-          const JsonView curve = curves->at(label);
-          sum[t].resize(std::max(sum[t].size(), curve.size()), 0.0);
-          count[t].resize(sum[t].size(), 0.0);
-          for (std::size_t i = 0; i < curve.size(); ++i)
-            if (const double p = at_or_nan(curve, i); std::isfinite(p)) {
-              sum[t][i] += p;
-              count[t][i] += 1;
-            }
-        }
-      std::size_t points = 0;
-      for (const auto& s : sum) points = std::max(points, s.size());
-      if (points < 2) continue;
-      const std::string stem = "score_vs_time_" + plot_file_stem(label);
-      std::ostringstream data;
-      data << std::setprecision(6) << "# position in the window (0: start, 1: end), then mean P(t) over spaces per strategy\n";
-      for (std::size_t i = 0; i < points; ++i) {
-        data << static_cast<double>(i) / static_cast<double>(points - 1);
-        for (std::size_t t = 0; t < strategies.size(); ++t)
-          data << " " << (i < count[t].size() && count[t][i] > 0 ? sum[t][i] / count[t][i] : NAN);
-        data << "\n";
-      }
-      write_plot_file((plots / (stem + ".dat")).string(), data.str());
-      std::ostringstream body;
-      body << "set title " << gnuplot_quote(experiment + ": P over tuning time (hardware + strategy seconds), window " + label +
-                                            ", mean over spaces")
-           << "\nset xlabel \"position in each space's window (0: random search " << window.at("p_start").as_number()
-           << " of the way from median to optimum, 1: " << window.at("p_end").as_number() << ")\"\n"
-           << "set ylabel \"P(t) (0 = random search, 1 = optimum; unitless)\"\nset xrange [0:1]\nset grid\n"
-           << key_below(strategies.size()) << "set xzeroaxis lt -1\nplot \\\n";
-      for (std::size_t t = 0; t < strategies.size(); ++t)
-        body << "  " << gnuplot_quote(stem + ".dat") << " using 1:" << t + 2 << " " << line_style(t) << " title "
-             << gnuplot_quote(strategies[t]) << (t + 1 < strategies.size() ? ", \\\n" : "\n");
-      render(stem, body.str());
-    }
-  return written;
+    for (const JsonView& window : windows->elements()) render_score_vs_time(figures, window, spaces);
+  return std::move(figures.written);
 }
 
 }  // namespace perftune
