@@ -340,6 +340,266 @@ double register_block_efficiency(const DeviceSpec& spec, const LoopNest& loops, 
   return lane_use * std::min(latency_bound, load_bound) * spill;
 }
 
+// A tile request resolved against a kernel: the tile and its loop nest, the passes over the main
+// contraction, and the block of every array one tile touches.
+class TiledKernel {
+ public:
+  TiledKernel(const KernelAnalysis& a, const DeviceSpec& spec, const TileRequest& request) : loops(request.loops), a_(a), spec_(spec) {
+    const std::size_t rank = a.shape.size();
+    tile = request.out;
+    tile.resize(rank, 0);
+    count.assign(rank, 1);
+    for (std::size_t d = 0; d < rank; ++d) {
+      const std::int64_t extent = std::max<std::int64_t>(1, a.shape[d]);
+      tile[d] = tile[d] <= 0 ? extent : std::min(tile[d], extent);
+      count[d] = ceil_div(extent, tile[d]);
+      out_tiles *= count[d];
+    }
+    loop_order = a.loop_order;
+    if (loops && loops->order == 1 && loop_order.size() >= 2) std::swap(loop_order[loop_order.size() - 1], loop_order[loop_order.size() - 2]);
+    lanes_dim = !loops || rank == 0 ? -1 : loops->vector_dim >= 0 ? loops->vector_dim : static_cast<int>(rank) - 1;
+    split_contraction(request);
+    anchor_elements_ = a.anchor >= 0 ? static_cast<double>(a.flat.ops[static_cast<std::size_t>(a.anchor)].op->shape.element_count()) : 0.0;
+    for (std::size_t d = 0; d < rank; ++d)
+      tile_fraction_ *= static_cast<double>(tile[d]) / static_cast<double>(std::max<std::int64_t>(1, a.shape[d]));
+  }
+
+  std::optional<LoopNest> loops;    // CPU: the config's loop nest
+  std::vector<std::int64_t> tile;   // elements per iteration dim, at most the dim
+  std::vector<std::int64_t> count;  // tiles per iteration dim
+  std::int64_t out_tiles = 1;       // tiles of the iteration shape
+  std::vector<int> loop_order;      // the tile loops outer to inner, as this config nests them
+  int lanes_dim = -1;               // the iteration dim the loop nest's lanes run along
+  std::int64_t k_tiles = 1;         // passes over the main contraction
+  std::int64_t k_window_tiles = 1;  // of them, the passes over the kernel operand's window dims
+  double k_padded = 0.0;            // the main contraction, each pass padded to the matrix unit
+
+  // The block of flat op i's array that one tile touches.
+  std::vector<std::int64_t> region_of(std::size_t i) const {
+    const std::vector<std::int64_t>& dims = a_.flat.ops[i].op->shape.dims;
+    std::vector<std::int64_t> region(dims);
+    for (std::size_t j = 0; j < dims.size(); ++j) {
+      const DimLink& link = a_.links[i][j];
+      if (link.anchor < 0) continue;
+      const std::int64_t t = tile[static_cast<std::size_t>(link.anchor)];
+      region[j] = std::min(dims[j], (t - 1) * link.scale + 1 + link.halo);
+    }
+    return region;
+  }
+
+  // Blocks fetched (or written): once per change of the block index, i.e. the product of the
+  // tile counts of the loops down to the innermost one the array follows.
+  // A loop of one tile never changes a block index, so only split dims count.
+  double visits(std::size_t i) const {
+    if (streamed(i)) return static_cast<double>(out_tiles);
+    int innermost = -1;
+    for (int d : a_.followed[i]) {
+      if (count[static_cast<std::size_t>(d)] <= 1) continue;
+      const auto pos = std::find(loop_order.begin(), loop_order.end(), d) - loop_order.begin();
+      innermost = std::max(innermost, static_cast<int>(pos));
+    }
+    double n = 1.0;
+    for (int p = 0; p <= innermost; ++p) n *= static_cast<double>(count[static_cast<std::size_t>(loop_order[static_cast<std::size_t>(p)])]);
+    return n;
+  }
+
+  // Distinct blocks of an array: the product of the tile counts of the dims it follows.
+  double distinct_blocks(std::size_t i) const {
+    if (streamed(i)) return static_cast<double>(out_tiles);
+    double n = 1.0;
+    for (int d : a_.followed[i]) n *= static_cast<double>(count[static_cast<std::size_t>(d)]);
+    return n;
+  }
+
+  double block_bytes(std::size_t i) const {
+    const Shape& shape = a_.flat.ops[i].op->shape;
+    const double bytes = padded_elements(spec_, shape, region_of(i)) * element_type_bytes(shape.element_type);
+    return streamed(i) ? bytes * tile_fraction_ : bytes;
+  }
+
+ private:
+  // The contraction of the main matrix op, tiled by tile.red (elements of the whole contraction,
+  // CPU) or by the TPU's kernel_bounds (a block of the kernel operand): each pass is padded to
+  // whole matrix-unit rows on the feature dim and to whole tiles on window dims.
+  void split_contraction(const TileRequest& request) {
+    k_padded = static_cast<double>(round_up(a_.contraction, spec_.matrix_unit[0]));
+    if (a_.matrix_op >= 0 && a_.operand_shapes[static_cast<std::size_t>(a_.matrix_op)].size() >= 2) {
+      const Op& op = *a_.flat.ops[static_cast<std::size_t>(a_.matrix_op)].op;
+      const Shape& kernel = *a_.operand_shapes[static_cast<std::size_t>(a_.matrix_op)][1];
+      const ContractedDims contracted = contracted_dims(op, kernel);
+      if (request.reduction > 0) {
+        const std::int64_t t = std::min(request.reduction, a_.contraction);
+        k_tiles = ceil_div(a_.contraction, t);
+        k_padded = static_cast<double>(k_tiles * round_up(t, spec_.matrix_unit[0]));
+      } else {
+        k_padded = 1.0;
+        for (std::size_t d : contracted.dims) {
+          if (d >= kernel.dims.size()) continue;
+          const std::int64_t extent = kernel.dims[d];
+          std::int64_t t = d < request.kernel.size() && request.kernel[d] > 0 ? std::min(request.kernel[d], extent) : extent;
+          const std::int64_t passes = ceil_div(extent, t);
+          k_tiles *= passes;
+          if (d == contracted.feature) {
+            k_padded *= static_cast<double>(passes * round_up(t, spec_.matrix_unit[0]));
+          } else {
+            k_padded *= static_cast<double>(passes * t);
+            k_window_tiles *= passes;
+          }
+        }
+      }
+    } else if (request.reduction > 0) {
+      k_tiles = ceil_div(a_.contraction, std::min(request.reduction, a_.contraction));
+    }
+  }
+
+  // An array no dimension of which follows the iteration shape, yet at least as large as it, is
+  // a relayout of it (a reshape or bitcast that changes rank): it streams through in pieces
+  // proportional to the tile rather than whole for every tile.
+  bool streamed(std::size_t i) const {
+    if (tile.empty() || a_.links[i].empty()) return false;
+    const bool unlinked = std::all_of(a_.links[i].begin(), a_.links[i].end(), [](const DimLink& l) { return l.anchor < 0; });
+    return unlinked && static_cast<double>(a_.flat.ops[i].op->shape.element_count()) >= anchor_elements_;
+  }
+
+  const KernelAnalysis& a_;
+  const DeviceSpec& spec_;
+  double anchor_elements_ = 0.0;  // of the iteration shape's array
+  double tile_fraction_ = 1.0;    // of the iteration shape one tile covers
+};
+
+// What the memory phase leaves to the timing: the bytes of one tile's blocks, and the pipeline
+// steps lost to output blocks revisited.
+struct BlockTraffic {
+  double block_total = 0.0;
+  double revisit_steps = 0.0;
+};
+
+// Memory traffic and the on-chip working set of the kernel's inputs and outputs.
+BlockTraffic count_memory_traffic(const KernelAnalysis& a, const DeviceSpec& spec, const TiledKernel& tiled, TileEstimate& estimate) {
+  const double buffers = spec.onchip_is_scratchpad ? 2.0 : 1.0;  // double buffering (TPU pipelining)
+  BlockTraffic traffic;
+  for (int input : a.flat.inputs) {
+    const auto i = static_cast<std::size_t>(input);
+    const double bytes = tiled.block_bytes(i);
+    // A convolution input (its block has a window halo) is read again for every window pass.
+    const bool windowed = std::any_of(a.links[i].begin(), a.links[i].end(), [](const DimLink& l) { return l.halo > 0; });
+    estimate.bytes += tiled.visits(i) * bytes * static_cast<double>(windowed ? tiled.k_window_tiles : 1);
+    // With a reduction tile, operands are resident one contraction slice at a time.
+    const double resident = (tiled.k_tiles > 1 && a.flat.ops[i].op->shape.element_count() >= a.contraction)
+                                ? bytes / static_cast<double>(tiled.k_tiles) : bytes;
+    traffic.block_total += resident;
+  }
+  for (int output : a.flat.outputs) {
+    const auto i = static_cast<std::size_t>(output);
+    const double bytes = tiled.block_bytes(i);
+    // An output block left and revisited later (a reduction whose reduced loops are not the
+    // innermost) is written back each time and its partial result read in again.
+    const double written = tiled.visits(i), revisits = std::max(0.0, written - tiled.distinct_blocks(i));
+    estimate.bytes += (written + revisits) * bytes;
+    traffic.revisit_steps += revisits;
+    traffic.block_total += bytes;
+  }
+  estimate.working_set_bytes = buffers * traffic.block_total;
+  return traffic;
+}
+
+// Compute time as the ops add it up, before any parallel loop divides it, and the type of the
+// matrix operands, whose bytes stream from memory when the block overflows a cache.
+struct ComputeTally {
+  double seconds = 0.0;
+  ElementType matrix_operand_type = ElementType::kF32;
+};
+
+// Flat op i, a matrix op: its block in whole matrix-unit passes (CPU: vectors of its register
+// block), its accumulator, and the vector adds that join its contraction passes.
+void count_matrix_op(const KernelAnalysis& a, const DeviceSpec& spec, const TiledKernel& tiled, std::size_t i, TileEstimate& estimate,
+                     ComputeTally& compute) {
+  const Op& op = *a.flat.ops[i].op;
+  std::vector<std::int64_t> region = tiled.region_of(i);
+  int n_dim = static_cast<int>(region.size()) - 1;
+  if (op.opcode == "convolution") n_dim = static_cast<int>(op.convolution.value_or(ConvolutionDims{}).output_feature);
+  // A CPU loop nest vectorizes the matrix op along its lanes' dimension, in vectors of its width.
+  const bool register_block = tiled.loops && static_cast<int>(i) == a.matrix_op;
+  std::int64_t n_unit = spec.matrix_unit[1];
+  if (register_block) {
+    n_unit = std::max<std::int64_t>(1, tiled.loops->vector);
+    for (std::size_t j = 0; j < region.size(); ++j)
+      if (a.links[i][j].anchor == tiled.lanes_dim && a.links[i][j].scale == 1) n_dim = static_cast<int>(j);
+  }
+  const double k = static_cast<int>(i) == a.matrix_op
+                       ? tiled.k_padded
+                       : static_cast<double>(round_up(contraction_size(op, a.operand_shapes[i]), spec.matrix_unit[0]));
+  ElementType type = op.shape.element_type;
+  for (const Shape* operand : a.operand_shapes[i])
+    if (narrower_float(operand->element_type, type)) type = operand->element_type;
+  compute.matrix_operand_type = type;
+  double m = 1.0, n = 1.0;
+  for (std::size_t j = 0; j < region.size(); ++j) {
+    if (static_cast<int>(j) == n_dim) n = static_cast<double>(round_up(region[j], n_unit));
+    else m *= static_cast<double>(region[j]);
+  }
+  m = static_cast<double>(round_up(static_cast<std::int64_t>(m), sublanes_for(spec, op.shape.element_type)));
+  // A weight tile stays in the matrix unit at least as long as loading it takes: shifting a
+  // 128x128 tile in costs 128 cycles, hidden by double buffering only behind >= 128 rows
+  // (Jouppi et al., ISCA 2017 and CACM 2020). Fewer rows leave the unit waiting.
+  m = std::max(m, static_cast<double>(spec.matrix_unit[0]));
+  const double flops = 2.0 * m * n * k * static_cast<double>(tiled.out_tiles);
+  estimate.matrix_flops += flops;
+  if (register_block) estimate.register_efficiency = register_block_efficiency(spec, *tiled.loops, true);
+  compute.seconds += flops / (spec.matrix_rate(type) * (register_block ? estimate.register_efficiency : 1.0));
+  // The accumulator of the output block stays on chip for the whole contraction; every pass
+  // after the first adds into it on the vector unit.
+  if (std::find(a.flat.outputs.begin(), a.flat.outputs.end(), static_cast<int>(i)) == a.flat.outputs.end())
+    estimate.working_set_bytes += padded_elements(spec, op.shape, region) * 4.0;
+  if (static_cast<int>(i) == a.matrix_op && tiled.k_tiles > 1) {
+    const double adds = padded_elements(spec, op.shape, region) * static_cast<double>(tiled.k_tiles - 1) * static_cast<double>(tiled.out_tiles);
+    estimate.vector_flops += adds;
+    compute.seconds += adds / spec.vector_rate(ElementType::kF32);
+  }
+}
+
+// Compute, padded to whole vector registers and matrix-unit passes, redone for every tile.
+ComputeTally count_compute(const KernelAnalysis& a, const DeviceSpec& spec, const TiledKernel& tiled, TileEstimate& estimate) {
+  ComputeTally compute;
+  for (std::size_t i = 0; i < a.flat.ops.size(); ++i) {
+    const Op& op = *a.flat.ops[i].op;
+    const OpClass kind = classify_op(op);
+    if (kind == OpClass::kFree || op.shape.element_type == ElementType::kTuple) continue;
+    if (kind == OpClass::kMatrix) {
+      count_matrix_op(a, spec, tiled, i, estimate, compute);
+      continue;
+    }
+    // Vector work: one operation per element of every register touched (a reduce touches its
+    // operand block; data movement passes each register through once).
+    double elements = padded_elements(spec, op.shape, tiled.region_of(i));
+    if (kind == OpClass::kReduce && !a.flat.ops[i].operands.empty()) {
+      const auto operand = static_cast<std::size_t>(a.flat.ops[i].operands[0]);
+      elements = padded_elements(spec, a.flat.ops[operand].op->shape, tiled.region_of(operand));
+    }
+    const double flops = elements * static_cast<double>(tiled.out_tiles);
+    estimate.vector_flops += flops;
+    compute.seconds +=
+        flops / (spec.vector_rate(op.shape.element_type) * (tiled.loops ? register_block_efficiency(spec, *tiled.loops, false) : 1.0));
+  }
+  return compute;
+}
+
+// A parallel loop spreads its tasks over the cores; the busiest core's share sets the time.
+// Returns the seconds spent handing the tasks out.
+double spread_over_cores(const DeviceSpec& spec, const TiledKernel& tiled, TileEstimate& estimate, double& compute_seconds) {
+  double dispatch_seconds = 0.0;
+  const std::optional<LoopNest>& loops = tiled.loops;
+  if (loops && loops->parallel > 0 && !tiled.loop_order.empty()) {
+    estimate.parallel_tasks = tiled.count[static_cast<std::size_t>(tiled.loop_order[0])];
+    if (loops->parallel == 2 && tiled.loop_order.size() >= 2) estimate.parallel_tasks *= tiled.count[static_cast<std::size_t>(tiled.loop_order[1])];
+    const std::int64_t per_core = ceil_div(estimate.parallel_tasks, std::max(1, spec.cores));
+    estimate.cores_used = static_cast<double>(estimate.parallel_tasks) / static_cast<double>(per_core);
+    compute_seconds /= estimate.cores_used;
+    dispatch_seconds = kForkJoinSeconds + static_cast<double>(per_core) * kTaskSeconds;
+  }
+  return dispatch_seconds;
+}
+
 }  // namespace
 
 AnalyticalModel::AnalyticalModel(DeviceSpec spec) : spec_(std::move(spec)) {
@@ -356,225 +616,31 @@ Shape AnalyticalModel::iteration_shape(const Kernel& kernel) const {
 }
 
 TileEstimate AnalyticalModel::evaluate(const KernelAnalysis& a, const TileRequest& request) const {
+  const TiledKernel tiled(a, spec_, request);
   TileEstimate estimate;
-  std::vector<std::int64_t> tile = request.out;
-  const std::size_t rank = a.shape.size();
-  tile.resize(rank, 0);
-  std::vector<std::int64_t> count(rank, 1);
-  std::int64_t out_tiles = 1;
-  for (std::size_t d = 0; d < rank; ++d) {
-    const std::int64_t extent = std::max<std::int64_t>(1, a.shape[d]);
-    tile[d] = tile[d] <= 0 ? extent : std::min(tile[d], extent);
-    count[d] = ceil_div(extent, tile[d]);
-    out_tiles *= count[d];
-  }
-  // The tile loops outer to inner, as this config nests them, and the dimension its lanes run along.
-  std::vector<int> loop_order = a.loop_order;
-  const std::optional<LoopNest>& loops = request.loops;
-  if (loops && loops->order == 1 && loop_order.size() >= 2) std::swap(loop_order[loop_order.size() - 1], loop_order[loop_order.size() - 2]);
-  const int lanes_dim = !loops || rank == 0 ? -1 : loops->vector_dim >= 0 ? loops->vector_dim : static_cast<int>(rank) - 1;
-  // The contraction of the main matrix op, tiled by tile.red (elements of the whole contraction,
-  // CPU) or by the TPU's kernel_bounds (a block of the kernel operand): each pass is padded to
-  // whole matrix-unit rows on the feature dim and to whole tiles on window dims.
-  std::int64_t k_tiles = 1, k_window_tiles = 1;
-  double k_padded = static_cast<double>(round_up(a.contraction, spec_.matrix_unit[0]));
-  if (a.matrix_op >= 0 && a.operand_shapes[static_cast<std::size_t>(a.matrix_op)].size() >= 2) {
-    const Op& op = *a.flat.ops[static_cast<std::size_t>(a.matrix_op)].op;
-    const Shape& kernel = *a.operand_shapes[static_cast<std::size_t>(a.matrix_op)][1];
-    const ContractedDims contracted = contracted_dims(op, kernel);
-    if (request.reduction > 0) {
-      const std::int64_t t = std::min(request.reduction, a.contraction);
-      k_tiles = ceil_div(a.contraction, t);
-      k_padded = static_cast<double>(k_tiles * round_up(t, spec_.matrix_unit[0]));
-    } else {
-      k_padded = 1.0;
-      for (std::size_t d : contracted.dims) {
-        if (d >= kernel.dims.size()) continue;
-        const std::int64_t extent = kernel.dims[d];
-        std::int64_t t = d < request.kernel.size() && request.kernel[d] > 0 ? std::min(request.kernel[d], extent) : extent;
-        const std::int64_t passes = ceil_div(extent, t);
-        k_tiles *= passes;
-        if (d == contracted.feature) {
-          k_padded *= static_cast<double>(passes * round_up(t, spec_.matrix_unit[0]));
-        } else {
-          k_padded *= static_cast<double>(passes * t);
-          k_window_tiles *= passes;
-        }
-      }
-    }
-  } else if (request.reduction > 0) {
-    k_tiles = ceil_div(a.contraction, std::min(request.reduction, a.contraction));
-  }
-  estimate.tile = tile;
-  estimate.iterations = out_tiles * k_tiles;
+  estimate.tile = tiled.tile;
+  estimate.iterations = tiled.out_tiles * tiled.k_tiles;
   estimate.useful_flops = a.cost.flops;
-
-  auto region_of = [&](std::size_t i) {
-    const std::vector<std::int64_t>& dims = a.flat.ops[i].op->shape.dims;
-    std::vector<std::int64_t> region(dims);
-    for (std::size_t j = 0; j < dims.size(); ++j) {
-      const DimLink& link = a.links[i][j];
-      if (link.anchor < 0) continue;
-      const std::int64_t t = tile[static_cast<std::size_t>(link.anchor)];
-      region[j] = std::min(dims[j], (t - 1) * link.scale + 1 + link.halo);
-    }
-    return region;
-  };
-  // An array no dimension of which follows the iteration shape, yet at least as large as it, is
-  // a relayout of it (a reshape or bitcast that changes rank): it streams through in pieces
-  // proportional to the tile rather than whole for every tile.
-  const double anchor_elements = a.anchor >= 0 ? static_cast<double>(a.flat.ops[static_cast<std::size_t>(a.anchor)].op->shape.element_count()) : 0.0;
-  double tile_fraction = 1.0;
-  for (std::size_t d = 0; d < rank; ++d) tile_fraction *= static_cast<double>(tile[d]) / static_cast<double>(std::max<std::int64_t>(1, a.shape[d]));
-  auto streamed = [&](std::size_t i) {
-    if (rank == 0 || a.links[i].empty()) return false;
-    const bool unlinked = std::all_of(a.links[i].begin(), a.links[i].end(), [](const DimLink& l) { return l.anchor < 0; });
-    return unlinked && static_cast<double>(a.flat.ops[i].op->shape.element_count()) >= anchor_elements;
-  };
-  // Blocks fetched (or written): once per change of the block index, i.e. the product of the
-  // tile counts of the loops down to the innermost one the array follows.
-  // A loop of one tile never changes a block index, so only split dims count.
-  auto visits = [&](std::size_t i) {
-    if (streamed(i)) return static_cast<double>(out_tiles);
-    int innermost = -1;
-    for (int d : a.followed[i]) {
-      if (count[static_cast<std::size_t>(d)] <= 1) continue;
-      const auto pos = std::find(loop_order.begin(), loop_order.end(), d) - loop_order.begin();
-      innermost = std::max(innermost, static_cast<int>(pos));
-    }
-    double n = 1.0;
-    for (int p = 0; p <= innermost; ++p) n *= static_cast<double>(count[static_cast<std::size_t>(loop_order[static_cast<std::size_t>(p)])]);
-    return n;
-  };
-  // Distinct blocks of an array: the product of the tile counts of the dims it follows.
-  auto distinct_blocks = [&](std::size_t i) {
-    if (streamed(i)) return static_cast<double>(out_tiles);
-    double n = 1.0;
-    for (int d : a.followed[i]) n *= static_cast<double>(count[static_cast<std::size_t>(d)]);
-    return n;
-  };
-  auto block_bytes = [&](std::size_t i) {
-    const Shape& shape = a.flat.ops[i].op->shape;
-    const double bytes = padded_elements(spec_, shape, region_of(i)) * element_type_bytes(shape.element_type);
-    return streamed(i) ? bytes * tile_fraction : bytes;
-  };
-
-  // Memory traffic and the on-chip working set.
-  const double buffers = spec_.onchip_is_scratchpad ? 2.0 : 1.0;  // double buffering (TPU pipelining)
-  double block_total = 0.0;
-  for (int input : a.flat.inputs) {
-    const auto i = static_cast<std::size_t>(input);
-    const double bytes = block_bytes(i);
-    // A convolution input (its block has a window halo) is read again for every window pass.
-    const bool windowed = std::any_of(a.links[i].begin(), a.links[i].end(), [](const DimLink& l) { return l.halo > 0; });
-    estimate.bytes += visits(i) * bytes * static_cast<double>(windowed ? k_window_tiles : 1);
-    // With a reduction tile, operands are resident one contraction slice at a time.
-    const double resident = (k_tiles > 1 && a.flat.ops[i].op->shape.element_count() >= a.contraction)
-                                ? bytes / static_cast<double>(k_tiles) : bytes;
-    block_total += resident;
-  }
-  double revisit_steps = 0.0;
-  for (int output : a.flat.outputs) {
-    const auto i = static_cast<std::size_t>(output);
-    const double bytes = block_bytes(i);
-    // An output block left and revisited later (a reduction whose reduced loops are not the
-    // innermost) is written back each time and its partial result read in again.
-    const double written = visits(i), revisits = std::max(0.0, written - distinct_blocks(i));
-    estimate.bytes += (written + revisits) * bytes;
-    revisit_steps += revisits;
-    block_total += bytes;
-  }
-  estimate.working_set_bytes = buffers * block_total;
-
-  // Compute, padded to whole vector registers and matrix-unit passes, redone for every tile.
-  double compute_seconds = 0.0;
-  ElementType matrix_operand_type = ElementType::kF32;
-  for (std::size_t i = 0; i < a.flat.ops.size(); ++i) {
-    const Op& op = *a.flat.ops[i].op;
-    const OpClass kind = classify_op(op);
-    if (kind == OpClass::kFree || op.shape.element_type == ElementType::kTuple) continue;
-    if (kind == OpClass::kMatrix) {
-      std::vector<std::int64_t> region = region_of(i);
-      int n_dim = static_cast<int>(region.size()) - 1;
-      if (op.opcode == "convolution") n_dim = static_cast<int>(op.convolution.value_or(ConvolutionDims{}).output_feature);
-      // A CPU loop nest vectorizes the matrix op along its lanes' dimension, in vectors of its width.
-      const bool register_block = loops && static_cast<int>(i) == a.matrix_op;
-      std::int64_t n_unit = spec_.matrix_unit[1];
-      if (register_block) {
-        n_unit = std::max<std::int64_t>(1, loops->vector);
-        for (std::size_t j = 0; j < region.size(); ++j)
-          if (a.links[i][j].anchor == lanes_dim && a.links[i][j].scale == 1) n_dim = static_cast<int>(j);
-      }
-      const double k = static_cast<int>(i) == a.matrix_op
-                           ? k_padded
-                           : static_cast<double>(round_up(contraction_size(op, a.operand_shapes[i]), spec_.matrix_unit[0]));
-      ElementType type = op.shape.element_type;
-      for (const Shape* operand : a.operand_shapes[i])
-        if (narrower_float(operand->element_type, type)) type = operand->element_type;
-      matrix_operand_type = type;
-      double m = 1.0, n = 1.0;
-      for (std::size_t j = 0; j < region.size(); ++j) {
-        if (static_cast<int>(j) == n_dim) n = static_cast<double>(round_up(region[j], n_unit));
-        else m *= static_cast<double>(region[j]);
-      }
-      m = static_cast<double>(round_up(static_cast<std::int64_t>(m), sublanes_for(spec_, op.shape.element_type)));
-      // A weight tile stays in the matrix unit at least as long as loading it takes: shifting a
-      // 128x128 tile in costs 128 cycles, hidden by double buffering only behind >= 128 rows
-      // (Jouppi et al., ISCA 2017 and CACM 2020). Fewer rows leave the unit waiting.
-      m = std::max(m, static_cast<double>(spec_.matrix_unit[0]));
-      const double flops = 2.0 * m * n * k * static_cast<double>(out_tiles);
-      estimate.matrix_flops += flops;
-      if (register_block) estimate.register_efficiency = register_block_efficiency(spec_, *loops, true);
-      compute_seconds += flops / (spec_.matrix_rate(type) * (register_block ? estimate.register_efficiency : 1.0));
-      // The accumulator of the output block stays on chip for the whole contraction; every pass
-      // after the first adds into it on the vector unit.
-      if (std::find(a.flat.outputs.begin(), a.flat.outputs.end(), static_cast<int>(i)) == a.flat.outputs.end())
-        estimate.working_set_bytes += padded_elements(spec_, op.shape, region) * 4.0;
-      if (static_cast<int>(i) == a.matrix_op && k_tiles > 1) {
-        const double adds = padded_elements(spec_, op.shape, region) * static_cast<double>(k_tiles - 1) * static_cast<double>(out_tiles);
-        estimate.vector_flops += adds;
-        compute_seconds += adds / spec_.vector_rate(ElementType::kF32);
-      }
-      continue;
-    }
-    // Vector work: one operation per element of every register touched (a reduce touches its
-    // operand block; data movement passes each register through once).
-    double elements = padded_elements(spec_, op.shape, region_of(i));
-    if (kind == OpClass::kReduce && !a.flat.ops[i].operands.empty()) {
-      const auto operand = static_cast<std::size_t>(a.flat.ops[i].operands[0]);
-      elements = padded_elements(spec_, a.flat.ops[operand].op->shape, region_of(operand));
-    }
-    const double flops = elements * static_cast<double>(out_tiles);
-    estimate.vector_flops += flops;
-    compute_seconds += flops / (spec_.vector_rate(op.shape.element_type) * (loops ? register_block_efficiency(spec_, *loops, false) : 1.0));
-  }
+  const BlockTraffic traffic = count_memory_traffic(a, spec_, tiled, estimate);
+  ComputeTally compute = count_compute(a, spec_, tiled, estimate);
   estimate.padded_flops = estimate.matrix_flops + estimate.vector_flops;
-  // A parallel loop spreads its tasks over the cores; the busiest core's share sets the time.
-  double dispatch_seconds = 0.0;
-  if (loops && loops->parallel > 0 && !loop_order.empty()) {
-    estimate.parallel_tasks = count[static_cast<std::size_t>(loop_order[0])];
-    if (loops->parallel == 2 && loop_order.size() >= 2) estimate.parallel_tasks *= count[static_cast<std::size_t>(loop_order[1])];
-    const std::int64_t per_core = ceil_div(estimate.parallel_tasks, std::max(1, spec_.cores));
-    estimate.cores_used = static_cast<double>(estimate.parallel_tasks) / static_cast<double>(per_core);
-    compute_seconds /= estimate.cores_used;
-    dispatch_seconds = kForkJoinSeconds + static_cast<double>(per_core) * kTaskSeconds;
-  }
+  const double dispatch_seconds = spread_over_cores(spec_, tiled, estimate, compute.seconds);
 
   const bool fits = estimate.working_set_bytes <= static_cast<double>(spec_.onchip_bytes);
   if (!fits && !spec_.onchip_is_scratchpad) {
     // A cache too small for the block: the matrix operands' reuse is lost, one operand element per
     // multiply-add comes from memory.
-    estimate.bytes = std::max(estimate.bytes, estimate.matrix_flops / 2.0 * element_type_bytes(matrix_operand_type));
+    estimate.bytes = std::max(estimate.bytes, estimate.matrix_flops / 2.0 * element_type_bytes(compute.matrix_operand_type));
   }
-  estimate.compute_seconds = compute_seconds;
+  estimate.compute_seconds = compute.seconds;
   estimate.memory_seconds = estimate.bytes / spec_.memory_bandwidth;
   // Double buffering overlaps loads with compute except the first block's load and the last
   // block's store.
-  const double exposed = block_total / spec_.memory_bandwidth;
+  const double exposed = traffic.block_total / spec_.memory_bandwidth;
   // A revisit cannot be prefetched: the block's write-back must land before it is read again, a
   // pipeline step that overlaps nothing, charged like one more iteration.
   estimate.overhead_seconds = spec_.launch_overhead +
-                              (static_cast<double>(estimate.iterations) + revisit_steps) * spec_.tile_overhead + exposed + dispatch_seconds;
+                              (static_cast<double>(estimate.iterations) + traffic.revisit_steps) * spec_.tile_overhead + exposed + dispatch_seconds;
   estimate.seconds = std::max(estimate.compute_seconds, estimate.memory_seconds) + estimate.overhead_seconds;
   if (!fits && spec_.onchip_is_scratchpad) {
     estimate.feasible = false;
