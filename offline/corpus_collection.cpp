@@ -108,6 +108,256 @@ std::string record_key(const std::string& device, const std::string& kernel, con
   return key;
 }
 
+// What the log already holds: a rerun measures only what it lacks.
+struct LoggedAlready {
+  std::set<std::string> measured;    // record keys (record_key)
+  std::set<std::string> referenced;  // kernel keys with references on this device
+};
+
+LoggedAlready read_logged(const std::string& output, const std::string& device) {
+  LoggedAlready logged;
+  if (std::filesystem::exists(output)) {
+    const LoadedLog log = RecordLog::load(output);
+    for (const Record& r : log.records) logged.measured.insert(record_key(r.device, r.kernel_key, r.knob_names, r.config));
+    for (const ReferenceRecord& r : log.references)
+      if (r.measured.device == device) logged.referenced.insert(r.measured.kernel_key);
+  }
+  return logged;
+}
+
+// The plan: kernels by key, in a fixed order, each with the configs to measure of it.
+struct CorpusPlanner {
+  const CollectSpec& spec;
+  const ProposeConfigs& propose;
+  std::vector<std::string>& warnings;  // the summary's: kernels left out
+  std::vector<Job> jobs;
+  std::set<std::string> planned_keys;
+  // The kernels of the measured whole-program fusion configs, each with the schedules its program
+  // configs ran it with; planned last so that a kernel of another program's unfused partition keeps
+  // its plan (and a log collected before keeps its plan).
+  std::vector<Job> fused_plans;
+  std::map<std::string, std::size_t> fused_plan_of;  // kernel key -> fused_plans index
+
+  void add_model_picks(const Kernel& kernel, const SearchSpace& space, std::vector<Config>& configs,
+                       std::span<const Config> anchors) const;
+  void add_job(Kernel kernel, std::shared_ptr<const SearchSpace> space, std::vector<Config> configs);
+  void add_tile_job(const Kernel& kernel);
+  void add_fused_kernels(const std::string& path, const Program& program, const SearchSpace& whole_space,
+                         const Config& program_config);
+  void plan_program(const std::string& path);
+  void plan_whole_program(const std::string& path, const Program& program, const std::shared_ptr<const SearchSpace>& whole_space,
+                          Rng& rng);
+  void plan_greedy_kernels(const CollectSpec::GreedyKernels& selection);
+  void plan_fused_kernels();
+};
+
+// The model's picks go after a kernel's other configs, so a log collected without them keeps its plan.
+void CorpusPlanner::add_model_picks(const Kernel& kernel, const SearchSpace& space, std::vector<Config>& configs,
+                                    std::span<const Config> anchors) const {
+  if (spec.model_picks_per_kernel == 0) return;
+  std::size_t picked = 0;
+  for (Config& c : propose(kernel, space, anchors, spec.model_picks_per_kernel)) {
+    if (picked == spec.model_picks_per_kernel) break;
+    if (!space.contains(c) || std::find(anchors.begin(), anchors.end(), c) != anchors.end()) continue;
+    ++picked;
+    if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(std::move(c));
+  }
+}
+
+void CorpusPlanner::add_job(Kernel kernel, std::shared_ptr<const SearchSpace> space, std::vector<Config> configs) {
+  if (!planned_keys.insert(kernel.key()).second) return;
+  jobs.push_back({std::move(kernel), std::move(space), std::move(configs)});
+}
+
+// A kernel over its schedule space, with the schedules planned for it (once per key).
+void CorpusPlanner::add_tile_job(const Kernel& kernel) {
+  if (planned_keys.count(kernel.key())) return;
+  auto space = std::make_shared<const SearchSpace>(halide_schedule_space(kernel));
+  Rng kernel_rng(seed_for(spec.seed, kernel.key()));
+  std::vector<Config> configs = schedule_sample(*space, kernel, spec, kernel_rng);
+  const std::vector<Config> anchors = {unscheduled_config(*space, kernel), heuristic_config(*space, kernel)};
+  add_model_picks(kernel, *space, configs, anchors);
+  add_job(kernel, std::move(space), std::move(configs));
+}
+
+// The kernels `program_config` forms, each joining fused_plans with the schedule the program ran it with.
+void CorpusPlanner::add_fused_kernels(const std::string& path, const Program& program, const SearchSpace& whole_space,
+                                      const Config& program_config) {
+  for (FusedKernel& fused : partition(program, fusion_config_of(program, whole_space, program_config)).kernels) {
+    auto [it, added] = fused_plan_of.try_emplace(fused.kernel.key(), fused_plans.size());
+    if (added) {
+      try {
+        auto space = std::make_shared<const SearchSpace>(halide_schedule_space(fused.kernel));
+        fused_plans.push_back({std::move(fused.kernel), std::move(space), {}});
+      } catch (const std::exception& error) {
+        warnings.push_back(path + ": kernel " + fused.kernel.name() + " left out: " + error.what());
+        fused_plan_of.erase(it);
+        continue;
+      }
+    }
+    Job& plan = fused_plans[it->second];
+    const Config schedule = with_program_placements(plan.kernel, *plan.space, heuristic_config(*plan.space, plan.kernel),
+                                                    program, whole_space, program_config);
+    if (std::find(plan.configs.begin(), plan.configs.end(), schedule) == plan.configs.end()) plan.configs.push_back(schedule);
+  }
+}
+
+// The tile spaces of the program's kernels under no fusion and a few sampled fusion configs, then
+// the whole program over its fusion space.
+void CorpusPlanner::plan_program(const std::string& path) {
+  const Program program = load_program_file(path);
+  Rng rng(seed_for(spec.seed, content_key(program)));
+  std::vector<FusionConfig> variants = {FusionConfig::none(program)};
+  std::shared_ptr<const SearchSpace> whole_space;
+  try {
+    whole_space = std::make_shared<const SearchSpace>(fusion_space(program, FusionChoices::kPlacements));
+  } catch (const std::invalid_argument& error) {
+    warnings.push_back(path + ": " + error.what());
+  }
+  if (whole_space) {
+    const Config none = fusion_space_config(program, *whole_space, FusionConfig::none(program));
+    for (const Config& c : distinct_sample(*whole_space, spec.fusion_variants_per_program, rng, none))
+      variants.push_back(fusion_config_of(program, *whole_space, c));
+  }
+  for (const FusionConfig& variant : variants) {
+    for (FusedKernel& fused : partition(program, variant).kernels) {
+      try {
+        add_tile_job(fused.kernel);
+      } catch (const std::exception& error) {
+        warnings.push_back(path + ": kernel " + fused.kernel.name() + " left out: " + error.what());
+      }
+    }
+  }
+  if (whole_space) plan_whole_program(path, program, whole_space, rng);
+}
+
+// The program's no-fusion and greedy configs and sampled ones (`rng` continues the variants' draws).
+void CorpusPlanner::plan_whole_program(const std::string& path, const Program& program,
+                                       const std::shared_ptr<const SearchSpace>& whole_space, Rng& rng) {
+  std::vector<Config> configs = {fusion_space_config(program, *whole_space, FusionConfig::none(program)),
+                                 fusion_space_config(program, *whole_space, FusionConfig::greedy_elementwise(program))};
+  if (!whole_space->contains(configs[1])) configs.pop_back();  // greedy may fuse a reduction into a broadcast
+  const std::vector<Config> anchors = configs;
+  if (spec.program_fusion_configs == 0) configs.clear();  // e.g. a log of model picks alone
+  for (Config& c : distinct_sample(*whole_space, spec.program_fusion_configs, rng, anchors.front()))
+    if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(std::move(c));
+  for (std::size_t c = 0; c < configs.size() && c < spec.fused_kernel_configs; ++c)
+    add_fused_kernels(path, program, *whole_space, configs[c]);
+  const Kernel whole(program.name(), program);
+  add_model_picks(whole, *whole_space, configs, anchors);
+  add_job(whole, whole_space, std::move(configs));
+}
+
+// Named kernels of a program under greedy fusion, tile spaces only; an absent file is a warning.
+void CorpusPlanner::plan_greedy_kernels(const CollectSpec::GreedyKernels& selection) {
+  if (!path_exists(selection.program)) {
+    warnings.push_back(selection.program + " is absent (set PERFTUNE_DATA): its " + std::to_string(selection.kernels.size()) +
+                       " greedy kernels are skipped");
+    return;
+  }
+  const Program program = load_cpu_program(selection.program);
+  const FusionConfig greedy = FusionConfig::greedy_elementwise(program);
+  for (const std::string& name : selection.kernels) {
+    const auto kernel = find_partition_kernel(program, greedy, name);
+    if (!kernel)
+      throw InputError(spec.source, "$.greedy_kernels", "kernels of " + selection.program + " under greedy fusion; it has no " + name);
+    add_tile_job(*kernel);
+  }
+}
+
+void CorpusPlanner::plan_fused_kernels() {
+  for (Job& plan : fused_plans) {
+    // Most fused kernels run under one schedule in all sampled placements, and a kernel needs at
+    // least two to teach a ranking: walks of 1-3 knob changes from the program's schedule (which
+    // move its placements and tiles) top it up.
+    Rng walk_rng(seed_for(spec.seed, "fused " + plan.kernel.key()));
+    const Config start = plan.configs.front();
+    for (std::size_t attempt = 0; attempt < 20 * spec.fused_kernel_schedules && plan.configs.size() < spec.fused_kernel_schedules;
+         ++attempt) {
+      Config c = random_walk(*plan.space, start, 1 + uniform_index(walk_rng, 3), walk_rng);
+      if (std::find(plan.configs.begin(), plan.configs.end(), c) == plan.configs.end()) plan.configs.push_back(std::move(c));
+    }
+    add_job(std::move(plan.kernel), std::move(plan.space), std::move(plan.configs));
+  }
+}
+
+// Programs first, then the greedy kernels, then the fused kernels of the programs' configs.
+std::vector<Job> plan_jobs(const CollectSpec& spec, const ProposeConfigs& propose, std::vector<std::string>& warnings) {
+  CorpusPlanner planner{spec, propose, warnings};
+  for (const std::string& path : spec.programs) planner.plan_program(path);
+  for (const CollectSpec::GreedyKernels& selection : spec.greedy_kernels) planner.plan_greedy_kernels(selection);
+  planner.plan_fused_kernels();
+  return std::move(planner.jobs);
+}
+
+// Leaves each job the configs the log lacks; counts the skipped, the planned and the kernels whose
+// references are to measure.
+void skip_logged(std::vector<Job>& jobs, const LoggedAlready& logged, const std::string& device, bool references,
+                 CollectSummary& summary) {
+  for (Job& job : jobs) {
+    std::vector<Config> todo;
+    const auto knob_names = job.space->knob_names();
+    for (const Config& c : job.configs) {
+      if (logged.measured.count(record_key(device, job.kernel.key(), knob_names, c))) ++summary.skipped;
+      else todo.push_back(c);
+    }
+    job.configs = std::move(todo);
+    summary.planned += job.configs.size();
+    if (references && !logged.referenced.count(job.kernel.key())) ++summary.reference_kernels;
+  }
+}
+
+// Measures the plan into the log, job by job, reporting progress after each batch.
+struct CorpusMeasurer {
+  const CollectSpec& spec;
+  Backend& backend;
+  const std::string& device;
+  const std::set<std::string>& referenced;  // kernel keys with references on this device
+  RecordLog& log;
+  CollectSummary& summary;
+  const std::function<void(const CollectProgress&)>& progress;
+  std::chrono::steady_clock::time_point start;
+  CollectProgress state;
+
+  void measure(const Job& job);
+  void measure_batch(const Job& job, const std::vector<Config>& batch);
+};
+
+void CorpusMeasurer::measure(const Job& job) {
+  const bool wants_references = spec.references && !referenced.count(job.kernel.key());
+  if (job.configs.empty() && !wants_references) return;
+  log.define_kernel(job.kernel, *job.space);
+  if (wants_references)
+    for (const PeerMeasurement& peer : backend.measure_peers(job.kernel))
+      log.append(ReferenceRecord{{device, job.kernel.key(), job.kernel.name(), {}, {}, peer.result, unix_now()}, peer.name, peer.settings});
+  for (std::size_t begin = 0; begin < job.configs.size(); begin += spec.batch_size) {
+    const std::size_t end = std::min(job.configs.size(), begin + spec.batch_size);
+    const std::vector<Config> batch(job.configs.begin() + static_cast<long>(begin), job.configs.begin() + static_cast<long>(end));
+    measure_batch(job, batch);
+  }
+}
+
+void CorpusMeasurer::measure_batch(const Job& job, const std::vector<Config>& batch) {
+  const auto results = backend.measure(job.kernel, *job.space, batch);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    Record record;
+    record.device = device;
+    record.kernel_key = job.kernel.key();
+    record.kernel_name = job.kernel.name();
+    record.knob_names = job.space->knob_names();
+    record.config = batch[i];
+    record.result = results[i];
+    record.unix_time = unix_now();
+    log.append(record);
+    ++summary.measured;
+    if (!results[i].ok()) ++summary.failed;
+  }
+  state.done = summary.measured;
+  state.failed = summary.failed;
+  state.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (progress) progress(state);
+}
+
 }  // namespace
 
 const SettingsTable<CollectSpec>& collect_settings() {
@@ -207,186 +457,16 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
   if (const auto parent = std::filesystem::path(spec.output).parent_path(); !parent.empty())
     std::filesystem::create_directories(parent);
   const OutputLock lock(spec.output + ".lock", "the corpus log " + spec.output);
-  // What the log already holds.
-  std::set<std::string> measured;
-  std::set<std::string> referenced;  // kernel keys with references on this device
-  if (std::filesystem::exists(spec.output)) {
-    const LoadedLog log = RecordLog::load(spec.output);
-    for (const Record& r : log.records) measured.insert(record_key(r.device, r.kernel_key, r.knob_names, r.config));
-    for (const ReferenceRecord& r : log.references)
-      if (r.measured.device == device) referenced.insert(r.measured.kernel_key);
-  }
+  const LoggedAlready logged = read_logged(spec.output, device);
 
-  // The plan: kernels by key, in a fixed order.
-  std::vector<Job> jobs;
-  std::set<std::string> planned_keys;
-  // The model's picks go after a kernel's other configs, so a log collected without them keeps its plan.
-  const auto add_model_picks = [&](const Kernel& kernel, const SearchSpace& space, std::vector<Config>& configs,
-                                   std::span<const Config> anchors) {
-    if (spec.model_picks_per_kernel == 0) return;
-    std::size_t picked = 0;
-    for (Config& c : propose(kernel, space, anchors, spec.model_picks_per_kernel)) {
-      if (picked == spec.model_picks_per_kernel) break;
-      if (!space.contains(c) || std::find(anchors.begin(), anchors.end(), c) != anchors.end()) continue;
-      ++picked;
-      if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(std::move(c));
-    }
-  };
-  const auto add_job = [&](Kernel kernel, std::shared_ptr<const SearchSpace> space, std::vector<Config> configs) {
-    if (!planned_keys.insert(kernel.key()).second) return;
-    jobs.push_back({std::move(kernel), std::move(space), std::move(configs)});
-  };
-  // A kernel over its schedule space, with the schedules planned for it (once per key).
-  const auto add_tile_job = [&](const Kernel& kernel) {
-    if (planned_keys.count(kernel.key())) return;
-    auto space = std::make_shared<const SearchSpace>(halide_schedule_space(kernel));
-    Rng kernel_rng(seed_for(spec.seed, kernel.key()));
-    std::vector<Config> configs = schedule_sample(*space, kernel, spec, kernel_rng);
-    const std::vector<Config> anchors = {unscheduled_config(*space, kernel), heuristic_config(*space, kernel)};
-    add_model_picks(kernel, *space, configs, anchors);
-    add_job(kernel, std::move(space), std::move(configs));
-  };
-  // The kernels of the measured whole-program fusion configs, each with the schedules its program
-  // configs ran it with; planned last so that a kernel of another program's unfused partition keeps
-  // its plan (and a log collected before keeps its plan).
-  std::vector<Job> fused_plans;
-  std::map<std::string, std::size_t> fused_plan_of;  // kernel key -> fused_plans index
-  const auto add_fused_kernels = [&](const std::string& path, const Program& program, const SearchSpace& whole_space,
-                                     const Config& program_config) {
-    for (FusedKernel& fused : partition(program, fusion_config_of(program, whole_space, program_config)).kernels) {
-      auto [it, added] = fused_plan_of.try_emplace(fused.kernel.key(), fused_plans.size());
-      if (added) {
-        try {
-          auto space = std::make_shared<const SearchSpace>(halide_schedule_space(fused.kernel));
-          fused_plans.push_back({std::move(fused.kernel), std::move(space), {}});
-        } catch (const std::exception& error) {
-          summary.warnings.push_back(path + ": kernel " + fused.kernel.name() + " left out: " + error.what());
-          fused_plan_of.erase(it);
-          continue;
-        }
-      }
-      Job& plan = fused_plans[it->second];
-      const Config schedule = with_program_placements(plan.kernel, *plan.space, heuristic_config(*plan.space, plan.kernel),
-                                                      program, whole_space, program_config);
-      if (std::find(plan.configs.begin(), plan.configs.end(), schedule) == plan.configs.end()) plan.configs.push_back(schedule);
-    }
-  };
-  for (const std::string& path : spec.programs) {
-    const Program program = load_program_file(path);
-    Rng rng(seed_for(spec.seed, content_key(program)));
-    std::vector<FusionConfig> variants = {FusionConfig::none(program)};
-    std::shared_ptr<const SearchSpace> whole_space;
-    try {
-      whole_space = std::make_shared<const SearchSpace>(fusion_space(program, FusionChoices::kPlacements));
-    } catch (const std::invalid_argument& error) {
-      summary.warnings.push_back(path + ": " + error.what());
-    }
-    if (whole_space) {
-      const Config none = fusion_space_config(program, *whole_space, FusionConfig::none(program));
-      for (const Config& c : distinct_sample(*whole_space, spec.fusion_variants_per_program, rng, none))
-        variants.push_back(fusion_config_of(program, *whole_space, c));
-    }
-    for (const FusionConfig& variant : variants) {
-      for (FusedKernel& fused : partition(program, variant).kernels) {
-        try {
-          add_tile_job(fused.kernel);
-        } catch (const std::exception& error) {
-          summary.warnings.push_back(path + ": kernel " + fused.kernel.name() + " left out: " + error.what());
-        }
-      }
-    }
-    if (whole_space) {
-      std::vector<Config> configs = {fusion_space_config(program, *whole_space, FusionConfig::none(program)),
-                                     fusion_space_config(program, *whole_space, FusionConfig::greedy_elementwise(program))};
-      if (!whole_space->contains(configs[1])) configs.pop_back();  // greedy may fuse a reduction into a broadcast
-      const std::vector<Config> anchors = configs;
-      if (spec.program_fusion_configs == 0) configs.clear();  // e.g. a log of model picks alone
-      for (Config& c : distinct_sample(*whole_space, spec.program_fusion_configs, rng, anchors.front()))
-        if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(std::move(c));
-      for (std::size_t c = 0; c < configs.size() && c < spec.fused_kernel_configs; ++c)
-        add_fused_kernels(path, program, *whole_space, configs[c]);
-      const Kernel whole(program.name(), program);
-      add_model_picks(whole, *whole_space, configs, anchors);
-      add_job(whole, whole_space, std::move(configs));
-    }
-  }
-  for (const CollectSpec::GreedyKernels& selection : spec.greedy_kernels) {
-    if (!path_exists(selection.program)) {
-      summary.warnings.push_back(selection.program + " is absent (set PERFTUNE_DATA): its " + std::to_string(selection.kernels.size()) +
-                                 " greedy kernels are skipped");
-      continue;
-    }
-    const Program program = load_cpu_program(selection.program);
-    const FusionConfig greedy = FusionConfig::greedy_elementwise(program);
-    for (const std::string& name : selection.kernels) {
-      const auto kernel = find_partition_kernel(program, greedy, name);
-      if (!kernel)
-        throw InputError(spec.source, "$.greedy_kernels", "kernels of " + selection.program + " under greedy fusion; it has no " + name);
-      add_tile_job(*kernel);
-    }
-  }
-  for (Job& plan : fused_plans) {
-    // Most fused kernels run under one schedule in all sampled placements, and a kernel needs at
-    // least two to teach a ranking: walks of 1-3 knob changes from the program's schedule (which
-    // move its placements and tiles) top it up.
-    Rng walk_rng(seed_for(spec.seed, "fused " + plan.kernel.key()));
-    const Config start = plan.configs.front();
-    for (std::size_t attempt = 0; attempt < 20 * spec.fused_kernel_schedules && plan.configs.size() < spec.fused_kernel_schedules;
-         ++attempt) {
-      Config c = random_walk(*plan.space, start, 1 + uniform_index(walk_rng, 3), walk_rng);
-      if (std::find(plan.configs.begin(), plan.configs.end(), c) == plan.configs.end()) plan.configs.push_back(std::move(c));
-    }
-    add_job(std::move(plan.kernel), std::move(plan.space), std::move(plan.configs));
-  }
+  std::vector<Job> jobs = plan_jobs(spec, propose, summary.warnings);
   summary.kernels = jobs.size();
-
-  CollectProgress state;
-  for (Job& job : jobs) {
-    std::vector<Config> todo;
-    const auto knob_names = job.space->knob_names();
-    for (const Config& c : job.configs) {
-      if (measured.count(record_key(device, job.kernel.key(), knob_names, c))) ++summary.skipped;
-      else todo.push_back(c);
-    }
-    job.configs = std::move(todo);
-    state.planned += job.configs.size();
-    if (spec.references && !referenced.count(job.kernel.key())) ++summary.reference_kernels;
-  }
-  summary.planned = state.planned;
+  skip_logged(jobs, logged, device, spec.references, summary);
   if (spec.plan_only) return summary;
 
   RecordLog log(spec.output);
-  const auto names = [](const SearchSpace& space) { return space.knob_names(); };
-  for (const Job& job : jobs) {
-    const bool wants_references = spec.references && !referenced.count(job.kernel.key());
-    if (job.configs.empty() && !wants_references) continue;
-    log.define_kernel(job.kernel, *job.space);
-    if (wants_references)
-      for (const PeerMeasurement& peer : backend.measure_peers(job.kernel))
-        log.append(ReferenceRecord{{device, job.kernel.key(), job.kernel.name(), {}, {}, peer.result, unix_now()}, peer.name, peer.settings});
-    for (std::size_t begin = 0; begin < job.configs.size(); begin += spec.batch_size) {
-      const std::size_t end = std::min(job.configs.size(), begin + spec.batch_size);
-      const std::vector<Config> batch(job.configs.begin() + static_cast<long>(begin), job.configs.begin() + static_cast<long>(end));
-      const auto results = backend.measure(job.kernel, *job.space, batch);
-      for (std::size_t i = 0; i < batch.size(); ++i) {
-        Record record;
-        record.device = device;
-        record.kernel_key = job.kernel.key();
-        record.kernel_name = job.kernel.name();
-        record.knob_names = names(*job.space);
-        record.config = batch[i];
-        record.result = results[i];
-        record.unix_time = unix_now();
-        log.append(record);
-        ++summary.measured;
-        if (!results[i].ok()) ++summary.failed;
-      }
-      state.done = summary.measured;
-      state.failed = summary.failed;
-      state.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (progress) progress(state);
-    }
-  }
+  CorpusMeasurer measurer{spec, backend, device, logged.referenced, log, summary, progress, start, {.planned = summary.planned}};
+  for (const Job& job : jobs) measurer.measure(job);
   summary.log_records = RecordLog::load(spec.output).records.size();
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
