@@ -91,34 +91,35 @@ IntermediateArena plan_intermediates(const NetworkLibrary& library, const std::v
   return arena;
 }
 
-}  // namespace
+// write_network_library's phases, in order, over what they share: the library, its folders, and
+// what the earlier phases leave for the later ones.
+struct LibraryWriter {
+  const NetworkLibrary& library;
+  const Program& program;
+  const std::string& name;
+  const std::filesystem::path out, build;
+  // Set by write_weights.
+  std::map<OpId, std::size_t> weight_offset;
+  std::size_t weight_bytes = 0;
+  // Set by plan_arguments: the entry point's arguments (inputs, then outputs) and its intermediates.
+  std::vector<OpId> inputs, outputs, arguments;
+  IntermediateArena arena;
 
-std::string c_identifier(const std::string& text) {
-  std::string out;
-  for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  if (out.empty() || std::isdigit(static_cast<unsigned char>(out.front()))) out = "n_" + out;
-  return out;
-}
+  std::map<std::string, std::string> compile_kernels() const;
+  void write_schedules() const;
+  void write_weights();
+  void plan_arguments();
+  void write_header() const;
+  void write_entry_point() const;
+  void write_entry_preamble(std::ostringstream& entry) const;
+  void write_argument_checks(std::ostringstream& entry, std::map<OpId, std::string>& buffer) const;
+  void declare_buffers(std::ostringstream& entry, std::map<OpId, std::string>& buffer) const;
+  void write_calls(std::ostringstream& entry, const std::map<OpId, std::string>& buffer) const;
+  void archive() const;
+};
 
-std::vector<OpId> library_inputs(const Program& program) {
-  std::vector<std::pair<std::int64_t, OpId>> parameters;
-  for (OpId id = 0; id < program.size(); ++id)
-    if (program.op(id).is_parameter() && !embedded(program.op(id))) parameters.emplace_back(program.op(id).parameter_number, id);
-  std::sort(parameters.begin(), parameters.end());
-  std::vector<OpId> inputs;
-  for (const auto& [number, id] : parameters) inputs.push_back(id);
-  return inputs;
-}
-
-std::vector<OpId> library_outputs(const Program& program) { return program.outputs(); }
-
-std::map<std::string, std::string> write_network_library(const NetworkLibrary& library, const std::string& dir) {
-  const Program& program = *library.program;
-  const std::string& name = library.name;
-  const std::filesystem::path out(dir), build = out / "build";
-  std::filesystem::create_directories(build);
-
-  // 1. The kernels, ahead of time, and the runtime they share.
+// 1. The kernels, ahead of time, and the runtime they share; returns the kernels compiled under their fallback.
+std::map<std::string, std::string> LibraryWriter::compile_kernels() const {
   nlohmann::json plan = {{"kernels", nlohmann::json::array()}, {"profile", library.profile}};
   for (const LibraryKernel& kernel : library.kernels)
     plan["kernels"].push_back({{"function", kernel.function}, {"program", program_to_json(kernel.body)}, {"schedule", kernel.schedule},
@@ -130,21 +131,23 @@ std::map<std::string, std::string> write_network_library(const NetworkLibrary& l
     fell_back[entry.at("function").get<std::string>()] = entry.at("error").get<std::string>();
   std::filesystem::copy_file(std::string(PERFTUNE_HALIDE_INCLUDE_DIR) + "/HalideRuntime.h", out / "HalideRuntime.h",
                              std::filesystem::copy_options::overwrite_existing);
+  return fell_back;
+}
 
-  // The schedules as Halide C++, one function per kernel.
-  {
-    std::ostringstream schedule;
-    schedule << "// " << name << ".schedule.h: the schedule of every kernel of " << name << " as Halide C++ (perftune export).\n"
-             << "// apply_schedule_FUNCTION(pipeline, target) applies one kernel's schedule to its algorithm: perftune's\n"
-             << "// lowering of the kernel (hardware/halide/worker/lowering.h; halide/apply_schedule.h's schedule_algorithm), whose\n"
-             << "// Funcs it finds by name. Read back from the pipelines " << name << ".a was compiled from.\n"
-             << "#pragma once\n\n#include <map>\n#include <string>\n\n#include \"Halide.h\"\n";
-    for (const LibraryKernel& kernel : library.kernels) schedule << "\n" << read_file((build / (kernel.function + ".schedule.txt")).string());
-    write_file_atomically((out / (name + ".schedule.h")).string(), schedule.str());
-  }
+// The schedules as Halide C++, one function per kernel.
+void LibraryWriter::write_schedules() const {
+  std::ostringstream schedule;
+  schedule << "// " << name << ".schedule.h: the schedule of every kernel of " << name << " as Halide C++ (perftune export).\n"
+           << "// apply_schedule_FUNCTION(pipeline, target) applies one kernel's schedule to its algorithm: perftune's\n"
+           << "// lowering of the kernel (hardware/halide/worker/lowering.h; halide/apply_schedule.h's schedule_algorithm), whose\n"
+           << "// Funcs it finds by name. Read back from the pipelines " << name << ".a was compiled from.\n"
+           << "#pragma once\n\n#include <map>\n#include <string>\n\n#include \"Halide.h\"\n";
+  for (const LibraryKernel& kernel : library.kernels) schedule << "\n" << read_file((build / (kernel.function + ".schedule.txt")).string());
+  write_file_atomically((out / (name + ".schedule.h")).string(), schedule.str());
+}
 
-  // 2. The weights, one aligned blob.
-  std::map<OpId, std::size_t> weight_offset;
+// 2. The weights, one aligned blob.
+void LibraryWriter::write_weights() {
   std::string blob;
   for (OpId id = 0; id < program.size(); ++id) {
     if (!embedded(program.op(id))) continue;
@@ -153,21 +156,27 @@ std::map<std::string, std::string> write_network_library(const NetworkLibrary& l
     const auto& values = *program.op(id).literal;
     blob.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
   }
+  weight_bytes = blob.size();
   write_file_atomically((out / (name + ".weights")).string(), blob);
-  {
-    std::ofstream s(build / (name + "_weights.S"));
-    s << "  .section .rodata\n  .balign " << kWeightAlignment << "\n  .global " << name << "_weights\n" << name << "_weights:\n"
-      << "  .incbin " << c_string(std::filesystem::absolute(out / (name + ".weights")).string()) << "\n  .byte 0\n"
-      << "  .section .note.GNU-stack,\"\",@progbits\n";
-  }
+  std::ofstream s(build / (name + "_weights.S"));
+  s << "  .section .rodata\n  .balign " << kWeightAlignment << "\n  .global " << name << "_weights\n" << name << "_weights:\n"
+    << "  .incbin " << c_string(std::filesystem::absolute(out / (name + ".weights")).string()) << "\n  .byte 0\n"
+    << "  .section .note.GNU-stack,\"\",@progbits\n";
+}
 
-  // 3. The header.
-  const std::vector<OpId> inputs = library_inputs(program), outputs = library_outputs(program);
-  std::vector<OpId> arguments = inputs;
+// 3. The header's arguments and the arena of the intermediates.
+void LibraryWriter::plan_arguments() {
+  inputs = library_inputs(program);
+  outputs = library_outputs(program);
+  arguments = inputs;
   arguments.insert(arguments.end(), outputs.begin(), outputs.end());
   for (OpId id : arguments)
     if (program.op(id).shape.dims.size() > 8) throw std::runtime_error("argument " + program.op(id).name + " has more than 8 dimensions");
-  const IntermediateArena arena = plan_intermediates(library, arguments);
+  arena = plan_intermediates(library, arguments);
+}
+
+// 3. The header.
+void LibraryWriter::write_header() const {
   std::ostringstream header;
   header << "// " << name << ": network '" << program.name() << "' compiled by perftune export (Halide 14, ahead of time,\n"
          << "// every kernel under its tuned schedule). Link " << name << ".a with -lpthread -ldl.\n"
@@ -180,7 +189,7 @@ std::map<std::string, std::string> write_network_library(const NetworkLibrary& l
            << program.op(arguments[i]).name << "  " << shape_text(program.op(arguments[i]).shape.dims) << "\n";
   header << "// Weights: " << (weight_offset.empty() ? "none embedded; the network's weights (if any) are inputs above."
                                                      : std::to_string(weight_offset.size()) + " tensors embedded in " + name + ".a (" +
-                                                           std::to_string(blob.size()) + " bytes; also in " + name + ".weights).")
+                                                           std::to_string(weight_bytes) + " bytes; also in " + name + ".weights).")
          << "\n// Memory: the intermediate tensors take " << arena.bytes << " bytes per calling thread (tensors never alive together\n"
          << "// share bytes), allocated at the thread's first call and kept until it exits.\n"
          << "// Returns 0, or non-zero with " << name << "_last_error() saying why: -1 for an argument of the wrong type\n"
@@ -203,9 +212,21 @@ std::map<std::string, std::string> write_network_library(const NetworkLibrary& l
   }
   header << "};\n\n#ifdef __cplusplus\n}  // extern \"C\"\n#endif\n\n#endif\n";
   write_file_atomically((out / (name + ".h")).string(), header.str());
+}
 
-  // 4. The entry point.
+// 4. The entry point.
+void LibraryWriter::write_entry_point() const {
   std::ostringstream entry;
+  write_entry_preamble(entry);
+  std::map<OpId, std::string> buffer;  // program op -> the expression of its buffer's address
+  write_argument_checks(entry, buffer);
+  declare_buffers(entry, buffer);
+  write_calls(entry, buffer);
+  write_file_atomically((build / (name + "_entry.cpp")).string(), entry.str());
+}
+
+// The entry point's includes and helpers, up to its parameter list.
+void LibraryWriter::write_entry_preamble(std::ostringstream& entry) const {
   entry << "// Generated by perftune export: the entry point of " << name << " (" << name << ".h).\n"
         << "#include <cstdarg>\n#include <cstdio>\n#include <cstdlib>\n#include <memory>\n\n#include \"" << name << ".h\"\n";
   for (const LibraryKernel& kernel : library.kernels) entry << "#include \"" << kernel.function << ".h\"\n";
@@ -229,7 +250,10 @@ std::map<std::string, std::string> write_network_library(const NetworkLibrary& l
         << "  return 0;\n}\n\n}  // namespace\n\n"
         << "extern \"C\" const char *" << name << "_last_error(void) { return last_error; }\n\n"
         << "extern \"C\" int " << name << "(";
-  std::map<OpId, std::string> buffer;  // program op -> the expression of its buffer's address
+}
+
+// The entry point's parameters, each an argument's buffer, and the checks of their types and shapes.
+void LibraryWriter::write_argument_checks(std::ostringstream& entry, std::map<OpId, std::string>& buffer) const {
   for (std::size_t i = 0; i < arguments.size(); ++i) {
     const std::string arg = "arg" + std::to_string(i);
     entry << (i ? ", " : "") << "halide_buffer_t *" << arg;
@@ -242,8 +266,11 @@ std::map<std::string, std::string> write_network_library(const NetworkLibrary& l
           << c_string((i < inputs.size() ? "input " : "output ") + op.name + " " + shape_text(op.shape.dims)) << ", " << op.shape.dims.size()
           << ", extents)) return code;\n  }\n";
   }
-  // Embedded weights and intermediates: a buffer each. Intermediates share one arena per thread,
-  // allocated at its first call and kept (fresh pages each call would fault in on every run).
+}
+
+// Embedded weights and intermediates: a buffer each. Intermediates share one arena per thread,
+// allocated at its first call and kept (fresh pages each call would fault in on every run).
+void LibraryWriter::declare_buffers(std::ostringstream& entry, std::map<OpId, std::string>& buffer) const {
   if (arena.bytes) {
     entry << "  thread_local const std::unique_ptr<unsigned char, Free> arena(static_cast<unsigned char *>(std::aligned_alloc("
           << kArenaAlignment << ", " << arena.bytes << ")));\n  if (!arena) return fail(-1, \"cannot allocate the " << arena.bytes
@@ -270,6 +297,10 @@ std::map<std::string, std::string> write_network_library(const NetworkLibrary& l
     for (OpId id : call.inputs) declare(id);
     for (OpId id : call.outputs) declare(id);
   }
+}
+
+// The kernels' calls in the library's order, each returning its Halide error.
+void LibraryWriter::write_calls(std::ostringstream& entry, const std::map<OpId, std::string>& buffer) const {
   for (std::size_t c = 0; c < library.calls.size(); ++c) {
     const LibraryCall& call = library.calls[c];
     const std::string& function = library.kernels.at(call.kernel).function;
@@ -280,9 +311,10 @@ std::map<std::string, std::string> write_network_library(const NetworkLibrary& l
     entry << "))\n    return fail(code, \"kernel " << function << " (run " << c << ") failed with Halide error %d\", code);\n";
   }
   entry << "  return 0;\n}\n";
-  write_file_atomically((build / (name + "_entry.cpp")).string(), entry.str());
+}
 
-  // 5. Compiled and archived.
+// 5. Compiled and archived.
+void LibraryWriter::archive() const {
   const std::string include_dir = "-I" + out.string();
   run_tool({PERFTUNE_CXX_COMPILER, "-O2", "-std=c++17", "-fPIC", include_dir, "-I" + build.string(), "-c",
             (build / (name + "_entry.cpp")).string(), "-o", (build / (name + "_entry.o")).string()},
@@ -294,6 +326,40 @@ std::map<std::string, std::string> write_network_library(const NetworkLibrary& l
   for (const LibraryKernel& kernel : library.kernels) ar.push_back((build / (kernel.function + ".o")).string());
   std::filesystem::remove(out / (name + ".a"));
   run_tool(ar, "archiving " + name + ".a");
+}
+
+}  // namespace
+
+std::string c_identifier(const std::string& text) {
+  std::string out;
+  for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out.front()))) out = "n_" + out;
+  return out;
+}
+
+std::vector<OpId> library_inputs(const Program& program) {
+  std::vector<std::pair<std::int64_t, OpId>> parameters;
+  for (OpId id = 0; id < program.size(); ++id)
+    if (program.op(id).is_parameter() && !embedded(program.op(id))) parameters.emplace_back(program.op(id).parameter_number, id);
+  std::sort(parameters.begin(), parameters.end());
+  std::vector<OpId> inputs;
+  for (const auto& [number, id] : parameters) inputs.push_back(id);
+  return inputs;
+}
+
+std::vector<OpId> library_outputs(const Program& program) { return program.outputs(); }
+
+std::map<std::string, std::string> write_network_library(const NetworkLibrary& library, const std::string& dir) {
+  const std::filesystem::path out(dir);
+  LibraryWriter writer{library, *library.program, library.name, out, out / "build"};
+  std::filesystem::create_directories(writer.build);
+  std::map<std::string, std::string> fell_back = writer.compile_kernels();
+  writer.write_schedules();
+  writer.write_weights();
+  writer.plan_arguments();
+  writer.write_header();
+  writer.write_entry_point();
+  writer.archive();
   return fell_back;
 }
 
