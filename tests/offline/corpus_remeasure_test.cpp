@@ -7,7 +7,7 @@
 #include <map>
 #include <sstream>
 
-#include "hardware_test_support.h"
+#include "hardware/hardware_test_support.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
 #include "ir/record_log.h"

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <map>
 
-#include "hardware_test_support.h"
+#include "hardware/hardware_test_support.h"
 #include "ir/record_log.h"
 
 namespace perftune {
