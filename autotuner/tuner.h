@@ -1,7 +1,7 @@
 #pragma once
 // The budget loop. Each round the strategy proposes, the model ranks, and the top k unmeasured
-// configs (a share epsilon of them uniformly random) go to the backend (a model may widen the pool
-// and choose the batch itself: CostModel::choose_batch); results go to the record
+// configs (a share epsilon of them uniformly random) go to the backend (a batch policy may widen the
+// pool and choose the batch from the model's posterior: search/batch_policy.h); results go to the record
 // log and the history, and the model learns from them. It stops at the measurement or
 // hardware-seconds budget, on early stopping, or when the space is used up.
 //
@@ -21,6 +21,7 @@
 #include "hardware/backend.h"
 #include "ir/clock.h"
 #include "ir/record_log.h"
+#include "search/batch_policy.h"
 #include "search/history.h"
 #include "search/strategy.h"
 #include "surrogate/cost_model.h"
@@ -67,6 +68,9 @@ struct TunerOptions {
   // now: a network's task resumes with all it measured. Off: a logged config counts only when the
   // loop picks it again (TVM's resume, which makes a replayed campaign end where it ended).
   bool adopt_logged = false;
+  // How each round's batch is chosen among the ranked proposals; a campaign's comes from its
+  // model spec (batch_policy_options), not from a key of its own.
+  BatchPolicyOptions batch_policy;
 };
 
 // k = 64 (AutoTVM's and Ansor's usual batch), scaled down so that a small budget still gets about

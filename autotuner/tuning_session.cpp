@@ -44,8 +44,8 @@ void check_options(const TunerOptions& options, const Strategy& strategy, const 
 
 TuningSession::TuningSession(Backend& backend, Strategy& strategy, CostModel* model, RecordLog* log, TunerOptions options,
                              const Kernel& kernel, const SearchSpace& space, const std::vector<Record>& logged, const Clock& clock)
-    : backend_(backend), strategy_(strategy), model_(model), log_(log), options_(std::move(options)), kernel_(kernel), space_(space),
-      clock_(clock) {
+    : backend_(backend), strategy_(strategy), model_(model), log_(log), options_(std::move(options)), batch_policy_(options_.batch_policy),
+      kernel_(kernel), space_(space), clock_(clock) {
   const double start = clock_.now_seconds();
   check_options(options_, strategy_, model_);
   // Counting a constrained space enumerates it: only a small one is counted here (a fusion space of
@@ -230,8 +230,8 @@ bool TuningSession::step(std::size_t at_most) {
     const SearchContext context{kernel_, space_, model_, history, options_.seed, round,
                                 round_deadline(loop_seconds(), k), options_.measure_first};
     const double propose_start = clock_.now_seconds();
-    // The model may ask for a wider pool to choose a diverse batch from (CostModel::choose_batch).
-    std::vector<Config> proposed = strategy_.propose(context, model_ ? std::max(greedy, model_->proposal_pool(greedy)) : greedy);
+    // The batch policy may ask for a wider pool to choose a diverse batch from.
+    std::vector<Config> proposed = strategy_.propose(context, model_ ? std::max(greedy, batch_policy_.pool(greedy)) : greedy);
     result_.propose_seconds += seconds_since(propose_start);
     if (model_ && proposed.size() > 1) {
       const double rank_start = clock_.now_seconds();
@@ -240,7 +240,7 @@ bool TuningSession::step(std::size_t at_most) {
     }
     if (model_) {
       const double choose_start = clock_.now_seconds();
-      proposed = model_->choose_batch(kernel_, space_, std::move(proposed), greedy, options_.seed, round,
+      proposed = batch_policy_.choose(model_, kernel_, space_, std::move(proposed), greedy, options_.seed, round,
                                       [&](const Config& config) { return history.contains(config) || in_batch.count(config) > 0; });
       result_.rank_seconds += seconds_since(choose_start);
     }

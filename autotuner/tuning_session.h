@@ -50,6 +50,7 @@ class TuningSession {
   CostModel* model_;
   RecordLog* log_;
   TunerOptions options_;
+  BatchPolicy batch_policy_;  // from options_.batch_policy
   const Kernel& kernel_;
   const SearchSpace& space_;
   const Clock& clock_;

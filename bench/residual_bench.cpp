@@ -2,9 +2,9 @@
 // gpu_transfer runs it: three frozen priors, rounds of 10 measurements up to 200, on a 10-knob
 // space shaped like Kernel Tuner's convolution (16 x 5 x 4 x 4 x 2 x 2 x 2 x 2). Per round: one
 // update() (the refit: the length-scale x noise grid, and with relevances two sweeps of
-// per-knob factors), one predict() of 18k configs (a search's scoring volume), and one
-// choose_batch() by batch Thompson sampling with the incumbent's one-knob changes and 2 local
-// slots. Cheap closed-form priors stand in for the GNNs, so the figures are the residual's own.
+// per-knob factors), one predict() of 18k configs (a search's scoring volume), and one batch
+// choice (search/batch_policy.h) by batch Thompson sampling with the incumbent's one-knob changes
+// and 2 local slots. Cheap closed-form priors stand in for the GNNs, so the figures are the residual's own.
 // Not part of ctest.
 //
 //   build/bench/residual_bench [--budget N] [--predict N]
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ir/random.h"
+#include "search/batch_policy.h"
 #include "surrogate/transfer/target_residual.h"
 
 namespace perftune {
@@ -74,6 +75,7 @@ void run(const char* label, const TargetResidualOptions& options, std::size_t bu
   priors.push_back(std::make_unique<BowlModel>(std::vector<double>{12, 1, 2, 2, 1, 0, 1, 0}, weights));
   priors.push_back(std::make_unique<BowlModel>(std::vector<double>{3, 4, 0, 0, 1, 1, 0, 0}, weights));
   TargetResidualModel model(std::move(priors), options);
+  const BatchPolicy policy({.batch = BatchChoice::kThompson, .source_favourites = 10, .incumbent_neighbours = 1, .local_slots = 2});
 
   Rng rng(5);
   std::vector<Config> scored;
@@ -81,7 +83,7 @@ void run(const char* label, const TargetResidualOptions& options, std::size_t bu
   std::vector<float> out(scored.size());
   std::unordered_set<Config, ConfigHash> measured;
   auto taken = [&](const Config& c) { return measured.count(c) > 0; };
-  std::printf("%s\n  %8s %10s %12s %14s\n", label, "points", "update s", "predict s", "choose_batch s");
+  std::printf("%s\n  %8s %10s %12s %14s\n", label, "points", "update s", "predict s", "choose s");
   double total = 0.0;
   for (std::size_t round = 0; measured.size() < budget; ++round) {
     auto start = std::chrono::steady_clock::now();
@@ -96,7 +98,7 @@ void run(const char* label, const TargetResidualOptions& options, std::size_t bu
     for (std::size_t i = 0; i < head && ranked.size() < 100; ++i)
       if (!taken(scored[order[i]])) ranked.push_back(scored[order[i]]);
     start = std::chrono::steady_clock::now();
-    const std::vector<Config> chosen = model.choose_batch(kernel, space, ranked, 10, 1, round, taken);
+    const std::vector<Config> chosen = policy.choose(&model, kernel, space, ranked, 10, 1, round, taken);
     const double choose_seconds = seconds_since(start);
     std::vector<Measurement> fresh;
     for (const Config& config : chosen) {
@@ -129,8 +131,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--budget")) budget = std::strtoul(argv[i + 1], nullptr, 10);
     else if (!std::strcmp(argv[i], "--predict")) predict_count = std::strtoul(argv[i + 1], nullptr, 10);
   }
-  TargetResidualOptions options{.exploration = 1.0, .batch = BatchChoice::kThompson, .source_favourites = 10,
-                                .sample_residual = true, .incumbent_neighbours = 1, .local_slots = 2};
+  TargetResidualOptions options{.exploration = 1.0, .sample_residual = true};
   run("Thompson batch + local slots, one length scale", options, budget, predict_count);
   options.relevance = true;
   run("Thompson batch + local slots, relevance per knob (gpu_transfer's residual)", options, budget, predict_count);

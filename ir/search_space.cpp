@@ -165,6 +165,17 @@ std::vector<Config> SearchSpace::neighbours(const Config& config) const {
   return result;
 }
 
+std::vector<double> SearchSpace::index_coords(const Config& config) const {
+  std::vector<double> z;
+  for (std::size_t k = 0; k < dimension(); ++k) {
+    const std::size_t size = knobs_[k].values.size();
+    if (size < 2) continue;
+    const int index = index_of(k, config.values.at(k));
+    z.push_back(index < 0 ? 0.0 : static_cast<double>(index) / static_cast<double>(size - 1));
+  }
+  return z;
+}
+
 std::vector<Config> SearchSpace::one_knob_changes(const Config& config) const {
   std::vector<Config> result;
   for (std::size_t k = 0; k < knobs_.size() && k < config.values.size(); ++k)

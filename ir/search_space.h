@@ -59,6 +59,9 @@ class SearchSpace {
   std::vector<Config> one_knob_changes(const Config& config) const;
   // Index of `value` in knob k's domain; -1 if absent.
   int index_of(std::size_t knob, std::int64_t value) const;
+  // The config as a point of the [0, 1] knob-index cube: each knob with more than one value at
+  // its domain index / (size - 1) (an absent value at 0).
+  std::vector<double> index_coords(const Config& config) const;
 
   // {"name": value, ...} in knob order.
   nlohmann::ordered_json to_json(const Config& config) const;

@@ -87,6 +87,18 @@ class SettingsTable {
     return std::move(*this);
   }
 
+  // Another table's fields and rules over a member struct, as if they were this table's own: one
+  // JSON object whose keys set two components' options.
+  template <class Part>
+  SettingsTable&& merge(Part Options::*member, const SettingsTable<Part>& part) && {
+    for (const auto& field : part.fields_)
+      fields_.push_back({field.key, field.range, field.doc, [member, text = field.default_text](const Options& o) { return text(o.*member); },
+                         [member, read = field.read](const JsonView& v, Options& o) { read(v, o.*member); }});
+    for (const auto& rule : part.checks_)
+      checks_.push_back([member, rule](const JsonView& v, const Options& o) { rule(v, o.*member); });
+    return std::move(*this);
+  }
+
   // A rule over the whole object, checked after its members are read (e.g. a positive sum).
   SettingsTable&& check(std::function<void(const JsonView&, const Options&)> rule) && {
     checks_.push_back(std::move(rule));
@@ -127,6 +139,8 @@ class SettingsTable {
   }
 
  private:
+  template <class>
+  friend class SettingsTable;
   std::vector<Field> fields_;
   std::vector<std::function<void(const JsonView&, const Options&)>> checks_;
 };

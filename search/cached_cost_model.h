@@ -39,13 +39,8 @@ class CachedCostModel : public CostModel {
   void predict(const Kernel& kernel, const SearchSpace& space, std::span<const Config> configs,
                std::span<float> log_seconds) override;
   void update(const Kernel& kernel, const SearchSpace& space, std::span<const Measurement> measurements) override;
-  // The batch is the inner model's choice (a cache has no view on it).
-  std::size_t proposal_pool(std::size_t k) const override { return inner_.proposal_pool(k); }
-  std::vector<Config> choose_batch(const Kernel& kernel, const SearchSpace& space, std::vector<Config> ranked, std::size_t k,
-                                   std::uint64_t seed, std::size_t round,
-                                   const std::function<bool(const Config&)>& taken) override {
-    return inner_.choose_batch(kernel, space, std::move(ranked), k, seed, round, taken);
-  }
+  // The inner model's own belief (a cache has none of its own).
+  std::unique_ptr<PredictiveBelief> belief(const Kernel& kernel, const SearchSpace& space) override { return inner_.belief(kernel, space); }
 
   std::size_t hits() const { return hits_; }
   std::size_t misses() const { return misses_; }

@@ -12,6 +12,7 @@
 #include "ir/corpus.h"
 #include "ir/kernel.h"
 #include "ir/search_space.h"
+#include "surrogate/predictive_belief.h"
 
 namespace perftune {
 
@@ -25,17 +26,9 @@ class CostModel {
                        std::span<float> log_seconds) = 0;
   // Learns from new measurements of `kernel` (the tuner calls it each round). Default: nothing.
   virtual void update(const Kernel& kernel, const SearchSpace& space, std::span<const Measurement> measurements) {}
-  // Batch selection for one tuner round (the k configs measured together, judged by the best of
-  // them). The tuner asks the strategy for proposal_pool(k) proposals, ranks them by predict(),
-  // and takes configs in the order choose_batch returns them, skipping any that `taken` says are
-  // measured or already in the batch, until k are taken. Defaults: k proposals, in rank order (the
-  // greedy top-k). `seed` and `round` make a randomized choice reproducible.
-  virtual std::size_t proposal_pool(std::size_t k) const { return k; }
-  virtual std::vector<Config> choose_batch(const Kernel& kernel, const SearchSpace& space, std::vector<Config> ranked,
-                                           std::size_t k, std::uint64_t seed, std::size_t round,
-                                           const std::function<bool(const Config&)>& taken) {
-    return ranked;
-  }
+  // The model's posterior about `kernel`, for a batch policy that samples it (search/batch_policy.h);
+  // none (the default) for a model without one.
+  virtual std::unique_ptr<PredictiveBelief> belief(const Kernel& kernel, const SearchSpace& space) { return nullptr; }
   // False for models that only rank (their outputs are not comparable across kernels).
   virtual bool predicts_absolute_time() const { return true; }
 };

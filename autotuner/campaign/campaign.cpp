@@ -91,6 +91,7 @@ Campaign parse_campaign(const nlohmann::json& json, const std::string& file) {
   tuner.confirm_best = !traits.repeatable;
   tuner.search_time_share = traits.recorded ? 0.0 : kDefaultSearchTimeShare;
   campaign_tuner_settings().read_members(root, tuner);
+  tuner.batch_policy = batch_policy_options(campaign.model);
 
   const JsonView budget = root.at("budget");
   budget.expect_keys({"measurements", "hardware_seconds", "minutes"});

@@ -41,10 +41,8 @@ std::shared_ptr<const MeasuredKernel> recording(const std::string& path, const M
 std::unique_ptr<CostModel> with_residual(const ModelSpec& spec, std::vector<std::unique_ptr<CostModel>> priors,
                                          const std::string& priors_place) {
   if (!spec.residual) return std::move(priors.front());  // parse_model_spec: several need a residual
-  TargetResidualOptions options = spec.residual_options;
-  options.space_filling_start = spec.type == "gaussian_process";  // no prior to rank the first batch
   try {
-    return std::make_unique<TargetResidualModel>(std::move(priors), options);
+    return std::make_unique<TargetResidualModel>(std::move(priors), spec.residual_options.model);
   } catch (const std::invalid_argument& error) {
     throw InputError(spec.file, spec.path + priors_place, std::string("priors a residual can combine: ") + error.what());
   }

@@ -4,15 +4,33 @@
 
 namespace perftune {
 
-const SettingsTable<TargetResidualOptions>& residual_settings() {
+namespace {
+
+// The residual's own keys.
+const SettingsTable<TargetResidualOptions>& residual_model_settings() {
   using O = TargetResidualOptions;
+  static const auto table =
+      SettingsTable<O>()
+          .flag("fine_tune_prior", &O::fine_tune_prior, "the prior learns from the target too, not only the residual")
+          .non_negative("exploration", &O::exploration, "kappa of the lower confidence bound mean - kappa * sd; 0: the mean")
+          .flag("sample_residual", &O::sample_residual, "thompson: each further slot draws the residual jointly too")
+          .flag("relevance", &O::relevance, "one length scale per knob, fitted by the marginal likelihood")
+          .flag("categorical", &O::categorical, "with relevance: a knob's distance may be categorical")
+          .check([](const JsonView& residual, const O& o) {
+            if (o.categorical && !o.relevance)
+              residual.at("categorical").fail("no \"categorical\" without \"relevance\": true (the choice is a step of the per-knob relevance search)");
+          });
+  return table;
+}
+
+// The batch policy's keys (search/batch_policy.h).
+const SettingsTable<BatchPolicyOptions>& batch_policy_settings() {
+  using O = BatchPolicyOptions;
   const auto count = [](std::size_t O::*member, std::string what) {
     return [member, what](const JsonView& v, O& o) { o.*member = static_cast<std::size_t>(v.as_count("a count >= 0 of " + what)); };
   };
   static const auto table =
       SettingsTable<O>()
-          .flag("fine_tune_prior", &O::fine_tune_prior, "the prior learns from the target too, not only the residual")
-          .non_negative("exploration", &O::exploration, "kappa of the lower confidence bound mean - kappa * sd; 0: the mean")
           .custom("batch", "\"top\" or \"thompson\"", "\"top\"", "the k best proposals, or batch Thompson sampling over the priors' weights",
                   [](const JsonView& v, O& o) {
                     const std::string batch = v.as_string();
@@ -23,24 +41,38 @@ const SettingsTable<TargetResidualOptions>& residual_settings() {
           .count("batch_pool", &O::batch_pool, "thompson: proposals asked per batch slot")
           .custom("source_favourites", "integer >= 0", "0", "thompson: each prior's own best configs added to the candidates",
                   count(&O::source_favourites, "each prior's own best configs to consider"))
-          .flag("sample_residual", &O::sample_residual, "thompson: each further slot draws the residual jointly too")
           .custom("incumbent_neighbours", "integer >= 0", "0", "thompson: best measured configs whose one-knob changes join the candidates",
                   count(&O::incumbent_neighbours, "best measured configs whose one-knob changes to consider"))
           .custom("local_slots", "integer >= 0", "0", "thompson: batch slots for the best of those neighbours",
                   count(&O::local_slots, "batch slots for the incumbents' neighbours"))
-          .flag("relevance", &O::relevance, "one length scale per knob, fitted by the marginal likelihood")
-          .flag("categorical", &O::categorical, "with relevance: a knob's distance may be categorical")
           .check([](const JsonView& residual, const O& o) {
-            if (o.batch != BatchChoice::kThompson)
-              for (const char* key : {"batch_pool", "source_favourites", "sample_residual", "incumbent_neighbours", "local_slots"})
-                if (const auto option = residual.find(key))
-                  option->fail(std::string("no \"") + key + "\" unless \"batch\" is \"thompson\" (the top-k batch takes the best proposals only)");
-            if (o.categorical && !o.relevance)
-              residual.at("categorical").fail("no \"categorical\" without \"relevance\": true (the choice is a step of the per-knob relevance search)");
             if (o.local_slots > 0 && o.incumbent_neighbours == 0)
               residual.at("local_slots").fail("no \"local_slots\" without \"incumbent_neighbours\" >= 1 (whose neighbours they measure)");
           });
   return table;
+}
+
+}  // namespace
+
+const SettingsTable<ResidualSpec>& residual_settings() {
+  static const auto table =
+      SettingsTable<ResidualSpec>()
+          // Checked first: the parts' own rules assume a Thompson batch.
+          .check([](const JsonView& residual, const ResidualSpec& spec) {
+            if (spec.batch.batch != BatchChoice::kThompson)
+              for (const char* key : {"batch_pool", "source_favourites", "sample_residual", "incumbent_neighbours", "local_slots"})
+                if (const auto option = residual.find(key))
+                  option->fail(std::string("no \"") + key + "\" unless \"batch\" is \"thompson\" (the top-k batch takes the best proposals only)");
+          })
+          .merge(&ResidualSpec::model, residual_model_settings())
+          .merge(&ResidualSpec::batch, batch_policy_settings());
+  return table;
+}
+
+BatchPolicyOptions batch_policy_options(const ModelSpec& spec) {
+  BatchPolicyOptions options = spec.residual ? spec.residual_options.batch : BatchPolicyOptions{};
+  options.space_filling_start = spec.type == "gaussian_process";  // no prior to rank the first batch
+  return options;
 }
 
 namespace {

@@ -22,7 +22,7 @@
 //   {"type": "gaussian_process", "residual": {...}}  no prior data: Bayesian optimization on the
 //                                             target's own measurements (the residual over a flat
 //                                             prior, surrogate/transfer/flat_prior.h), its first batch
-//                                             space-filling (TargetResidualOptions::space_filling_start)
+//                                             space-filling (BatchPolicyOptions::space_filling_start)
 //   a learned or recorded model may add "residual": {...}: the tuner's measurements fit a
 //   Gaussian-process correction of it (surrogate/transfer/target_residual.h); its keys, defaults and
 //   ranges are residual_settings()'s, documented in docs/settings.md.
@@ -37,9 +37,17 @@
 
 #include "ir/json_view.h"
 #include "ir/settings_table.h"
+#include "search/batch_policy.h"
 #include "surrogate/transfer/target_residual_options.h"
 
 namespace perftune {
+
+// A model's "residual" object: the residual's own options, and the batch policy its posterior
+// makes possible (search/batch_policy.h).
+struct ResidualSpec {
+  TargetResidualOptions model;
+  BatchPolicyOptions batch;
+};
 
 struct ModelSpec {
   std::string type;        // "none", "analytical", "learned", "recorded"
@@ -53,12 +61,12 @@ struct ModelSpec {
   std::vector<std::string> checkpoints;  // learned with several priors ("checkpoints"), resolved likewise
   std::vector<std::string> recordings;  // recorded only: the recordings (sources), resolved
   bool residual = false;     // learned or recorded: wrapped in a TargetResidualModel
-  TargetResidualOptions residual_options;  // with `residual`: as its "residual" object sets them
+  ResidualSpec residual_options;  // with `residual`: as its "residual" object sets them
   bool shipped = false;  // learned: `checkpoint` is the shipped model, none being named
 };
 
 // A model's "residual" object, declared once (docs/settings.md).
-const SettingsTable<TargetResidualOptions>& residual_settings();
+const SettingsTable<ResidualSpec>& residual_settings();
 // The keys beside "type" of each model type, declared once (docs/settings.md); paths as written.
 const SettingsTable<ModelSpec>& analytical_model_settings();
 const SettingsTable<ModelSpec>& learned_model_settings();
@@ -68,5 +76,8 @@ const SettingsTable<ModelSpec>& gaussian_process_settings();
 // `resolve` turns a path written in the campaign into a usable one. Throws InputError naming the
 // JSON path of an unknown key, a wrong type, or an unknown model.
 ModelSpec parse_model_spec(const JsonView& view, const std::function<std::string(const std::string&)>& resolve);
+// The tuner's batch policy for a campaign with this model: its residual's, and a space-filling
+// first batch for a Gaussian process (no prior ranks it); the greedy top k otherwise.
+BatchPolicyOptions batch_policy_options(const ModelSpec& spec);
 
 }  // namespace perftune

@@ -121,17 +121,6 @@ std::optional<std::vector<double>> clamped_weights(const std::vector<double>& m,
 
 }  // namespace
 
-std::vector<double> knob_index_coords(const SearchSpace& space, const Config& config) {
-  std::vector<double> z;
-  for (std::size_t k = 0; k < space.dimension(); ++k) {
-    const std::size_t size = space.knobs()[k].values.size();
-    if (size < 2) continue;
-    const int index = space.index_of(k, config.values.at(k));
-    z.push_back(index < 0 ? 0.0 : static_cast<double>(index) / static_cast<double>(size - 1));
-  }
-  return z;
-}
-
 namespace {
 
 std::vector<std::unique_ptr<CostModel>> one(std::unique_ptr<CostModel> prior) {
@@ -155,7 +144,6 @@ TargetResidualModel::TargetResidualModel(std::vector<std::unique_ptr<CostModel>>
     if (!prior) throw std::invalid_argument("a target residual needs a prior model");
   if (options_.max_points < 2) throw std::invalid_argument("a target residual needs to keep at least 2 points");
   if (!(options_.exploration >= 0)) throw std::invalid_argument("a target residual's exploration must be >= 0");
-  if (options_.batch_pool == 0) throw std::invalid_argument("a target residual's batch pool must be at least 1 proposal per slot");
 }
 
 std::string TargetResidualModel::name() const {
@@ -237,7 +225,7 @@ void TargetResidualModel::predict(const Kernel& kernel, const SearchSpace& space
   for (std::size_t first = 0; first < configs.size(); first += kChunk) {
     const std::size_t m = std::min(kChunk, configs.size() - first);
     for (std::size_t c = 0; c < m; ++c) {
-      const std::vector<double> z = knob_index_coords(space, configs[first + c]);
+      const std::vector<double> z = space.index_coords(configs[first + c]);
       double* column = &k[c * n];
       correction[c] = 0.0;
       for (std::size_t j = 0; j < n; ++j) {
@@ -278,7 +266,7 @@ void TargetResidualModel::update(const Kernel& kernel, const SearchSpace& space,
     data.log_seconds.push_back(result.ok() && result.seconds > 0 ? std::optional<double>(std::log(result.seconds))
                                                                   : std::nullopt);
     for (std::size_t p = 0; p < columns.size(); ++p) data.prior[p].push_back(columns[p][i]);
-    data.coords.push_back(knob_index_coords(space, fresh[i]));
+    data.coords.push_back(space.index_coords(fresh[i]));
   }
   if (data.configs.size() > options_.max_points) {
     const auto drop = static_cast<std::ptrdiff_t>(data.configs.size() - options_.max_points);
@@ -427,10 +415,6 @@ void TargetResidualModel::refit(KernelData& data) {
       }
 }
 
-std::size_t TargetResidualModel::proposal_pool(std::size_t k) const {
-  return options_.batch == BatchChoice::kThompson ? k * options_.batch_pool : k;
-}
-
 namespace {
 
 // A standard normal draw (Box-Muller on our own uniforms: std::normal_distribution differs
@@ -457,229 +441,168 @@ std::optional<std::vector<double>> covariance_factor(std::vector<double> precisi
   return covariance;
 }
 
-std::vector<Config> space_filling_batch(const SearchSpace& space, std::vector<Config> ranked, std::size_t k,
-                                        const std::vector<std::vector<double>>& measured, std::uint64_t seed,
-                                        const std::function<bool(const Config&)>& taken) {
-  // The candidates: the proposals and as many random configs (a search on a flat model proposes
-  // whatever its walk met), each once and unmeasured.
-  Rng rng(seed);
-  std::vector<Config> candidates;
-  std::unordered_set<Config, ConfigHash> seen;
-  auto add = [&](const Config& config) {
-    if (!taken(config) && seen.insert(config).second) candidates.push_back(config);
-  };
-  for (const Config& config : ranked) add(config);
-  const std::size_t wanted = std::max<std::size_t>(2 * candidates.size(), 20 * k);
-  for (std::size_t tries = 0; candidates.size() < wanted && tries < 4 * wanted; ++tries) add(space.sample(rng));
-  std::vector<std::vector<double>> coords;
-  for (const Config& config : candidates) coords.push_back(knob_index_coords(space, config));
-  // Each candidate's distance to the nearest chosen or measured config; greedy maximin picks the
-  // farthest each time (with nothing measured, the first is the first proposal: any one would do).
-  std::vector<double> nearest(candidates.size(), std::numeric_limits<double>::infinity());
-  const std::vector<double> none;
-  const std::vector<bool> ordered;
-  for (const auto& point : measured)
-    for (std::size_t c = 0; c < candidates.size(); ++c) nearest[c] = std::min(nearest[c], distance(coords[c], point, none, ordered));
-  std::vector<Config> batch;
-  std::vector<bool> picked(candidates.size(), false);
-  for (std::size_t slot = 0; slot < std::min(k, candidates.size()); ++slot) {
-    std::size_t best = candidates.size();
-    for (std::size_t c = 0; c < candidates.size(); ++c) {
-      if (picked[c]) continue;
-      if (best == candidates.size() || nearest[c] > nearest[best]) best = c;
+// The residual's belief at a set of candidates. Each candidate's score under weights x = (a, b) is
+//   a (1 - k^T C^-1 1) + sum_i b_i (prior_i - k^T C^-1 prior_i) + k^T C^-1 y - exploration * sd,
+// the GP posterior mean given x (at the fitted x: predict()'s mean). Before a fit: b . prior.
+class ResidualScores : public CandidateScores {
+ public:
+  std::size_t n_priors = 0, count = 0;
+  std::vector<double> a_term, constant, bonus;
+  std::vector<std::vector<double>> b_term;
+  std::vector<double> mean_x;
+  std::optional<std::vector<double>> spread;    // Cholesky factor of x's posterior covariance; none before a fit
+  std::optional<std::vector<double>> f_spread;  // of the residual's posterior covariance at the candidates (sample_residual)
+
+  std::vector<double> expected() const override { return scores(mean_x, nullptr); }
+
+  // x drawn from its posterior (before a fit: the shares' prior; a is a constant then and does not
+  // change the choice), clamped at b >= 0, and with sample_residual the residual drawn jointly.
+  std::vector<double> draw(Rng& rng) const override {
+    std::vector<double> x = mean_x;
+    std::vector<double> z(n_priors + 1);
+    for (double& value : z) value = standard_normal(rng);
+    if (spread) {
+      for (std::size_t i = 0; i <= n_priors; ++i)
+        for (std::size_t j = 0; j <= i; ++j) x[i] += (*spread)[i * (n_priors + 1) + j] * z[j];
+    } else {
+      const double sd = kPriorWeightStd / std::sqrt(static_cast<double>(n_priors));
+      for (std::size_t i = 1; i <= n_priors; ++i) x[i] += sd * z[i];
     }
-    picked[best] = true;
-    batch.push_back(candidates[best]);
-    for (std::size_t c = 0; c < candidates.size(); ++c) nearest[c] = std::min(nearest[c], distance(coords[c], coords[best], none, ordered));
+    for (std::size_t i = 1; i <= n_priors; ++i) x[i] = std::max(0.0, x[i]);
+    if (!f_spread) return scores(x, nullptr);
+    std::vector<double> u(count), f_draw(count);
+    for (double& value : u) value = standard_normal(rng);
+    for (std::size_t c = 0; c < count; ++c) {
+      double sum = 0.0;
+      for (std::size_t d = 0; d <= c; ++d) sum += (*f_spread)[c * count + d] * u[d];
+      f_draw[c] = sum;
+    }
+    return scores(x, &f_draw);
   }
-  for (Config& config : ranked) batch.push_back(std::move(config));  // the tuner skips repeats
-  return batch;
-}
+
+ private:
+  // At weights x, with the residual's draw `f` or, without one, minus the exploration bonus.
+  std::vector<double> scores(const std::vector<double>& x, const std::vector<double>* f) const {
+    std::vector<double> out(count);
+    for (std::size_t c = 0; c < count; ++c) {
+      double score = x[0] * a_term[c] + constant[c] + (f ? (*f)[c] : -bonus[c]);
+      for (std::size_t i = 0; i < n_priors; ++i) score += x[i + 1] * b_term[i][c];
+      out[c] = score;
+    }
+    return out;
+  }
+};
 
 }  // namespace
 
-std::vector<Config> TargetResidualModel::choose_batch(const Kernel& kernel, const SearchSpace& space,
-                                                      std::vector<Config> ranked, std::size_t k, std::uint64_t seed,
-                                                      std::size_t round, const std::function<bool(const Config&)>& taken) {
-  if (options_.space_filling_start && k > 0) {
-    std::optional<std::vector<std::vector<double>>> unfitted;  // the measured configs' z while there is no fit
-    {
-      std::lock_guard lock(mutex_);
-      const auto it = kernels_.find(kernel.key());
-      if (it == kernels_.end()) unfitted.emplace();
-      else if (!it->second.fit) unfitted = it->second.coords;
-    }
-    if (unfitted) return space_filling_batch(space, std::move(ranked), k, *unfitted, splitmix64(seed ^ splitmix64(round + 1)), taken);
-  }
-  if (options_.batch != BatchChoice::kThompson || k == 0) return ranked;
-  const std::size_t n_priors = priors_.size();
-  // The candidates: the proposals, then each prior's favourites among the configs scored so far.
-  std::vector<Config> candidates;
-  std::unordered_set<Config, ConfigHash> seen;
-  for (const Config& config : ranked)
-    if (!taken(config) && seen.insert(config).second) candidates.push_back(config);
-  if (options_.source_favourites > 0 && n_priors > 1 && !options_.fine_tune_prior) {
-    std::lock_guard lock(mutex_);
-    const auto it = kernels_.find(kernel.key());
-    if (it != kernels_.end()) {
-      std::vector<std::pair<const Config*, const std::vector<float>*>> scored;
-      for (const auto& [config, row] : it->second.prior_cache)
-        if (!seen.count(config) && !taken(config)) scored.emplace_back(&config, &row);
-      for (std::size_t i = 0; i < n_priors; ++i) {
-        const std::size_t m = std::min(options_.source_favourites, scored.size());
-        // By prior i, ties by config: the cache's iteration order must not decide.
-        std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(m), scored.end(),
-                          [i](const auto& x, const auto& y) {
-                            return (*x.second)[i] != (*y.second)[i] ? (*x.second)[i] < (*y.second)[i] : x.first->values < y.first->values;
-                          });
-        for (std::size_t j = 0; j < m; ++j)
-          if (seen.insert(*scored[j].first).second) candidates.push_back(*scored[j].first);
-      }
-    }
-  }
-  std::vector<bool> local;  // one knob away from an incumbent (empty: no neighbourhood asked for)
-  if (options_.incumbent_neighbours > 0) {
-    std::vector<Config> incumbents;  // the kernel's best measured configs, best first
-    {
-      std::lock_guard lock(mutex_);
-      if (const auto it = kernels_.find(kernel.key()); it != kernels_.end()) {
-        const KernelData& data = it->second;
-        std::vector<std::size_t> order;
-        for (std::size_t j = 0; j < data.configs.size(); ++j)
-          if (data.log_seconds[j]) order.push_back(j);
-        const std::size_t m = std::min(options_.incumbent_neighbours, order.size());
-        std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(m), order.end(),
-                          [&](std::size_t x, std::size_t y) { return *data.log_seconds[x] < *data.log_seconds[y]; });
-        for (std::size_t j = 0; j < m; ++j) incumbents.push_back(data.configs[order[j]]);
-      }
-    }
-    std::unordered_map<Config, std::size_t, ConfigHash> index;
-    for (std::size_t c = 0; c < candidates.size(); ++c) index.emplace(candidates[c], c);
-    local.assign(candidates.size(), false);
-    for (const Config& incumbent : incumbents)
-      for (Config& neighbour : space.one_knob_changes(incumbent)) {
-        if (taken(neighbour)) continue;
-        if (const auto it = index.find(neighbour); it != index.end()) {
-          local[it->second] = true;
-        } else {
-          index.emplace(neighbour, candidates.size());
-          candidates.push_back(std::move(neighbour));
-          local.push_back(true);
-        }
-      }
-  }
-  if (candidates.empty()) return ranked;
-  const std::vector<std::vector<float>> columns = predict_priors(kernel, space, candidates);
+class TargetResidualModel::Belief : public PredictiveBelief {
+ public:
+  Belief(TargetResidualModel& model, const Kernel& kernel, const SearchSpace& space) : model_(model), kernel_(kernel), space_(space) {}
 
-  // Each candidate's score under weights x = (a, b) is
-  //   a (1 - k^T C^-1 1) + sum_i b_i (prior_i - k^T C^-1 prior_i) + k^T C^-1 y - exploration * sd,
-  // the GP posterior mean given x (at the fitted x: predict()'s mean). Before a fit: b . prior.
-  const std::size_t count = candidates.size();
-  std::vector<double> a_term(count, 0.0), constant(count, 0.0), bonus(count, 0.0);
-  std::vector<std::vector<double>> b_term(n_priors, std::vector<double>(count));
-  for (std::size_t i = 0; i < n_priors; ++i)
-    for (std::size_t c = 0; c < count; ++c) b_term[i][c] = columns[i][c];
-  std::vector<double> mean_x(n_priors + 1, 0.0);
-  std::optional<std::vector<double>> spread;    // Cholesky factor of x's posterior covariance
-  std::optional<std::vector<double>> f_spread;  // of the residual's posterior covariance at the candidates
-  {
-    std::lock_guard lock(mutex_);
-    const auto it = kernels_.find(kernel.key());
-    if (it != kernels_.end() && it->second.fit) {
-      const KernelData& data = it->second;
-      const ResidualFit& fit = *data.fit;
-      const std::size_t n = data.coords.size();
-      mean_x[0] = fit.offset;
-      for (std::size_t i = 0; i < n_priors; ++i) mean_x[i + 1] = fit.prior_weights[i];
-      spread = covariance_factor(data.weight_precision, n_priors + 1);
-      std::vector<std::vector<double>> coords(count), solved(count);  // z(candidate), L^-1 k(candidate)
-      std::vector<double> kv(n);
-      for (std::size_t c = 0; c < count; ++c) {
-        coords[c] = knob_index_coords(space, candidates[c]);
-        for (std::size_t j = 0; j < n; ++j) kv[j] = matern52(distance(coords[c], data.coords[j], fit.relevance, fit.categorical) / fit.length_scale);
-        a_term[c] = 1.0 - dot(kv, data.solved_ones);
-        constant[c] = dot(kv, data.solved_y);
-        for (std::size_t i = 0; i < n_priors; ++i) b_term[i][c] -= dot(kv, data.solved_prior[i]);
-        solved[c] = forward_substitute(data.factor, n, kv);  // as in predict()
-        const double explained = dot(solved[c], solved[c]);
-        bonus[c] = options_.exploration * std::sqrt(fit.signal_variance * std::max(0.0, 1.0 - explained));
-      }
-      if (options_.sample_residual) {
-        // s^2 (K(z_c, z_d) - v_c . v_d), factored with a jitter that grows until it factors
-        // (candidates next to each other or to a measured config make it nearly singular).
-        std::vector<double> covariance(count * count);
-        for (std::size_t c = 0; c < count; ++c)
-          for (std::size_t d = 0; d <= c; ++d)
-            covariance[c * count + d] = covariance[d * count + c] =
-                fit.signal_variance * ((c == d ? 1.0 : matern52(distance(coords[c], coords[d], fit.relevance, fit.categorical) / fit.length_scale)) -
-                                       dot(solved[c], solved[d]));
-        for (const double jitter : {1e-6, 1e-4, 1e-2}) {
-          std::vector<double> factor = covariance;
-          for (std::size_t c = 0; c < count; ++c) factor[c * count + c] += jitter * fit.signal_variance;
-          if (cholesky_factor(factor, count)) {
-            f_spread = std::move(factor);
-            break;
-          }
-        }
-      }
-    } else {
-      for (std::size_t i = 0; i < n_priors; ++i) mean_x[i + 1] = 1.0 / static_cast<double>(n_priors);
-    }
+  bool fitted() const override {
+    std::lock_guard lock(model_.mutex_);
+    const auto it = model_.kernels_.find(kernel_.key());
+    return it != model_.kernels_.end() && it->second.fit.has_value();
   }
-  const bool fitted = spread.has_value();
-  Rng rng(splitmix64(seed ^ splitmix64(round ^ splitmix64(stable_hash(kernel.key())))));
-  std::vector<Config> batch;
-  std::vector<bool> picked(count, false);
-  std::vector<double> f_draw(count, 0.0);
-  const std::size_t local_count = static_cast<std::size_t>(std::count(local.begin(), local.end(), true));
-  const std::size_t local_slots = std::min(options_.local_slots, local_count);
-  for (std::size_t slot = 0; slot < std::min(k, count); ++slot) {
-    std::vector<double> x = mean_x;
-    // The first slot and the local ones keep the lower confidence bound at the fitted weights, as
-    // does every slot without a residual draw.
-    // A local slot whose neighbours the earlier slots already took falls back to every candidate.
-    bool local_left = false;
-    for (std::size_t c = 0; c < local.size(); ++c) local_left = local_left || (local[c] && !picked[c]);
-    const bool local_slot = slot > 0 && slot <= local_slots && local_left;
-    const bool drawn = slot > local_slots;
-    const bool sampled = drawn && f_spread.has_value();
-    if (drawn) {
-      std::vector<double> z(n_priors + 1);
-      for (double& value : z) value = standard_normal(rng);
-      if (fitted) {
-        for (std::size_t i = 0; i <= n_priors; ++i)
-          for (std::size_t j = 0; j <= i; ++j) x[i] += (*spread)[i * (n_priors + 1) + j] * z[j];
-      } else {  // the shares' prior; a is a constant then and does not change the choice
-        const double sd = kPriorWeightStd / std::sqrt(static_cast<double>(n_priors));
-        for (std::size_t i = 1; i <= n_priors; ++i) x[i] += sd * z[i];
-      }
-      for (std::size_t i = 1; i <= n_priors; ++i) x[i] = std::max(0.0, x[i]);
-      if (sampled) {
-        std::vector<double> u(count);
-        for (double& value : u) value = standard_normal(rng);
-        for (std::size_t c = 0; c < count; ++c) {
-          double sum = 0.0;
-          for (std::size_t d = 0; d <= c; ++d) sum += (*f_spread)[c * count + d] * u[d];
-          f_draw[c] = sum;
-        }
-      }
+
+  std::vector<Measured> measured() const override {
+    std::vector<Measured> measured;
+    std::lock_guard lock(model_.mutex_);
+    if (const auto it = model_.kernels_.find(kernel_.key()); it != model_.kernels_.end())
+      for (std::size_t j = 0; j < it->second.configs.size(); ++j) measured.push_back({it->second.configs[j], it->second.log_seconds[j]});
+    return measured;
+  }
+
+  // From the frozen priors' cache of scored configs (a fine-tuned prior keeps none).
+  std::vector<Config> source_favourites(std::size_t count, const std::function<bool(const Config&)>& keep) const override {
+    std::vector<Config> favourites;
+    const std::size_t n_priors = model_.priors_.size();
+    if (count == 0 || n_priors < 2 || model_.options_.fine_tune_prior) return favourites;
+    std::lock_guard lock(model_.mutex_);
+    const auto it = model_.kernels_.find(kernel_.key());
+    if (it == model_.kernels_.end()) return favourites;
+    std::vector<std::pair<const Config*, const std::vector<float>*>> scored;
+    for (const auto& [config, row] : it->second.prior_cache)
+      if (keep(config)) scored.emplace_back(&config, &row);
+    for (std::size_t i = 0; i < n_priors; ++i) {
+      const std::size_t m = std::min(count, scored.size());
+      // By prior i, ties by config: the cache's iteration order must not decide.
+      std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(m), scored.end(), [i](const auto& x, const auto& y) {
+        return (*x.second)[i] != (*y.second)[i] ? (*x.second)[i] < (*y.second)[i] : x.first->values < y.first->values;
+      });
+      for (std::size_t j = 0; j < m; ++j) favourites.push_back(*scored[j].first);
     }
-    std::size_t best = count;
-    double best_score = std::numeric_limits<double>::infinity();
+    return favourites;
+  }
+
+  std::unique_ptr<CandidateScores> at(std::span<const Config> candidates) override {
+    const std::size_t n_priors = model_.priors_.size();
+    const std::vector<std::vector<float>> columns = model_.predict_priors(kernel_, space_, candidates);
+    auto scores = std::make_unique<ResidualScores>();
+    ResidualScores& s = *scores;
+    const std::size_t count = candidates.size();
+    s.n_priors = n_priors;
+    s.count = count;
+    s.a_term.assign(count, 0.0);
+    s.constant.assign(count, 0.0);
+    s.bonus.assign(count, 0.0);
+    s.b_term.assign(n_priors, std::vector<double>(count));
+    for (std::size_t i = 0; i < n_priors; ++i)
+      for (std::size_t c = 0; c < count; ++c) s.b_term[i][c] = columns[i][c];
+    s.mean_x.assign(n_priors + 1, 0.0);
+    std::lock_guard lock(model_.mutex_);
+    const auto it = model_.kernels_.find(kernel_.key());
+    if (it == model_.kernels_.end() || !it->second.fit) {
+      for (std::size_t i = 0; i < n_priors; ++i) s.mean_x[i + 1] = 1.0 / static_cast<double>(n_priors);
+      return scores;
+    }
+    const KernelData& data = it->second;
+    const ResidualFit& fit = *data.fit;
+    const std::size_t n = data.coords.size();
+    s.mean_x[0] = fit.offset;
+    for (std::size_t i = 0; i < n_priors; ++i) s.mean_x[i + 1] = fit.prior_weights[i];
+    s.spread = covariance_factor(data.weight_precision, n_priors + 1);
+    std::vector<std::vector<double>> coords(count), solved(count);  // z(candidate), L^-1 k(candidate)
+    std::vector<double> kv(n);
     for (std::size_t c = 0; c < count; ++c) {
-      if (picked[c] || (local_slot && !local[c])) continue;
-      double score = x[0] * a_term[c] + constant[c] + (sampled ? f_draw[c] : -bonus[c]);
-      for (std::size_t i = 0; i < n_priors; ++i) score += x[i + 1] * b_term[i][c];
-      if (best == count || score < best_score) {
-        best = c;
-        best_score = score;
+      coords[c] = space_.index_coords(candidates[c]);
+      for (std::size_t j = 0; j < n; ++j) kv[j] = matern52(distance(coords[c], data.coords[j], fit.relevance, fit.categorical) / fit.length_scale);
+      s.a_term[c] = 1.0 - dot(kv, data.solved_ones);
+      s.constant[c] = dot(kv, data.solved_y);
+      for (std::size_t i = 0; i < n_priors; ++i) s.b_term[i][c] -= dot(kv, data.solved_prior[i]);
+      solved[c] = forward_substitute(data.factor, n, kv);  // as in predict()
+      const double explained = dot(solved[c], solved[c]);
+      s.bonus[c] = model_.options_.exploration * std::sqrt(fit.signal_variance * std::max(0.0, 1.0 - explained));
+    }
+    if (model_.options_.sample_residual) {
+      // s^2 (K(z_c, z_d) - v_c . v_d), factored with a jitter that grows until it factors
+      // (candidates next to each other or to a measured config make it nearly singular).
+      std::vector<double> covariance(count * count);
+      for (std::size_t c = 0; c < count; ++c)
+        for (std::size_t d = 0; d <= c; ++d)
+          covariance[c * count + d] = covariance[d * count + c] =
+              fit.signal_variance * ((c == d ? 1.0 : matern52(distance(coords[c], coords[d], fit.relevance, fit.categorical) / fit.length_scale)) -
+                                     dot(solved[c], solved[d]));
+      for (const double jitter : {1e-6, 1e-4, 1e-2}) {
+        std::vector<double> factor = covariance;
+        for (std::size_t c = 0; c < count; ++c) factor[c * count + c] += jitter * fit.signal_variance;
+        if (cholesky_factor(factor, count)) {
+          s.f_spread = std::move(factor);
+          break;
+        }
       }
     }
-    picked[best] = true;
-    batch.push_back(candidates[best]);
+    return scores;
   }
-  for (Config& config : ranked) batch.push_back(std::move(config));  // the tuner skips repeats
-  return batch;
+
+ private:
+  TargetResidualModel& model_;
+  const Kernel& kernel_;
+  const SearchSpace& space_;
+};
+
+std::unique_ptr<PredictiveBelief> TargetResidualModel::belief(const Kernel& kernel, const SearchSpace& space) {
+  return std::make_unique<Belief>(*this, kernel, space);
 }
 
 std::optional<ResidualFit> TargetResidualModel::fit(const Kernel& kernel) const {

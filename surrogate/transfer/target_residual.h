@@ -51,23 +51,11 @@
 
 namespace perftune {
 
-// How the residual chooses a round's batch among the search's proposals (CostModel::choose_batch;
-// BatchChoice in target_residual_options.h):
-//   kTop: the k best by the ranking score (mean - exploration * sd), the tuner's default.
-//   kThompson: batch Thompson sampling over the mean's weights. The batch is judged by its best
-//     config, so k near-identical picks around one optimum of the current belief waste k - 1
-//     measurements when that belief is wrong. The first slot takes the best under the fitted
-//     weights (the kTop pick); each further slot draws (a, b) from their posterior (before any
-//     target data: b_i ~ N(1/n, kPriorWeightStd^2 / n), clamped at 0; after: the Gaussian of the
-//     generalized least squares fit, clamped) and takes that draw's best unpicked candidate, with
-//     the GP's correction conditioned on the draw (near measured configs the data still rule) and
-//     the same exploration bonus (or, with sample_residual, a joint draw of the residual at the
-//     candidates: full batch Thompson sampling). With several priors that disagree, a first batch so spreads over
-//     the sources' favourites (a portfolio: the target usually resembles one source), and later
-//     batches keep hedging while the shares are uncertain. The candidates are the strategy's
-//     proposal_pool(k) = batch_pool * k proposals plus, per prior, its source_favourites best
-//     unmeasured configs among all the search has scored for this kernel (the search ranks by the
-//     shares' mean, which need not reach any one source's favourites).
+// Its posterior (belief()) offers batch policies (search/batch_policy.h) the weights' and the
+// residual's joint distribution at any candidates: with several priors that disagree, batch
+// Thompson sampling over it spreads a first batch over the sources' favourites (a portfolio: the
+// target usually resembles one source), and later batches keep hedging while the shares are
+// uncertain; sample_residual draws the residual at the candidates jointly too.
 
 // What the last fit of a kernel found (for tests and reports).
 struct ResidualFit {
@@ -101,19 +89,15 @@ class TargetResidualModel : public CostModel {
   // new configs, or for all of them when fine_tune_prior changes the priors).
   void update(const Kernel& kernel, const SearchSpace& space, std::span<const Measurement> measurements) override;
   bool predicts_absolute_time() const override { return true; }
-  // kTop: k; kThompson: batch_pool * k.
-  std::size_t proposal_pool(std::size_t k) const override;
-  // kTop: `ranked` unchanged. kThompson: k picks by batch Thompson sampling (see BatchChoice) among
-  // `ranked` and the priors' favourites, then the rest of `ranked`; deterministic for (seed, round,
-  // kernel) and the model's state.
-  std::vector<Config> choose_batch(const Kernel& kernel, const SearchSpace& space, std::vector<Config> ranked,
-                                   std::size_t k, std::uint64_t seed, std::size_t round,
-                                   const std::function<bool(const Config&)>& taken) override;
+  // The kernel's posterior for a batch policy: its measurements, the frozen priors' favourites,
+  // and the scores at candidates, at the fitted weights or drawn. Used while the model lives.
+  std::unique_ptr<PredictiveBelief> belief(const Kernel& kernel, const SearchSpace& space) override;
 
   // The kernel's last fit; nullopt before it has two successful measurements.
   std::optional<ResidualFit> fit(const Kernel& kernel) const;
 
  private:
+  class Belief;
   struct KernelData {
     std::vector<Config> configs;
     std::vector<std::optional<double>> log_seconds;  // nullopt: failed
@@ -144,7 +128,5 @@ class TargetResidualModel : public CostModel {
   std::map<std::string, KernelData> kernels_;  // by kernel key
 };
 
-// z(config): each knob with more than one value at its domain index / (size - 1); for tests.
-std::vector<double> knob_index_coords(const SearchSpace& space, const Config& config);
 
 }  // namespace perftune

@@ -31,32 +31,38 @@ TEST_CASE("a learned model may be corrected by a residual on the target's measur
   CHECK_FALSE(plain.residual);
   const ModelSpec frozen = parse(R"({"type": "learned", "checkpoint": "m.json", "residual": {}})");
   CHECK(frozen.residual);
-  CHECK_FALSE(frozen.residual_options.fine_tune_prior);
+  CHECK_FALSE(frozen.residual_options.model.fine_tune_prior);
   const ModelSpec tuned =
       parse(R"({"type": "learned", "params": "p.json", "residual": {"fine_tune_prior": true, "exploration": 1.5}})");
   CHECK(tuned.residual);
-  CHECK(tuned.residual_options.fine_tune_prior);
-  CHECK(tuned.residual_options.exploration == 1.5);
-  CHECK(frozen.residual_options.exploration == 0.0);
-  CHECK(frozen.residual_options.batch == BatchChoice::kTop);
+  CHECK(tuned.residual_options.model.fine_tune_prior);
+  CHECK(tuned.residual_options.model.exploration == 1.5);
+  CHECK(frozen.residual_options.model.exploration == 0.0);
+  CHECK(frozen.residual_options.batch.batch == BatchChoice::kTop);
   const ModelSpec thompson = parse(
       R"({"type": "learned", "checkpoint": "m.json", "residual": {"batch": "thompson", "batch_pool": 4, "source_favourites": 12}})");
-  CHECK(thompson.residual_options.batch == BatchChoice::kThompson);
-  CHECK(thompson.residual_options.batch_pool == 4);
-  CHECK(thompson.residual_options.source_favourites == 12);
-  CHECK_FALSE(thompson.residual_options.sample_residual);
+  CHECK(thompson.residual_options.batch.batch == BatchChoice::kThompson);
+  CHECK(thompson.residual_options.batch.batch_pool == 4);
+  CHECK(thompson.residual_options.batch.source_favourites == 12);
+  CHECK_FALSE(thompson.residual_options.model.sample_residual);
   CHECK(parse(R"({"type": "learned", "checkpoint": "m.json", "residual": {"batch": "thompson", "sample_residual": true}})")
-            .residual_options.sample_residual);
+            .residual_options.model.sample_residual);
   const ModelSpec local = parse(R"({"type": "learned", "checkpoint": "m.json", "residual": {"batch": "thompson",
       "incumbent_neighbours": 3, "local_slots": 2, "relevance": true}})");
-  CHECK(local.residual_options.incumbent_neighbours == 3);
-  CHECK(local.residual_options.local_slots == 2);
-  CHECK(local.residual_options.relevance);
-  CHECK_FALSE(thompson.residual_options.relevance);
-  CHECK(thompson.residual_options.local_slots == 0);
-  CHECK_FALSE(local.residual_options.categorical);
+  CHECK(local.residual_options.batch.incumbent_neighbours == 3);
+  CHECK(local.residual_options.batch.local_slots == 2);
+  CHECK(local.residual_options.model.relevance);
+  CHECK_FALSE(thompson.residual_options.model.relevance);
+  CHECK(thompson.residual_options.batch.local_slots == 0);
+  CHECK_FALSE(local.residual_options.model.categorical);
   CHECK(parse(R"({"type": "learned", "checkpoint": "m.json", "residual": {"relevance": true, "categorical": true}})")
-            .residual_options.categorical);
+            .residual_options.model.categorical);
+  // The tuner's batch policy: the residual's, and a space-filling start for a Gaussian process alone.
+  CHECK(batch_policy_options(thompson).batch == BatchChoice::kThompson);
+  CHECK(batch_policy_options(thompson).batch_pool == 4);
+  CHECK(batch_policy_options(plain).batch == BatchChoice::kTop);
+  CHECK_FALSE(batch_policy_options(thompson).space_filling_start);
+  CHECK(batch_policy_options(parse(R"({"type": "gaussian_process", "residual": {}})")).space_filling_start);
 }
 
 TEST_CASE("several checkpoints are the priors of one residual, each resolved against the campaign") {

@@ -224,25 +224,41 @@ TEST_CASE("a ramped campaign measures 1, 2, 4, ... configs per round up to top_k
   for (std::size_t i = 0; i < options.measure_first.size(); ++i) CHECK(started.history.entries()[i].config == options.measure_first[i]);
 }
 
-// A model that asks for a pool of 3k proposals and sends the worst-ranked first.
+// A model whose posterior scores the candidates it is shown in reverse order, fitted or drawn: a
+// Thompson batch policy then sends the worst-ranked proposals first.
 class ReversingModel : public testing::ToyCostModel {
  public:
   using ToyCostModel::ToyCostModel;
-  std::size_t proposal_pool(std::size_t k) const override { return 3 * k; }
-  std::vector<Config> choose_batch(const Kernel&, const SearchSpace&, std::vector<Config> ranked, std::size_t k,
-                                   std::uint64_t, std::size_t, const std::function<bool(const Config&)>& taken) override {
-    pools.push_back(ranked.size());
-    for (const Config& config : ranked) CHECK_FALSE(taken(config));
-    CHECK(k == 4);
-    std::reverse(ranked.begin(), ranked.end());
-    chosen.push_back(ranked);
-    return ranked;
-  }
+  std::unique_ptr<PredictiveBelief> belief(const Kernel&, const SearchSpace&) override { return std::make_unique<Reversed>(*this); }
   std::vector<std::size_t> pools;
-  std::vector<std::vector<Config>> chosen;
+  std::vector<std::vector<Config>> shown;
+
+ private:
+  struct Scores : CandidateScores {
+    std::size_t count = 0;
+    std::vector<double> expected() const override {
+      std::vector<double> scores;
+      for (std::size_t c = 0; c < count; ++c) scores.push_back(-static_cast<double>(c));
+      return scores;
+    }
+    std::vector<double> draw(Rng&) const override { return expected(); }
+  };
+  struct Reversed : PredictiveBelief {
+    explicit Reversed(ReversingModel& model) : model(model) {}
+    bool fitted() const override { return true; }
+    std::vector<Measured> measured() const override { return {}; }
+    std::unique_ptr<CandidateScores> at(std::span<const Config> candidates) override {
+      model.pools.push_back(candidates.size());
+      model.shown.emplace_back(candidates.begin(), candidates.end());
+      auto scores = std::make_unique<Scores>();
+      scores->count = candidates.size();
+      return scores;
+    }
+    ReversingModel& model;
+  };
 };
 
-TEST_CASE("the model chooses each round's batch from the pool it asks for") {
+TEST_CASE("the batch policy chooses each round's batch from the pool it asks for") {
   Setup s;
   ReversingModel model{s.target};
   auto strategy = make("exhaustive");
@@ -250,12 +266,13 @@ TEST_CASE("the model chooses each round's batch from the pool it asks for") {
   options.max_measurements = 8;
   options.top_k = 4;
   options.epsilon = 0.0;
+  options.batch_policy = {.batch = BatchChoice::kThompson, .batch_pool = 3};
   Tuner tuner(s.backend, *strategy, &model, nullptr, options);
   const TuneResult result = tuner.run(s.kernel, s.space);
   CHECK(model.pools == std::vector<std::size_t>{12, 12});
-  REQUIRE(model.chosen.size() == 2);
+  REQUIRE(model.shown.size() == 2);
   for (std::size_t round = 0; round < 2; ++round)
-    for (std::size_t i = 0; i < 4; ++i) CHECK(result.history.entries()[4 * round + i].config == model.chosen[round][i]);
+    for (std::size_t i = 0; i < 4; ++i) CHECK(result.history.entries()[4 * round + i].config == model.shown[round][11 - i]);
 }
 
 TEST_CASE("epsilon-greedy sends a share of random configs") {
@@ -453,7 +470,7 @@ TEST_CASE("Bayesian optimization with no prior finds a smooth landscape's optimu
     TargetResidualOptions gp;
     gp.exploration = 1.0;
     gp.relevance = true;
-    gp.space_filling_start = true;
+    options.batch_policy.space_filling_start = true;
     TargetResidualModel model(std::make_unique<FlatPrior>(), gp);
     auto annealing = make("annealing");
     const TuneResult bo = Tuner(s.backend, *annealing, &model, nullptr, options).run(s.kernel, s.space);
@@ -468,18 +485,17 @@ TEST_CASE("Bayesian optimization with no prior finds a smooth landscape's optimu
 
 TEST_CASE("a space-filling first batch spreads over the space before any fit") {
   Setup s;
-  TargetResidualOptions gp;
-  gp.space_filling_start = true;
-  TargetResidualModel model(std::make_unique<FlatPrior>(), gp);
+  TargetResidualModel model(std::make_unique<FlatPrior>());
   // Eight proposals huddled in one corner: the batch still spreads (random configs join the candidates).
   std::vector<Config> huddle;
   for (const std::int64_t c : {1, 2, 4, 8, 16, 32, 64, 128}) huddle.push_back(Config{{1, 1, c}});
-  const std::vector<Config> batch = model.choose_batch(s.kernel, s.space, huddle, 8, 1, 0, [](const Config&) { return false; });
+  const BatchPolicy policy({.space_filling_start = true});
+  const std::vector<Config> batch = policy.choose(&model, s.kernel, s.space, huddle, 8, 1, 0, [](const Config&) { return false; });
   REQUIRE(batch.size() >= 8);
   double nearest = INFINITY;
   for (std::size_t i = 0; i < 8; ++i)
     for (std::size_t j = 0; j < i; ++j) {
-      const std::vector<double> a = knob_index_coords(s.space, batch[i]), b = knob_index_coords(s.space, batch[j]);
+      const std::vector<double> a = s.space.index_coords(batch[i]), b = s.space.index_coords(batch[j]);
       double d = 0.0;
       for (std::size_t k = 0; k < a.size(); ++k) d += (a[k] - b[k]) * (a[k] - b[k]);
       nearest = std::min(nearest, std::sqrt(d));

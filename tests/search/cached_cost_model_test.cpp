@@ -24,31 +24,29 @@ std::size_t scored(const testing::ToyCostModel& model) {
   return std::accumulate(model.batch_sizes.begin(), model.batch_sizes.end(), std::size_t{0});
 }
 
-// An inner model with its own batch choice: a pool of 2k, the ranked proposals reversed.
-class ChoosingModel : public testing::ToyCostModel {
+// An inner model with a posterior of its own (whose measured list names it).
+class BelievingModel : public testing::ToyCostModel {
  public:
   using ToyCostModel::ToyCostModel;
-  std::size_t proposal_pool(std::size_t k) const override { return 2 * k; }
-  std::vector<Config> choose_batch(const Kernel&, const SearchSpace&, std::vector<Config> ranked, std::size_t,
-                                   std::uint64_t, std::size_t, const std::function<bool(const Config&)>&) override {
-    std::reverse(ranked.begin(), ranked.end());
-    return ranked;
-  }
+  struct Belief : PredictiveBelief {
+    bool fitted() const override { return true; }
+    std::vector<Measured> measured() const override { return {Measured{Config{{1, 1, 1}}, 0.5}}; }
+    std::unique_ptr<CandidateScores> at(std::span<const Config>) override { return nullptr; }
+  };
+  std::unique_ptr<PredictiveBelief> belief(const Kernel&, const SearchSpace&) override { return std::make_unique<Belief>(); }
 };
 
-TEST_CASE("the batch choice is the inner model's") {
+TEST_CASE("the belief is the inner model's") {
   const SearchSpace space = testing::tile_space(4);
   const Kernel kernel = testing::toy_kernel();
-  const std::vector<Config> ranked = random_batch(space, 6, 1);
-  auto nothing = [](const Config&) { return false; };
-  ChoosingModel choosing(Config{{2, 4, 8}});
-  CachedCostModel cached(choosing);
-  CHECK(cached.proposal_pool(5) == 10);
-  CHECK(cached.choose_batch(kernel, space, ranked, 3, 1, 0, nothing) == std::vector<Config>(ranked.rbegin(), ranked.rend()));
+  BelievingModel believing(Config{{2, 4, 8}});
+  CachedCostModel cached(believing);
+  const std::unique_ptr<PredictiveBelief> belief = cached.belief(kernel, space);
+  REQUIRE(belief);
+  CHECK(belief->measured().front().config == Config{{1, 1, 1}});
   testing::ToyCostModel plain(Config{{2, 4, 8}});
-  CachedCostModel default_choice(plain);
-  CHECK(default_choice.proposal_pool(5) == 5);
-  CHECK(default_choice.choose_batch(kernel, space, ranked, 3, 1, 0, nothing) == ranked);
+  CachedCostModel without(plain);
+  CHECK_FALSE(without.belief(kernel, space));
 }
 
 TEST_CASE("cached scores equal the inner model's bit for bit, and the inner model sees each config once") {

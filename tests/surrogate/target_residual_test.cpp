@@ -14,91 +14,12 @@
 
 #include "ir/random.h"
 #include "surrogate/evaluation/ranking_metrics.h"
+#include "surrogate/residual_test_support.h"
 
 namespace perftune {
 namespace {
 
-SearchSpace grid_space() {
-  std::vector<std::int64_t> values;
-  for (std::int64_t v = 0; v < 16; ++v) values.push_back(v);
-  return SearchSpace({{"a", values}, {"b", values}});
-}
-
-// log seconds: 1 ms at (10, 4), rising smoothly away from it.
-double true_log_seconds(const Config& c) {
-  const double a = static_cast<double>(c.values[0]) - 10, b = static_cast<double>(c.values[1]) - 4;
-  return std::log(1e-3) + 0.01 * (a * a + b * b);
-}
-
-std::vector<double> true_log_seconds(const std::vector<Config>& configs) {
-  std::vector<double> out;
-  for (const Config& c : configs) out.push_back(true_log_seconds(c));
-  return out;
-}
-
-class FunctionModel : public CostModel {
- public:
-  explicit FunctionModel(std::function<double(const Config&)> f) : f_(std::move(f)) {}
-  std::string name() const override { return "function"; }
-  void predict(const Kernel&, const SearchSpace&, std::span<const Config> configs, std::span<float> out) override {
-    for (std::size_t i = 0; i < configs.size(); ++i) out[i] = static_cast<float>(f_(configs[i]));
-  }
-  void update(const Kernel&, const SearchSpace&, std::span<const Measurement> measurements) override {
-    updates += measurements.size();
-  }
-  std::size_t updates = 0;
-
- private:
-  std::function<double(const Config&)> f_;
-};
-
-using LogSeconds = std::function<double(const Config&)>;
-
-// An exact measurement (one repeat) of `config` on a target whose runtime is `target`.
-Measurement measured_on(const LogSeconds& target, const Config& config) {
-  return Measurement{config, MeasureResult::from_repeats({std::exp(target(config))}, 0.0)};
-}
-
-Measurement measured(const Config& config) {
-  return measured_on([](const Config& c) { return true_log_seconds(c); }, config);
-}
-
-std::vector<Measurement> random_measurements(const SearchSpace& space, std::size_t n, std::uint64_t seed) {
-  Rng rng(seed);
-  std::vector<Measurement> out;
-  std::vector<Config> seen;
-  while (out.size() < n) {
-    Config c = space.sample(rng);
-    if (std::find(seen.begin(), seen.end(), c) != seen.end()) continue;
-    seen.push_back(c);
-    out.push_back(measured(c));
-  }
-  return out;
-}
-
-std::vector<double> predictions(CostModel& model, const Kernel& kernel, const SearchSpace& space,
-                                const std::vector<Config>& configs) {
-  std::vector<float> out(configs.size());
-  model.predict(kernel, space, configs, out);
-  return {out.begin(), out.end()};
-}
-
-const Kernel kKernel = Kernel::opaque("bowl", "00000000000000b0");
-
-std::vector<Measurement> measured_on(const LogSeconds& target, const std::vector<Config>& configs) {
-  std::vector<Measurement> out;
-  for (const Config& c : configs) out.push_back(measured_on(target, c));
-  return out;
-}
-
-// The model's root mean square error in log seconds over every config of the space.
-double rmse_over_space(CostModel& model, const SearchSpace& space, const LogSeconds& target) {
-  const std::vector<Config> all = space.enumerate();
-  const std::vector<double> predicted = predictions(model, kKernel, space, all);
-  double sum = 0.0;
-  for (std::size_t i = 0; i < all.size(); ++i) sum += (predicted[i] - target(all[i])) * (predicted[i] - target(all[i]));
-  return std::sqrt(sum / static_cast<double>(all.size()));
-}
+using namespace residual_testing;
 
 TEST_CASE("before two successful measurements the prior's prediction passes through") {
   const SearchSpace space = grid_space();
@@ -216,13 +137,6 @@ TEST_CASE("only the most recent points are kept") {
   CHECK(model.fit(kKernel)->points == 8);
 }
 
-// Several priors: std::vector<std::unique_ptr<CostModel>> of FunctionModels.
-std::vector<std::unique_ptr<CostModel>> function_priors(const std::vector<std::function<double(const Config&)>>& fs) {
-  std::vector<std::unique_ptr<CostModel>> priors;
-  for (const auto& f : fs) priors.push_back(std::make_unique<FunctionModel>(f));
-  return priors;
-}
-
 TEST_CASE("several priors: before any fit the prediction is their mean (equal shares)") {
   const SearchSpace space = grid_space();
   const std::vector<Config> all = space.enumerate();
@@ -312,172 +226,6 @@ TEST_CASE("one prior is the single-prior residual; two copies of it are one prio
   for (std::size_t i = 0; i < all.size(); ++i) REQUIRE(b[i] == Approx(a[i]).margin(1e-4));
 }
 
-// Two sources that disagree: bowls with their optima at opposite corners of the grid.
-double corner_bowl(const Config& c, double at) {
-  const double a = static_cast<double>(c.values[0]) - at, b = static_cast<double>(c.values[1]) - at;
-  return std::log(1e-3) + 0.01 * (a * a + b * b);
-}
-
-// Closer to the corner bowl's optimum than the shares' mean optimum (7.5, 7.5) is, by a margin.
-bool near(const Config& c, double at) {
-  return std::abs(static_cast<double>(c.values[0]) - at) + std::abs(static_cast<double>(c.values[1]) - at) <= 7.0;
-}
-
-// The batch the tuner would take: the first k distinct configs `taken` does not exclude.
-std::vector<Config> first_k(const std::vector<Config>& order, std::size_t k) {
-  std::vector<Config> out;
-  for (const Config& c : order)
-    if (out.size() < k && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
-  return out;
-}
-
-// All configs best first by the model's score, as the tuner ranks a search's proposals.
-std::vector<Config> ranked_by(CostModel& model, const SearchSpace& space) {
-  std::vector<Config> all = space.enumerate();
-  const std::vector<double> scores = predictions(model, kKernel, space, all);
-  std::vector<std::size_t> order(all.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] < scores[b]; });
-  std::vector<Config> out;
-  for (const std::size_t i : order) out.push_back(all[i]);
-  return out;
-}
-
-const auto kNothingTaken = [](const Config&) { return false; };
-
-TEST_CASE("batch choice: the default is the tuner's top-k, the proposals in rank order") {
-  const SearchSpace space = grid_space();
-  TargetResidualModel model(function_priors({[](const Config& c) { return corner_bowl(c, 2); },
-                                             [](const Config& c) { return corner_bowl(c, 13); }}),
-                            TargetResidualOptions{.exploration = 1.0});
-  CHECK(model.proposal_pool(10) == 10);
-  const std::vector<Config> ranked = ranked_by(model, space);
-  CHECK(model.choose_batch(kKernel, space, ranked, 10, 1, 0, kNothingTaken) == ranked);
-  model.update(kKernel, space, random_measurements(space, 10, 1));
-  CHECK(model.choose_batch(kKernel, space, ranked, 10, 1, 1, kNothingTaken) == ranked);
-}
-
-TEST_CASE("batch choice: Thompson sampling spreads a first batch over two disagreeing priors' favourites") {
-  const std::uint64_t seed = GENERATE(1u, 2u, 3u, 4u, 5u);
-  CAPTURE(seed);
-  const SearchSpace space = grid_space();
-  auto make = [](BatchChoice batch) {
-    return TargetResidualModel(function_priors({[](const Config& c) { return corner_bowl(c, 2); },
-                                                [](const Config& c) { return corner_bowl(c, 13); }}),
-                               TargetResidualOptions{.exploration = 1.0, .batch = batch, .batch_pool = 3, .source_favourites = 5});
-  };
-  TargetResidualModel top = make(BatchChoice::kTop), thompson = make(BatchChoice::kThompson);
-  CHECK(thompson.proposal_pool(10) == 30);
-  // The shares' mean puts its optimum halfway between the corners: the top-k batch sits there.
-  const std::vector<Config> ranked = ranked_by(top, space);
-  const std::vector<Config> greedy = first_k(top.choose_batch(kKernel, space, ranked, 10, seed, 0, kNothingTaken), 10);
-  CHECK(std::none_of(greedy.begin(), greedy.end(), [](const Config& c) { return near(c, 2) || near(c, 13); }));
-  // Thompson sees the proposals (the 30 best by the mean) and each prior's favourites among the
-  // configs scored so far (here all: ranked_by asked for every config).
-  ranked_by(thompson, space);
-  const std::vector<Config> pool(ranked.begin(), ranked.begin() + 30);
-  const std::vector<Config> order = thompson.choose_batch(kKernel, space, pool, 10, seed, 0, kNothingTaken);
-  const std::vector<Config> batch = first_k(order, 10);
-  REQUIRE(batch.size() == 10);
-  CHECK(batch[0] == ranked[0]);  // the first slot is the top-k pick
-  CHECK(std::any_of(batch.begin(), batch.end(), [](const Config& c) { return near(c, 2); }));
-  CHECK(std::any_of(batch.begin(), batch.end(), [](const Config& c) { return near(c, 13); }));
-  // Deterministic for (seed, round): the same call gives the same batch.
-  CHECK(thompson.choose_batch(kKernel, space, pool, 10, seed, 0, kNothingTaken) == order);
-}
-
-TEST_CASE("batch choice: after a fit, Thompson picks k distinct configs the tuner has not taken") {
-  const std::uint64_t seed = GENERATE(1u, 2u, 3u);
-  const bool sample_residual = GENERATE(false, true);
-  CAPTURE(seed, sample_residual);
-  const SearchSpace space = grid_space();
-  TargetResidualModel model(function_priors({[](const Config& c) { return corner_bowl(c, 2); },
-                                             [](const Config& c) { return true_log_seconds(c) + 1.0; }}),
-                            TargetResidualOptions{.exploration = 1.0, .batch = BatchChoice::kThompson, .source_favourites = 4,
-                                                  .sample_residual = sample_residual});
-  const std::vector<Measurement> measurements = random_measurements(space, 20, seed);
-  model.update(kKernel, space, measurements);
-  REQUIRE(model.fit(kKernel));
-  auto taken = [&](const Config& c) {
-    return std::any_of(measurements.begin(), measurements.end(), [&](const Measurement& m) { return m.config == c; });
-  };
-  std::vector<Config> ranked;
-  for (const Config& c : ranked_by(model, space))
-    if (!taken(c)) ranked.push_back(c);
-  ranked.resize(100);
-  const std::vector<Config> order = model.choose_batch(kKernel, space, ranked, 10, seed, 2, taken);
-  const std::vector<Config> batch = first_k(order, 10);
-  REQUIRE(batch.size() == 10);
-  CHECK(batch[0] == ranked[0]);
-  CHECK(std::none_of(batch.begin(), batch.begin() + 10, taken));
-  // The data favour the source that knows the bowl: most picks lie near its optimum (10, 4).
-  const auto near_optimum = std::count_if(batch.begin(), batch.end(), [](const Config& c) {
-    return std::abs(c.values[0] - 10) + std::abs(c.values[1] - 4) <= 4;
-  });
-  CHECK(near_optimum >= 5);
-  CHECK(model.choose_batch(kKernel, space, ranked, 10, seed, 2, taken) == order);
-}
-
-TEST_CASE("batch choice: local slots step one knob off the incumbent, which the proposals never reach") {
-  const std::uint64_t seed = GENERATE(1u, 2u, 3u);
-  CAPTURE(seed);
-  const SearchSpace space = grid_space();
-  // Two sources that both point to the far corner (2, 2); the target's optimum is (10, 4).
-  auto make = [](std::size_t neighbours, std::size_t local_slots) {
-    return TargetResidualModel(function_priors({[](const Config& c) { return corner_bowl(c, 2); },
-                                                [](const Config& c) { return corner_bowl(c, 3); }}),
-                               TargetResidualOptions{.exploration = 1.0, .batch = BatchChoice::kThompson,
-                                                     .sample_residual = true, .incumbent_neighbours = neighbours,
-                                                     .local_slots = local_slots});
-  };
-  const Config incumbent{{10, 4}};  // the optimum: the best measured, whatever else was drawn
-  std::vector<Measurement> measurements = random_measurements(space, 12, seed);
-  auto taken = [&](const Config& c) {
-    return std::any_of(measurements.begin(), measurements.end(), [&](const Measurement& m) { return m.config == c; });
-  };
-  if (!taken(incumbent)) measurements.push_back(measured(incumbent));
-  auto one_knob_off = [&](const Config& c) { return (c.values[0] == 10) != (c.values[1] == 4); };
-  for (const std::size_t local_slots : {0u, 3u}) {
-    CAPTURE(local_slots);
-    TargetResidualModel model = make(local_slots > 0 ? 1 : 0, local_slots);
-    model.update(kKernel, space, measurements);
-    std::vector<Config> ranked;  // the search's proposals: the sources' corner, far from the incumbent
-    for (const Config& c : ranked_by(model, space))
-      if (!taken(c) && c.values[0] < 8 && c.values[1] < 3 && ranked.size() < 30) ranked.push_back(c);
-    const std::vector<Config> batch = first_k(model.choose_batch(kKernel, space, ranked, 6, seed, 1, taken), 6);
-    REQUIRE(batch.size() == 6);
-    CHECK(std::none_of(batch.begin(), batch.end(), taken));
-    // Without a neighbourhood nothing reaches the incumbent; with one, slots 1..local_slots take its
-    // unmeasured one-knob changes (and the other slots may too, they compete with the proposals).
-    const auto local = static_cast<std::size_t>(std::count_if(batch.begin(), batch.end(), one_knob_off));
-    if (local_slots == 0) CHECK(local == 0);
-    else CHECK(local >= local_slots);
-    for (std::size_t slot = 1; slot <= local_slots; ++slot) CHECK(one_knob_off(batch[slot]));
-  }
-}
-
-TEST_CASE("batch choice: a local slot whose neighbours the first slot took falls back to every candidate") {
-  // {a: 0, 1, 2} x {b: 0, 1}; (0, 0) and (2, 1) measured, (0, 0) the best: its three unmeasured
-  // neighbours fill the three local slots' quota, but the prior's favourite (1, 0) is one of them
-  // and goes first, so the last local slot has none left and takes the remaining proposal.
-  const SearchSpace space({{"a", {0, 1, 2}}, {"b", {0, 1}}});
-  auto favourite = [](const Config& c) { return c == Config{{1, 0}} ? -10.0 : 0.0; };
-  TargetResidualModel model(function_priors({favourite}),
-                            TargetResidualOptions{.exploration = 1.0, .batch = BatchChoice::kThompson,
-                                                  .incumbent_neighbours = 1, .local_slots = 3});
-  const std::vector<Measurement> measurements = {
-      Measurement{Config{{0, 0}}, MeasureResult::from_repeats({1e-3}, 0.0)},
-      Measurement{Config{{2, 1}}, MeasureResult::from_repeats({2e-3}, 0.0)}};
-  model.update(kKernel, space, measurements);
-  REQUIRE(model.fit(kKernel));
-  auto taken = [&](const Config& c) { return c == Config{{0, 0}} || c == Config{{2, 1}}; };
-  const std::vector<Config> batch = first_k(model.choose_batch(kKernel, space, {Config{{1, 1}}}, 4, 1, 1, taken), 4);
-  REQUIRE(batch.size() == 4);
-  CHECK(batch[0] == Config{{1, 0}});
-  CHECK(std::set<Config>(batch.begin(), batch.end()) ==
-        std::set<Config>{Config{{1, 0}}, Config{{2, 0}}, Config{{0, 1}}, Config{{1, 1}}});
-}
-
 TEST_CASE("relevance: a knob the target ignores is weighted down, and the residual predicts better for it") {
   const std::uint64_t seed = GENERATE(1u, 2u, 3u);
   CAPTURE(seed);
@@ -536,14 +284,11 @@ TEST_CASE("a residual needs at least one prior and at most a handful") {
   CHECK_THROWS_AS(TargetResidualModel(std::vector<std::unique_ptr<CostModel>>{}), std::invalid_argument);
   std::vector<std::function<double(const Config&)>> many(9, [](const Config&) { return 0.0; });
   CHECK_THROWS_AS(TargetResidualModel(function_priors(many)), std::invalid_argument);
-  CHECK_THROWS_AS(TargetResidualModel(function_priors({[](const Config&) { return 0.0; }}),
-                                      TargetResidualOptions{.batch = BatchChoice::kThompson, .batch_pool = 0}),
-                  std::invalid_argument);
 }
 
 TEST_CASE("knob coordinates: the domain index scaled to [0, 1], single-valued knobs left out") {
   const SearchSpace space({{"x", {16, 32, 64}}, {"fixed", {15}}, {"flag", {0, 1}}});
-  const std::vector<double> z = knob_index_coords(space, Config{{32, 15, 1}});
+  const std::vector<double> z = space.index_coords(Config{{32, 15, 1}});
   REQUIRE(z.size() == 2);
   CHECK(z[0] == Approx(0.5));
   CHECK(z[1] == Approx(1.0));
