@@ -176,7 +176,8 @@ TEST_CASE("a summary without the curves every run has names its file and field")
     FAIL("read a summary without search_after");
   } catch (const InputError& error) {
     CHECK(error.file() == "run/summary.json");
-    CHECK(error.place() == "$.search_after");
+    CHECK(error.place() == "$");
+    CHECK(std::string(error.what()).find("search_after") != std::string::npos);
   }
   json["search_after"] = {0.0, 0.0};
   const CampaignSummary summary = campaign_summary_from_json(json, "run/summary.json");
