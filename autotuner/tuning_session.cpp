@@ -183,36 +183,38 @@ void TuningSession::account(const Config& config, MeasureResult outcome, double 
   since_best_ = best_seconds().value_or(INFINITY) < before ? 0 : since_best_ + 1;
 }
 
-bool TuningSession::step(std::size_t at_most) {
-  if (stopped_) return false;
-  const double round_start = clock_.now_seconds();
-  // The session's clock: its earlier rounds plus this one so far.
-  const double active_before = result_.wall_seconds;
-  auto loop_seconds = [&] { return active_before + seconds_since(round_start); };
-  const std::size_t round = round_;
-  const double backend_before = result_.backend_wall_seconds, propose_before = result_.propose_seconds;
-  History& history = result_.history;
-  const std::size_t measured = history.size();
-  auto stop = [&](StopReason reason) {
-    result_.stop = reason;
-    stopped_ = true;
-    result_.wall_seconds = loop_seconds();
-    return false;
-  };
-  if (options_.max_measurements && measured >= options_.max_measurements) return stop(StopReason::kMeasurementBudget);
+bool TuningSession::stop(StopReason reason, const RoundStart& start) {
+  result_.stop = reason;
+  stopped_ = true;
+  result_.wall_seconds = loop_seconds(start);
+  return false;
+}
+
+std::optional<StopReason> TuningSession::budget_stop() const {
+  const std::size_t measured = result_.history.size();
+  if (options_.max_measurements && measured >= options_.max_measurements) return StopReason::kMeasurementBudget;
   if (options_.max_hardware_seconds > 0 && result_.hardware_seconds >= options_.max_hardware_seconds)
-    return stop(StopReason::kHardwareBudget);
-  if (options_.early_stopping && since_best_ >= options_.early_stopping) return stop(StopReason::kEarlyStopping);
+    return StopReason::kHardwareBudget;
+  if (options_.early_stopping && since_best_ >= options_.early_stopping) return StopReason::kEarlyStopping;
+  return std::nullopt;
+}
+
+std::size_t TuningSession::round_size(std::size_t at_most) const {
+  const std::size_t round = round_;
+  const std::size_t measured = result_.history.size();
   std::size_t k = options_.ramp_batches && round < 32 ? std::min(k_max_, std::size_t{1} << round) : k_max_;
   // Every config to measure first fits in round 0, ramped or not: a ramp that starts at one config
   // would measure the default alone and never the compiler's heuristic.
   if (round == 0) k = std::max(k, std::min(k_max_, options_.measure_first.size()));
   if (options_.max_measurements) k = std::min(k, options_.max_measurements - measured);
-  k = std::min(k, at_most);
-  if (k == 0) return stop(StopReason::kMeasurementBudget);
+  return std::min(k, at_most);
+}
 
-  // 1. The batch: configs to measure first, the model's picks among the strategy's proposals,
-  //    then random configs (the epsilon share, and whatever the strategy could not fill).
+// 1. The batch: configs to measure first, the model's picks among the strategy's proposals,
+//    then random configs (the epsilon share, and whatever the strategy could not fill).
+std::vector<Config> TuningSession::choose_batch(std::size_t k, const RoundStart& start) {
+  const std::size_t round = round_;
+  const History& history = result_.history;
   std::vector<Config> batch;
   std::unordered_set<Config, ConfigHash> in_batch;
   auto take = [&](const Config& config) {
@@ -227,23 +229,7 @@ bool TuningSession::step(std::size_t at_most) {
                                (uniform_unit(rng) < expected_random - std::floor(expected_random) ? 1 : 0);
   const std::size_t greedy = k - batch.size() - std::min(n_random, k - batch.size());
   if (greedy > 0) {
-    const SearchContext context{kernel_, space_, model_, history, options_.seed, round,
-                                round_deadline(loop_seconds(), k), options_.measure_first};
-    const double propose_start = clock_.now_seconds();
-    // The batch policy may ask for a wider pool to choose a diverse batch from.
-    std::vector<Config> proposed = strategy_.propose(context, model_ ? std::max(greedy, batch_policy_.pool(greedy)) : greedy);
-    result_.propose_seconds += seconds_since(propose_start);
-    if (model_ && proposed.size() > 1) {
-      const double rank_start = clock_.now_seconds();
-      proposed = rank_by_model(*model_, kernel_, space_, std::move(proposed));
-      result_.rank_seconds += seconds_since(rank_start);
-    }
-    if (model_) {
-      const double choose_start = clock_.now_seconds();
-      proposed = batch_policy_.choose(model_, kernel_, space_, std::move(proposed), greedy, options_.seed, round,
-                                      [&](const Config& config) { return history.contains(config) || in_batch.count(config) > 0; });
-      result_.rank_seconds += seconds_since(choose_start);
-    }
+    const std::vector<Config> proposed = greedy_picks(greedy, k, start, in_batch);
     const std::size_t limit = batch.size() + greedy;
     for (const Config& config : proposed) {
       if (batch.size() >= limit) break;
@@ -251,18 +237,46 @@ bool TuningSession::step(std::size_t at_most) {
     }
   }
   for (const Config& config : sample_unmeasured(space_, history, batch, k - batch.size(), rng)) take(config);
-  if (batch.empty()) return stop(StopReason::kSpaceExhausted);
+  return batch;
+}
 
-  // The strategy's own time so far (measured before the backend's, which is not its own).
-  const double search_so_far = std::max(0.0, loop_seconds() - result_.backend_wall_seconds);
-  // 2. Measure what the log does not already hold, in one backend call.
+std::vector<Config> TuningSession::greedy_picks(std::size_t greedy, std::size_t k, const RoundStart& start,
+                                                const std::unordered_set<Config, ConfigHash>& in_batch) {
+  const std::size_t round = round_;
+  const History& history = result_.history;
+  const SearchContext context{kernel_, space_, model_, history, options_.seed, round,
+                              round_deadline(loop_seconds(start), k), options_.measure_first};
+  const double propose_start = clock_.now_seconds();
+  // The batch policy may ask for a wider pool to choose a diverse batch from.
+  std::vector<Config> proposed = strategy_.propose(context, model_ ? std::max(greedy, batch_policy_.pool(greedy)) : greedy);
+  result_.propose_seconds += seconds_since(propose_start);
+  if (model_ && proposed.size() > 1) {
+    const double rank_start = clock_.now_seconds();
+    proposed = rank_by_model(*model_, kernel_, space_, std::move(proposed));
+    result_.rank_seconds += seconds_since(rank_start);
+  }
+  if (model_) {
+    const double choose_start = clock_.now_seconds();
+    proposed = batch_policy_.choose(model_, kernel_, space_, std::move(proposed), greedy, options_.seed, round,
+                                    [&](const Config& config) { return history.contains(config) || in_batch.count(config) > 0; });
+    result_.rank_seconds += seconds_since(choose_start);
+  }
+  return proposed;
+}
+
+// 2. Measure what the log does not already hold, in one backend call.
+std::vector<MeasureResult> TuningSession::measure_unlogged(const std::vector<Config>& batch) {
   std::vector<Config> to_measure;
   for (const Config& config : batch)
     if (!from_log_.count(config)) to_measure.push_back(config);
   std::vector<MeasureResult> measured_now;
   if (!to_measure.empty()) measured_now = measure_robustly(to_measure, best_seconds().value_or(INFINITY));
+  return measured_now;
+}
 
-  // 3. Record, in batch order, and let the model learn.
+// 3. Record, in batch order: the log's results as they were, the backend's appended to the log.
+std::vector<Measurement> TuningSession::record_batch(const std::vector<Config>& batch, std::vector<MeasureResult> measured_now,
+                                                     double search_so_far) {
   std::vector<Measurement> fresh;
   std::size_t next_measured = 0;
   for (const Config& config : batch) {
@@ -280,15 +294,39 @@ bool TuningSession::step(std::size_t at_most) {
     }
     account(config, std::move(outcome), search_so_far, fresh);
   }
+  return fresh;
+}
+
+// 4. Let the models learn from the round's measurements.
+void TuningSession::update_models(const std::vector<Measurement>& fresh) {
   if (const std::vector<CostModel*> models = learning_models(); !models.empty()) {
     const double update_start = clock_.now_seconds();
     for (CostModel* model : models) model->update(kernel_, space_, fresh);
     result_.update_seconds += seconds_since(update_start);
   }
+}
+
+bool TuningSession::step(std::size_t at_most) {
+  if (stopped_) return false;
+  const double round_start = clock_.now_seconds();
+  const RoundStart start{.active_before = result_.wall_seconds, .at = round_start};
+  const double backend_before = result_.backend_wall_seconds, propose_before = result_.propose_seconds;
+  if (const std::optional<StopReason> reason = budget_stop()) return stop(*reason, start);
+  const std::size_t k = round_size(at_most);
+  if (k == 0) return stop(StopReason::kMeasurementBudget, start);
+
+  const std::vector<Config> batch = choose_batch(k, start);
+  if (batch.empty()) return stop(StopReason::kSpaceExhausted, start);
+
+  // The strategy's own time so far (measured before the backend's, which is not its own).
+  const double search_so_far = std::max(0.0, loop_seconds(start) - result_.backend_wall_seconds);
+  std::vector<MeasureResult> measured_now = measure_unlogged(batch);
+  const std::vector<Measurement> fresh = record_batch(batch, std::move(measured_now), search_so_far);
+  update_models(fresh);
   result_.rounds = ++round_;
   other_seconds_ = std::max(0.0, seconds_since(round_start) - (result_.backend_wall_seconds - backend_before) -
                                      (result_.propose_seconds - propose_before));
-  result_.wall_seconds = loop_seconds();
+  result_.wall_seconds = loop_seconds(start);
   return true;
 }
 

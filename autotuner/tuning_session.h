@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "autotuner/tuner.h"
@@ -44,6 +45,31 @@ class TuningSession {
   std::vector<CostModel*> learning_models() const;
   // Appends one final result to the history and the counters.
   void account(const Config& config, MeasureResult outcome, double search_so_far, std::vector<Measurement>& fresh);
+
+  // step()'s phases, in order, and what they share.
+  // When the running round started: the session's time in its earlier rounds, and the clock then.
+  struct RoundStart {
+    double active_before = 0.0;
+    double at = 0.0;
+  };
+  // The session's clock: its earlier rounds plus this one so far.
+  double loop_seconds(const RoundStart& start) const { return start.active_before + seconds_since(start.at); }
+  // Ends the loop for `reason`, its wall time counted up to now; returns false, step()'s answer then.
+  bool stop(StopReason reason, const RoundStart& start);
+  // What stops the loop before the next round (a budget spent, no new best for long), if anything.
+  std::optional<StopReason> budget_stop() const;
+  // The round's k: doubling from one config while ramping, all the configs to measure first in round 0, within the
+  // budget and `at_most`.
+  std::size_t round_size(std::size_t at_most) const;
+  std::vector<Config> choose_batch(std::size_t k, const RoundStart& start);
+  // The strategy's `greedy` proposals, ranked by the model and chosen by the batch policy among the unmeasured ones.
+  std::vector<Config> greedy_picks(std::size_t greedy, std::size_t k, const RoundStart& start,
+                                   const std::unordered_set<Config, ConfigHash>& in_batch);
+  std::vector<MeasureResult> measure_unlogged(const std::vector<Config>& batch);
+  // Returns the batch's measurements in batch order, for the models to learn from.
+  std::vector<Measurement> record_batch(const std::vector<Config>& batch, std::vector<MeasureResult> measured_now,
+                                        double search_so_far);
+  void update_models(const std::vector<Measurement>& fresh);
 
   Backend& backend_;
   Strategy& strategy_;
