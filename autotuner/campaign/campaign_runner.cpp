@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <ostream>
 #include <set>
@@ -110,37 +111,59 @@ CampaignSummary sample_target(const Campaign& campaign, const MeasuredKernel& me
   return written(std::move(summary), output);
 }
 
-// Tunes `measured` (a kernel of `corpus`, or a program target with `named_defaults`) and writes
-// the summary (the only place that writes it), with the caller's time to load the source.
-CampaignSummary tune_target(const Campaign& campaign, const Corpus& corpus, const MeasuredKernel& measured,
-                                   const std::vector<std::pair<std::string, Config>>& named_defaults,
-                                   double load_seconds, const CampaignRunOptions& options) {
-  const BackendTraits traits = backend_traits(campaign.backend);
-  if (!traits.recorded && measured.kernel.body().empty())
-    throw InputError(campaign.file, "$.backend.type",
-                     "\"replay\" for kernel " + measured.kernel.name() + ": it comes from a recording and has no graph to run");
-  if (const auto* sampling = std::get_if<AutoschedulerSamplingOptions>(&campaign.strategy.options))
-    return sample_target(campaign, measured, *sampling, load_seconds, options);
-  const Kernel& kernel = measured.kernel;
-  const SearchSpace& space = *measured.space;
+// tune_target's phases over what they share: the target, what is built to tune it (in place: the
+// score cache refers to the model), and what is known of its default before and after tuning.
+struct TargetTuning {
+  // Builds the backend (wrapped as the options ask), the model and its score cache, and the strategy.
+  TargetTuning(const Campaign& campaign, const Corpus& corpus, const MeasuredKernel& measured,
+               const std::vector<std::pair<std::string, Config>>& named_defaults, const BackendTraits& traits,
+               const CampaignRunOptions& options);
 
-  std::unique_ptr<Backend> backend = make_backend(campaign.backend, corpus, measured.device, options.wrap_device);
+  const Campaign& campaign;
+  const MeasuredKernel& measured;
+  const std::vector<std::pair<std::string, Config>>& named_defaults;
+  const BackendTraits& traits;
+  const CampaignRunOptions& options;
+  std::unique_ptr<Backend> backend;
+  std::unique_ptr<CostModel> model;
+  std::unique_ptr<Strategy> strategy;
+  std::optional<CachedCostModel> cached_model;
+  // Set by find_defaults; a live default's runtime by note_measured_default.
+  std::optional<Config> default_cfg;
+  std::optional<double> default_seconds;
+  std::optional<double> optimum_seconds;
+  TunerOptions tuner_options;
+
+  void find_defaults();
+  std::function<void(const RoundReport&)> progress_line() const;
+  void note_measured_default(const TuneResult& result);
+  CampaignSummary summarize(const TuneResult& result, const std::string& records_path);
+  void summarize_named_defaults(std::vector<SummaryDefault>& defaults, const TuneResult& result,
+                                const std::optional<double>& best_seconds);
+  void summarize_peers(std::vector<SummaryDefault>& defaults, const std::optional<double>& best_seconds);
+  void summarize_time(CampaignSummary& summary, TuningDetails& tuning, const TuneResult& result) const;
+};
+
+TargetTuning::TargetTuning(const Campaign& campaign, const Corpus& corpus, const MeasuredKernel& measured,
+                           const std::vector<std::pair<std::string, Config>>& named_defaults, const BackendTraits& traits,
+                           const CampaignRunOptions& options)
+    : campaign(campaign), measured(measured), named_defaults(named_defaults), traits(traits), options(options) {
+  backend = make_backend(campaign.backend, corpus, measured.device, options.wrap_device);
   if (options.wrap_backend) backend = options.wrap_backend(std::move(backend));
-  std::unique_ptr<CostModel> model = make_model(campaign.model, measured.device);
-  std::unique_ptr<Strategy> strategy = make_strategy(campaign.strategy, load_reranker);
+  model = make_model(campaign.model, measured.device);
+  strategy = make_strategy(campaign.strategy, load_reranker);
   // Search asks the model about the configs it revisits through a score cache. Only an online
   // learned model, or any with a residual on the target, changes its scores at update(); the
   // analytical model's update() is a no-op.
-  std::optional<CachedCostModel> cached_model;
   if (model)
     cached_model.emplace(*model, CachedCostModelOptions{.inner_learns = campaign.model.type == "learned" || campaign.model.residual});
+}
 
-  // The default's runtime: from the recording when replaying it (free), else measured first.
-  std::optional<Config> default_cfg = default_config(campaign, measured);
+// The default's runtime: from the recording when replaying it (free), else measured first.
+void TargetTuning::find_defaults() {
+  default_cfg = default_config(campaign, measured);
   if (!default_cfg && !named_defaults.empty()) default_cfg = named_defaults.front().second;
-  std::optional<double> default_seconds;
-  std::optional<double> optimum_seconds;
-  TunerOptions tuner_options = campaign.tuner;
+  tuner_options = campaign.tuner;
   if (traits.recorded) {
     for (const Measurement& m : measured.measurements) {
       if (!m.result.ok()) continue;
@@ -152,17 +175,14 @@ CampaignSummary tune_target(const Campaign& campaign, const Corpus& corpus, cons
     for (const auto& [name, config] : named_defaults)
       if (!default_cfg || !(config == *default_cfg)) tuner_options.measure_first.push_back(config);
   }
+}
 
-  const std::string output = options.output.empty() ? campaign.output : options.output;
-  // Held until the summary is written: a second `tune` on this folder stops here, at once.
-  const OutputLock lock = lock_output_folder(output);
-  const std::string records_path = (std::filesystem::path(output) / "records.jsonl").string();
-  const std::vector<Record> logged = resumed_records(records_path, options.progress);
-  RecordLog log(records_path);
-
+// The line printed after each round: measurements and hardware seconds against their budgets, the
+// best so far and its speedup over the default.
+std::function<void(const RoundReport&)> TargetTuning::progress_line() const {
   std::string budget_text;
   if (campaign.tuner.max_measurements) budget_text.append("/").append(std::to_string(campaign.tuner.max_measurements));
-  auto progress = [&](const RoundReport& report) {
+  return [this, budget_text](const RoundReport& report) {
     if (!options.progress) return;
     std::ostream& out = *options.progress;
     out << "[tune] round " << report.round + 1 << "  measured " << report.measured << budget_text << "  hardware "
@@ -177,14 +197,19 @@ CampaignSummary tune_target(const Campaign& campaign, const Corpus& corpus, cons
     if (report.failed) out << "  (" << report.failed << " failed)";
     out << std::endl;
   };
-  Tuner tuner(*backend, *strategy, cached_model ? &*cached_model : nullptr, &log, tuner_options);
-  const TuneResult result = tuner.run(kernel, space, logged, progress);
+}
 
+// A default the recording has no runtime for: the one the tuning loop measured, if any.
+void TargetTuning::note_measured_default(const TuneResult& result) {
   if (default_cfg && !default_seconds)
     if (const MeasureResult* measured_default = result.history.find(*default_cfg); measured_default && measured_default->ok())
       default_seconds = measured_default->seconds;
+}
 
-  CampaignSummary summary = summary_head(campaign, kernel, backend->fingerprint(), strategy->name());
+// The run's summary, all but the time to load its source. Measures the backend's peers for a live program target.
+CampaignSummary TargetTuning::summarize(const TuneResult& result, const std::string& records_path) {
+  const SearchSpace& space = *measured.space;
+  CampaignSummary summary = summary_head(campaign, measured.kernel, backend->fingerprint(), strategy->name());
   TuningDetails& tuning = summary.tuning.emplace();
   tuning.model = campaign.model.type;
   const auto best = result.history.best();
@@ -194,33 +219,7 @@ CampaignSummary tune_target(const Campaign& campaign, const Corpus& corpus, cons
   tuning.default_config = default_cfg ? space.to_json(*default_cfg) : nlohmann::ordered_json(nullptr);
   summary.default_seconds = default_seconds;
   if (best_seconds && default_seconds) tuning.speedup_over_default = *default_seconds / *best_seconds;
-  if (!named_defaults.empty()) {
-    // Every default the program target names (no fusion, greedy fusion), and the speedup over each.
-    std::vector<SummaryDefault>& defaults = tuning.defaults.emplace();
-    for (const auto& [name, config] : named_defaults) {
-      SummaryDefault entry{.name = name, .config = space.to_json(config)};
-      if (const MeasureResult* result_of_default = result.history.find(config); result_of_default && result_of_default->ok())
-        entry.seconds = result_of_default->seconds;
-      if (best_seconds && entry.seconds) entry.speedup = *entry.seconds / *best_seconds;
-      defaults.push_back(std::move(entry));
-    }
-    if (options.measure_peers && !traits.recorded) {
-      if (options.progress) *options.progress << "[tune] measuring the platform's own schedulers" << std::endl;
-      for (const PeerMeasurement& peer : backend->measure_peers(kernel)) {
-        SummaryDefault entry{.name = peer.name, .kind = peer_kind_name(peer.kind), .status = std::string(status_name(peer.result.status)),
-                             .settings = peer.settings};
-        if (peer.result.ok()) entry.seconds = peer.result.seconds;
-        if (best_seconds && entry.seconds) entry.speedup = *entry.seconds / *best_seconds;
-        if (!peer.result.ok()) {
-          entry.message = peer.result.message;
-          if (options.progress)
-            *options.progress << "[tune] " << peer.name << " failed (" << status_name(peer.result.status) << "): " << peer.result.message
-                              << "; the campaign goes on" << std::endl;
-        }
-        defaults.push_back(std::move(entry));
-      }
-    }
-  }
+  if (!named_defaults.empty()) summarize_named_defaults(tuning.defaults.emplace(), result, best_seconds);
   tuning.optimum_seconds = optimum_seconds;
   summary.measurements = result.history.size();
   summary.failed = result.failed;
@@ -236,6 +235,50 @@ CampaignSummary tune_target(const Campaign& campaign, const Corpus& corpus, cons
   }
   tuning.from_log = result.from_log;
   tuning.rounds = result.rounds;
+  summarize_time(summary, tuning, result);
+  tuning.stop_reason = std::string(stop_reason_name(result.stop));
+  summary.best_after = result.best_after;
+  double charged = 0.0;
+  for (const Measurement& entry : result.history.entries()) summary.hardware_after.push_back(charged += entry.result.cost_seconds);
+  summary.search_after = result.search_after;
+  tuning.records = records_path;
+  return summary;
+}
+
+// Every default the program target names (no fusion, greedy fusion), and the speedup over each.
+void TargetTuning::summarize_named_defaults(std::vector<SummaryDefault>& defaults, const TuneResult& result,
+                                            const std::optional<double>& best_seconds) {
+  const SearchSpace& space = *measured.space;
+  for (const auto& [name, config] : named_defaults) {
+    SummaryDefault entry{.name = name, .config = space.to_json(config)};
+    if (const MeasureResult* result_of_default = result.history.find(config); result_of_default && result_of_default->ok())
+      entry.seconds = result_of_default->seconds;
+    if (best_seconds && entry.seconds) entry.speedup = *entry.seconds / *best_seconds;
+    defaults.push_back(std::move(entry));
+  }
+  if (options.measure_peers && !traits.recorded) summarize_peers(defaults, best_seconds);
+}
+
+// The platform's own schedulers, measured now beside the named defaults; a peer that fails is listed with its reason.
+void TargetTuning::summarize_peers(std::vector<SummaryDefault>& defaults, const std::optional<double>& best_seconds) {
+  if (options.progress) *options.progress << "[tune] measuring the platform's own schedulers" << std::endl;
+  for (const PeerMeasurement& peer : backend->measure_peers(measured.kernel)) {
+    SummaryDefault entry{.name = peer.name, .kind = peer_kind_name(peer.kind), .status = std::string(status_name(peer.result.status)),
+                         .settings = peer.settings};
+    if (peer.result.ok()) entry.seconds = peer.result.seconds;
+    if (best_seconds && entry.seconds) entry.speedup = *entry.seconds / *best_seconds;
+    if (!peer.result.ok()) {
+      entry.message = peer.result.message;
+      if (options.progress)
+        *options.progress << "[tune] " << peer.name << " failed (" << status_name(peer.result.status) << "): " << peer.result.message
+                          << "; the campaign goes on" << std::endl;
+    }
+    defaults.push_back(std::move(entry));
+  }
+}
+
+// The run's hardware and wall time, and how much of it the loop spent outside the backend, on what.
+void TargetTuning::summarize_time(CampaignSummary& summary, TuningDetails& tuning, const TuneResult& result) const {
   summary.hardware_seconds = result.hardware_seconds;
   summary.wall_seconds = result.wall_seconds;
   const double outside = std::max(0.0, result.wall_seconds - result.backend_wall_seconds);
@@ -251,12 +294,35 @@ CampaignSummary tune_target(const Campaign& campaign, const Corpus& corpus, cons
   breakdown.other_seconds = std::max(0.0, outside - result.propose_seconds - result.rank_seconds - result.update_seconds - result.record_seconds);
   if (cached_model)
     breakdown.model = OutsideBackend::ModelCache{cached_model->inner_predict_seconds(), cached_model->hits(), cached_model->misses()};
-  tuning.stop_reason = std::string(stop_reason_name(result.stop));
-  summary.best_after = result.best_after;
-  double charged = 0.0;
-  for (const Measurement& entry : result.history.entries()) summary.hardware_after.push_back(charged += entry.result.cost_seconds);
-  summary.search_after = result.search_after;
-  tuning.records = records_path;
+}
+
+// Tunes `measured` (a kernel of `corpus`, or a program target with `named_defaults`) and writes
+// the summary (the only place that writes it), with the caller's time to load the source.
+CampaignSummary tune_target(const Campaign& campaign, const Corpus& corpus, const MeasuredKernel& measured,
+                                   const std::vector<std::pair<std::string, Config>>& named_defaults,
+                                   double load_seconds, const CampaignRunOptions& options) {
+  const BackendTraits traits = backend_traits(campaign.backend);
+  if (!traits.recorded && measured.kernel.body().empty())
+    throw InputError(campaign.file, "$.backend.type",
+                     "\"replay\" for kernel " + measured.kernel.name() + ": it comes from a recording and has no graph to run");
+  if (const auto* sampling = std::get_if<AutoschedulerSamplingOptions>(&campaign.strategy.options))
+    return sample_target(campaign, measured, *sampling, load_seconds, options);
+
+  TargetTuning target(campaign, corpus, measured, named_defaults, traits, options);
+  target.find_defaults();
+
+  const std::string output = options.output.empty() ? campaign.output : options.output;
+  // Held until the summary is written: a second `tune` on this folder stops here, at once.
+  const OutputLock lock = lock_output_folder(output);
+  const std::string records_path = (std::filesystem::path(output) / "records.jsonl").string();
+  const std::vector<Record> logged = resumed_records(records_path, options.progress);
+  RecordLog log(records_path);
+
+  Tuner tuner(*target.backend, *target.strategy, target.cached_model ? &*target.cached_model : nullptr, &log, target.tuner_options);
+  const TuneResult result = tuner.run(measured.kernel, *measured.space, logged, target.progress_line());
+  target.note_measured_default(result);
+
+  CampaignSummary summary = target.summarize(result, records_path);
   summary.load_seconds = load_seconds;
   return written(std::move(summary), output);
 }
