@@ -470,21 +470,8 @@ SpaceReferences space_references(const Experiment& experiment, const std::vector
   return references;
 }
 
-}  // namespace
-
-nlohmann::ordered_json run_experiment(const Experiment& configured, const ExperimentOptions& options) {
-  // Pre-trained checkpoints live in the output folder actually used, so campaigns must name that one.
-  Experiment experiment = configured;
-  if (!options.output.empty()) experiment.output = options.output;
-  if (options.first_seed) experiment.first_seed = *options.first_seed;
-  const auto started = std::chrono::steady_clock::now();
-  const auto past_stop_time = [&] {
-    return options.stop_after_seconds &&
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > *options.stop_after_seconds;
-  };
-  const std::string output = experiment.output;
-  const std::size_t seeds = options.seeds.value_or(experiment.seeds);
-  const std::size_t jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+// What the experiment needs before anything is written: a seed, and each re-measure reference's output folder.
+void check_seeds_and_references(const Experiment& experiment, std::size_t seeds) {
   if (seeds == 0) throw InputError(experiment.file, "$.seeds", "at least one seed");
   if (experiment.remeasure)
     for (std::size_t i = 0; i < experiment.remeasure->references.size(); ++i)
@@ -494,33 +481,96 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                              (path_exists(experiment.remeasure->references[i]) ? " is a file, not a folder)"
                                                                                : " does not exist; a live experiment kept in git is unpacked by "
                                                                                  "scripts/live_sitting)"));
-  create_output_folder(output);
-  // Under mpirun each rank runs its share of the runs; rank 0 reports.
-  SingleProcess single_process;
-  Ranks& ranks = options.ranks ? *options.ranks : single_process;
-  std::ostream* const progress = ranks.rank() == 0 ? options.progress : nullptr;
+}
 
-  // Every campaign first: a model this build lacks fails now, not after an hour of runs.
-  RunPlan plan = plan_runs(experiment, seeds, output);
-  const std::vector<RunTask>& tasks = plan.tasks;
-  std::vector<Campaign>& campaigns = plan.campaigns;
+// run_experiment's phases, in order, over what they share: the experiment as this sitting runs it,
+// the ranks, the runs, and what the earlier phases leave for the later ones.
+struct ExperimentSitting {
+  const Experiment& experiment;
+  const ExperimentOptions& options;
+  const std::chrono::steady_clock::time_point started;
+  const std::string output;
+  const std::size_t seeds, jobs;
+  Ranks& ranks;
+  std::ostream* const progress;  // rank 0's
+  // Set by plan; a per-source or recorded strategy's campaigns again by identify_runs.
+  std::vector<RunTask> tasks;
+  std::vector<Campaign> campaigns;
+  // Set by load_spaces: the recorded sources, and per space its baseline and its recorded kernel (or null).
+  std::map<std::string, Corpus> sources;
+  std::vector<SpaceBaseline> baselines;
+  std::vector<const MeasuredKernel*> space_kernels;
+  nlohmann::ordered_json pretraining;
+  std::vector<std::string> run_ids;  // set by identify_runs
+  // Per run, set by record_run; the counts, by run_or_reuse on this rank and by count_runs over every rank.
+  std::vector<RunCurve> curves;
+  std::vector<std::optional<double>> default_seconds;
+  std::vector<std::pair<std::string, std::string>> kernel_device;
+  std::atomic<std::size_t> reused{0}, changed{0}, not_started{0};
+  std::uint64_t all_reused = 0, all_changed = 0, all_not_started = 0;
+  // Set by prepare_measuring.
+  bool live = false;
+  std::optional<MeasurementMemo> memo;
+  bool on_this_cpu = false;
+  std::string checks_file;
+  std::function<void()> check_before_runs, check_before_remeasure;
+  // Set on rank 0 by complete_baselines, score, add_peers and remeasure_live_spaces.
+  std::size_t max_budget = 0;
+  std::vector<std::string> strategy_names;
+  nlohmann::ordered_json tables;
+  nlohmann::ordered_json noise_ceiling;  // over the re-measured spaces, when the experiment re-measures
+  nlohmann::ordered_json spaces;
+
+  bool past_stop_time() const;
+  void plan();
+  void load_spaces();
+  void identify_runs();
+  void run_owned();
+  void prepare_measuring();
+  std::optional<CampaignSummary> run_or_reuse(std::size_t i);
+  void record_run(std::size_t i, const CampaignSummary& summary);
+  void count_runs();
+  void read_other_ranks_runs();
+  void reference_defaults();
+  void complete_baselines();
+  void keep_tuned_spaces();
+  void score();
+  void add_peers();
+  std::optional<nlohmann::ordered_json> remeasure_live_spaces();
+  nlohmann::ordered_json write_summary();
+};
+
+bool ExperimentSitting::past_stop_time() const {
+  return options.stop_after_seconds &&
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > *options.stop_after_seconds;
+}
+
+// Every campaign first: a model this build lacks fails now, not after an hour of runs.
+void ExperimentSitting::plan() {
+  RunPlan planned = plan_runs(experiment, seeds, output);
+  tasks = std::move(planned.tasks);
+  campaigns = std::move(planned.campaigns);
   for (std::size_t t = 0; t < experiment.strategies.size(); ++t)
     // Pre-trained ones do not exist yet; per-source and recorded ones name their sources later.
     if (!experiment.strategies[t].pretrain && !experiment.strategies[t].models_name_sources()) make_model(campaigns[t].model);
+}
 
-  // One campaign per space, to load it (a source-only space has no runs, so no campaign of its own).
+// One campaign per space, to load it (a source-only space has no runs, so no campaign of its own).
+void ExperimentSitting::load_spaces() {
   std::vector<Campaign> space_campaigns;
   for (std::size_t s = 0; s < experiment.spaces.size(); ++s)
     space_campaigns.push_back(experiment_campaign(experiment, s, 0, experiment.first_seed, output));
-  const std::map<std::string, Corpus> sources = load_space_sources(space_campaigns, jobs, progress);
+  sources = load_space_sources(space_campaigns, jobs, progress);
   SpaceReferences references = space_references(experiment, space_campaigns, sources);
-  std::vector<SpaceBaseline>& baselines = references.baselines;
-  const std::vector<const MeasuredKernel*>& space_kernels = references.kernels;
+  baselines = std::move(references.baselines);
+  space_kernels = std::move(references.kernels);
+}
 
-  const nlohmann::ordered_json pretraining = pretrain_models(experiment, space_kernels, progress, ranks);
+// Each run's identity; a run this rank owns gives its folder the content-named one.
+void ExperimentSitting::identify_runs() {
   // Per-source and recorded strategies' runs combine their own space's sources, known only now.
   const std::vector<SpaceIdentity> identities = space_identities(experiment, space_kernels);
-  std::vector<std::string> run_ids(tasks.size());
+  run_ids.resize(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const RunTask& task = tasks[i];
     std::optional<std::vector<std::string>> prior_spaces;
@@ -535,39 +585,17 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
       adopt_path_named_identity(task.folder, run_ids[i],
                                 [&] { return path_named_run_identity(experiment, task.space, task.strategy, task.seed, prior); });
   }
+}
 
-  std::vector<RunCurve> curves(tasks.size());
-  std::vector<std::optional<double>> default_seconds(tasks.size());
-  std::vector<std::pair<std::string, std::string>> kernel_device(tasks.size());
-  std::atomic<std::size_t> reused{0}, changed{0}, not_started{0};
+// This rank's runs, in parallel (live: one at a time), with a progress bar over them.
+void ExperimentSitting::run_owned() {
+  curves.resize(tasks.size());
+  default_seconds.resize(tasks.size());
+  kernel_device.resize(tasks.size());
   std::size_t owned = 0;
   for (std::size_t i = 0; i < tasks.size(); ++i) owned += ranks.owns(i);
   ProgressBar bar(progress, owned, options.progress_redraws);
-  const auto record_run = [&](std::size_t i, const CampaignSummary& summary) {
-    curves[i] = curve_of(tasks[i], summary);
-    kernel_device[i] = {summary.kernel, summary.device};
-    default_seconds[i] = summary.default_seconds;
-  };
-  // Live measurements one at a time: two runs timing kernels on the same cores would slow each
-  // other down and the curves would measure the contention.
-  const bool live = !backend_traits(campaigns.front().backend).recorded;
-  // One memo of the live measurements for every run (each rank its own file: one writer per file).
-  std::optional<MeasurementMemo> memo;
-  if (live && experiment.measure_once)
-    memo.emplace((fs::path(output) / (ranks.size() > 1 ? "measured_once.rank" + std::to_string(ranks.rank()) + ".jsonl"
-                                                       : std::string("measured_once.jsonl"))).string(),
-                 experiment.memo_scope);
-  // Each phase of this sitting that measures on this CPU is preceded by a machine check
-  // (offline/machine_check.h), each rank's in its own file.
-  const bool on_this_cpu = campaigns.front().backend.type == "cpu";
-  const std::string checks_file =
-      (fs::path(output) / (ranks.size() > 1 ? "machine_checks.rank" + std::to_string(ranks.rank()) + ".jsonl" : std::string("machine_checks.jsonl")))
-          .string();
-  const auto machine_check_before = [&](const std::string& phase) -> std::function<void()> {
-    if (!on_this_cpu) return [] {};
-    return machine_check_hook(phase, campaigns.front().backend.cpu.threads, checks_file, progress);
-  };
-  const std::function<void()> check_before_runs = machine_check_before("runs"), check_before_remeasure = machine_check_before("remeasure");
+  prepare_measuring();
   tbb::task_arena arena(live ? 1 : static_cast<int>(jobs));
   arena.execute([&] {
     tbb::parallel_for(std::size_t{0}, tasks.size(), std::size_t{1}, [&](std::size_t i) {
@@ -575,38 +603,80 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
       // calls would otherwise each start a pool as wide as the machine).
       if (!ranks.owns(i)) return;  // another rank's run
       if (jobs > 1) configure_torch_threads(1);
-      const RunTask& task = tasks[i];
-      std::optional<CampaignSummary> summary = finished_run(task.folder, campaigns[i], run_ids[i]);
-      if (summary) {
-        ++reused;
-      } else {
-        if (past_stop_time()) {
-          ++not_started;
-          return;
-        }
-        if (keep_run_folder(task.folder, run_ids[i])) ++changed;
-        check_before_runs();  // live runs run one at a time (the arena above)
-        // A live space's peers are measured once for the space below, not in every run.
-        CampaignRunOptions run_options{task.folder, nullptr, false};
-        if (memo)
-          run_options.wrap_backend = [&memo](std::unique_ptr<Backend> backend) -> std::unique_ptr<Backend> {
-            return std::make_unique<MeasureOnceBackend>(std::move(backend), *memo);
-          };
-        summary = campaigns[i].source.path.empty() ? run_campaign(campaigns[i], run_options)
-                                                   : run_campaign(campaigns[i], sources.at(campaigns[i].source.path), run_options);
-      }
+      const std::optional<CampaignSummary> summary = run_or_reuse(i);
+      if (!summary) return;  // not started: past the stop time
       record_run(i, *summary);
       bar.done_one(reused);
     }, tbb::simple_partitioner());
   });
-  // Every rank's runs finished (their folders are the results), rank 0 reads the others' and
-  // writes what they share; the other ranks are done.
+}
+
+// What the runs measure through: a live experiment's memo, and the machine checks before each phase.
+void ExperimentSitting::prepare_measuring() {
+  // Live measurements one at a time: two runs timing kernels on the same cores would slow each
+  // other down and the curves would measure the contention.
+  live = !backend_traits(campaigns.front().backend).recorded;
+  // One memo of the live measurements for every run (each rank its own file: one writer per file).
+  if (live && experiment.measure_once)
+    memo.emplace((fs::path(output) / (ranks.size() > 1 ? "measured_once.rank" + std::to_string(ranks.rank()) + ".jsonl"
+                                                       : std::string("measured_once.jsonl"))).string(),
+                 experiment.memo_scope);
+  // Each phase of this sitting that measures on this CPU is preceded by a machine check
+  // (offline/machine_check.h), each rank's in its own file.
+  on_this_cpu = campaigns.front().backend.type == "cpu";
+  checks_file =
+      (fs::path(output) / (ranks.size() > 1 ? "machine_checks.rank" + std::to_string(ranks.rank()) + ".jsonl" : std::string("machine_checks.jsonl")))
+          .string();
+  const auto machine_check_before = [&](const std::string& phase) -> std::function<void()> {
+    if (!on_this_cpu) return [] {};
+    return machine_check_hook(phase, campaigns.front().backend.cpu.threads, checks_file, progress);
+  };
+  check_before_runs = machine_check_before("runs");
+  check_before_remeasure = machine_check_before("remeasure");
+}
+
+// Run i's summary: its folder's when an earlier sitting finished it, else the run's own. None when
+// the sitting is past its stop time: the run is left for the next sitting.
+std::optional<CampaignSummary> ExperimentSitting::run_or_reuse(std::size_t i) {
+  const RunTask& task = tasks[i];
+  std::optional<CampaignSummary> summary = finished_run(task.folder, campaigns[i], run_ids[i]);
+  if (summary) {
+    ++reused;
+  } else {
+    if (past_stop_time()) {
+      ++not_started;
+      return std::nullopt;
+    }
+    if (keep_run_folder(task.folder, run_ids[i])) ++changed;
+    check_before_runs();  // live runs run one at a time (run_owned's arena)
+    // A live space's peers are measured once for the space (add_peers), not in every run.
+    CampaignRunOptions run_options{task.folder, nullptr, false};
+    if (memo)
+      run_options.wrap_backend = [&memo = memo](std::unique_ptr<Backend> backend) -> std::unique_ptr<Backend> {
+        return std::make_unique<MeasureOnceBackend>(std::move(backend), *memo);
+      };
+    summary = campaigns[i].source.path.empty() ? run_campaign(campaigns[i], run_options)
+                                               : run_campaign(campaigns[i], sources.at(campaigns[i].source.path), run_options);
+  }
+  return summary;
+}
+
+void ExperimentSitting::record_run(std::size_t i, const CampaignSummary& summary) {
+  curves[i] = curve_of(tasks[i], summary);
+  kernel_device[i] = {summary.kernel, summary.device};
+  default_seconds[i] = summary.default_seconds;
+}
+
+// Every rank's runs finished (their folders are the results): the counts over every rank.
+void ExperimentSitting::count_runs() {
   ranks.barrier();
-  const std::uint64_t all_reused = ranks.sum(reused), all_changed = ranks.sum(changed), all_not_started = ranks.sum(not_started);
-  if (ranks.rank() != 0) return nullptr;
-  if (all_not_started > 0)
-    return {{"experiment", experiment.name}, {"stopped_early", true}, {"finished_runs", tasks.size() - all_not_started},
-            {"runs", tasks.size()}};
+  all_reused = ranks.sum(reused);
+  all_changed = ranks.sum(changed);
+  all_not_started = ranks.sum(not_started);
+}
+
+// Rank 0 reads the other ranks' runs from their folders.
+void ExperimentSitting::read_other_ranks_runs() {
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (ranks.owns(i)) continue;
     const std::optional<CampaignSummary> summary = finished_run(tasks[i].folder, campaigns[i], run_ids[i]);
@@ -615,78 +685,90 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
                                " has no finished summary (does every rank see the output folder?)");
     record_run(i, *summary);
   }
-  if (progress && all_changed > 0)
-    *progress << "[experiment] " << all_changed << " run(s) defined differently from their last run were run again (the old ones are kept as "
-                      << "runs/.../seed_N.stale-ID)" << std::endl;
-  // Replay: every run reads the same recorded default. Live: each run measured it once; the median
-  // is the reference, so one noisy measurement does not move every speedup.
+}
+
+// Replay: every run reads the same recorded default. Live: each run measured it once; the median
+// is the reference, so one noisy measurement does not move every speedup.
+void ExperimentSitting::reference_defaults() {
   for (std::size_t s = 0; s < baselines.size(); ++s) {
     std::vector<double> measured;
     for (std::size_t i = 0; i < tasks.size(); ++i)
       if (tasks[i].space == s && default_seconds[i]) measured.push_back(*default_seconds[i]);
     if (!measured.empty()) baselines[s].default_seconds = quantile(measured, 0.5);
   }
+}
 
-  write_runs_csv((fs::path(output) / "runs.csv").string(), experiment, curves);
-  std::size_t max_budget = experiment.max_measurements();
+// The budget the curves are scored up to, and each live tuned space's baseline from its runs.
+void ExperimentSitting::complete_baselines() {
+  max_budget = experiment.max_measurements();
   if (max_budget == 0)
     for (const RunCurve& run : curves) max_budget = std::max(max_budget, run.best_after.size());
   for (std::size_t s = 0; s < baselines.size(); ++s)
     if (baselines[s].live && experiment.spaces[s].tuned())
       complete_live_baseline(baselines[s], s, experiment, campaigns, curves, kernel_device, max_budget);
-  // The summary lists the tuned spaces only (a source-only space has no runs to summarize).
-  {
-    std::vector<std::size_t> position(baselines.size(), 0);
-    std::vector<SpaceBaseline> tuned;
-    for (std::size_t s = 0; s < baselines.size(); ++s)
-      if (experiment.spaces[s].tuned()) {
-        position[s] = tuned.size();
-        tuned.push_back(std::move(baselines[s]));
-      }
-    baselines = std::move(tuned);
-    for (RunCurve& curve : curves) curve.space = position[curve.space];
-  }
-  std::vector<std::string> strategy_names;
+}
+
+// The summary lists the tuned spaces only (a source-only space has no runs to summarize).
+void ExperimentSitting::keep_tuned_spaces() {
+  std::vector<std::size_t> position(baselines.size(), 0);
+  std::vector<SpaceBaseline> tuned;
+  for (std::size_t s = 0; s < baselines.size(); ++s)
+    if (experiment.spaces[s].tuned()) {
+      position[s] = tuned.size();
+      tuned.push_back(std::move(baselines[s]));
+    }
+  baselines = std::move(tuned);
+  for (RunCurve& curve : curves) curve.space = position[curve.space];
+}
+
+// The strategies' scores on the measurement axis and the time axis, and the spaces' rows.
+void ExperimentSitting::score() {
   for (const ExperimentStrategy& strategy : experiment.strategies) strategy_names.push_back(strategy.name);
-  nlohmann::ordered_json tables = summarize_curves(baselines, strategy_names, curves, max_budget, experiment.report_budgets);
+  tables = summarize_curves(baselines, strategy_names, curves, max_budget, experiment.report_budgets);
   add_time_axis_scores(tables, baselines, strategy_names, curves, experiment.time_windows);
+  spaces = tables["spaces"];
+}
 
-  nlohmann::ordered_json noise_ceiling;  // over the re-measured spaces, when the experiment re-measures
-  // The platform's own schedulers on each live space, as references beside the strategies.
-  nlohmann::ordered_json spaces = tables["spaces"];
-  if (live) {
-    for (std::size_t s = 0; s < baselines.size(); ++s) {
-      const Campaign& campaign = campaigns[s * experiment.strategies.size()];
-      if (!campaign.source.path.empty()) continue;
-      if (progress) *progress << "[experiment] peers of " << experiment.spaces[s].name << std::endl;
-      const auto peers = space_peers(campaign, (fs::path(output) / "peers" / (plot_file_stem(experiment.spaces[s].name) + ".json")).string());
-      for (auto& row : spaces)
-        if (row.value("name", "") == experiment.spaces[s].name) row["peers"] = peers;
-    }
-    add_scheduler_comparison(spaces, tables["strategies"], experiment.report_budgets);
-    if (experiment.remeasure) {
-      const std::vector<std::size_t> scored = scored_budgets(experiment.report_budgets, max_budget);
-      std::vector<nlohmann::ordered_json> remeasured;
-      for (std::size_t s = 0; s < baselines.size(); ++s) {
-        const Campaign& campaign = campaigns[s * experiment.strategies.size()];
-        if (!campaign.source.path.empty()) continue;
-        const std::string folder = (fs::path(output) / "remeasured" / plot_file_stem(baselines[s].name)).string();
-        const auto scores = remeasure_live_space(*experiment.remeasure, campaign, s, baselines[s].name, tasks, campaigns, curves,
-                                                 strategy_names, scored, folder, past_stop_time,
-                                                 check_before_remeasure, progress);
-        if (!scores)
-          return {{"experiment", experiment.name}, {"stopped_early", true}, {"finished_runs", tasks.size()}, {"runs", tasks.size()},
-                  {"remeasured_spaces", remeasured.size()}};
-        for (auto& row : spaces)
-          if (row.value("name", "") == baselines[s].name) row["remeasured"] = *scores;
-        remeasured.push_back(*scores);
-      }
-      add_remeasured_scores(tables["strategies"], remeasured, scored);
-      if (!remeasured.empty()) noise_ceiling = remeasured_noise_ceiling(remeasured, scored);
-      add_scheduler_comparison(spaces, tables["strategies"], scored, ComparisonBasis::kRemeasured);
-    }
+// The platform's own schedulers on each live space, as references beside the strategies.
+void ExperimentSitting::add_peers() {
+  for (std::size_t s = 0; s < baselines.size(); ++s) {
+    const Campaign& campaign = campaigns[s * experiment.strategies.size()];
+    if (!campaign.source.path.empty()) continue;
+    if (progress) *progress << "[experiment] peers of " << experiment.spaces[s].name << std::endl;
+    const auto peers = space_peers(campaign, (fs::path(output) / "peers" / (plot_file_stem(experiment.spaces[s].name) + ".json")).string());
+    for (auto& row : spaces)
+      if (row.value("name", "") == experiment.spaces[s].name) row["peers"] = peers;
   }
+  add_scheduler_comparison(spaces, tables["strategies"], experiment.report_budgets);
+}
 
+// Each live space's runs re-measured, scored beside the runs' own figures. When the stop time cut
+// it short: the summary of a sitting that stopped early.
+std::optional<nlohmann::ordered_json> ExperimentSitting::remeasure_live_spaces() {
+  const std::vector<std::size_t> scored = scored_budgets(experiment.report_budgets, max_budget);
+  std::vector<nlohmann::ordered_json> remeasured;
+  for (std::size_t s = 0; s < baselines.size(); ++s) {
+    const Campaign& campaign = campaigns[s * experiment.strategies.size()];
+    if (!campaign.source.path.empty()) continue;
+    const std::string folder = (fs::path(output) / "remeasured" / plot_file_stem(baselines[s].name)).string();
+    const auto scores = remeasure_live_space(*experiment.remeasure, campaign, s, baselines[s].name, tasks, campaigns, curves,
+                                             strategy_names, scored, folder, [this] { return past_stop_time(); },
+                                             check_before_remeasure, progress);
+    if (!scores)
+      return nlohmann::ordered_json{{"experiment", experiment.name}, {"stopped_early", true}, {"finished_runs", tasks.size()},
+                                    {"runs", tasks.size()}, {"remeasured_spaces", remeasured.size()}};
+    for (auto& row : spaces)
+      if (row.value("name", "") == baselines[s].name) row["remeasured"] = *scores;
+    remeasured.push_back(*scores);
+  }
+  add_remeasured_scores(tables["strategies"], remeasured, scored);
+  if (!remeasured.empty()) noise_ceiling = remeasured_noise_ceiling(remeasured, scored);
+  add_scheduler_comparison(spaces, tables["strategies"], scored, ComparisonBasis::kRemeasured);
+  return std::nullopt;
+}
+
+// Writes OUTPUT/summary.json and returns it.
+nlohmann::ordered_json ExperimentSitting::write_summary() {
   nlohmann::ordered_json summary;
   summary["experiment"] = experiment.name;
   summary["description"] = experiment.description;
@@ -717,6 +799,58 @@ nlohmann::ordered_json run_experiment(const Experiment& configured, const Experi
   summary["spaces"] = std::move(spaces);
   const std::string summary_path = (fs::path(output) / "summary.json").string();
   write_file_atomically(summary_path, summary.dump(1) + "\n");
+  return summary;
+}
+
+}  // namespace
+
+nlohmann::ordered_json run_experiment(const Experiment& configured, const ExperimentOptions& options) {
+  // Pre-trained checkpoints live in the output folder actually used, so campaigns must name that one.
+  Experiment experiment = configured;
+  if (!options.output.empty()) experiment.output = options.output;
+  if (options.first_seed) experiment.first_seed = *options.first_seed;
+  const auto started = std::chrono::steady_clock::now();
+  const std::string output = experiment.output;
+  const std::size_t seeds = options.seeds.value_or(experiment.seeds);
+  const std::size_t jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  check_seeds_and_references(experiment, seeds);
+  create_output_folder(output);
+  // Under mpirun each rank runs its share of the runs; rank 0 reports.
+  SingleProcess single_process;
+  Ranks& ranks = options.ranks ? *options.ranks : single_process;
+  std::ostream* const progress = ranks.rank() == 0 ? options.progress : nullptr;
+  ExperimentSitting sitting{.experiment = experiment, .options = options, .started = started, .output = output, .seeds = seeds,
+                            .jobs = jobs, .ranks = ranks, .progress = progress};
+
+  sitting.plan();
+  sitting.load_spaces();
+  sitting.pretraining = pretrain_models(experiment, sitting.space_kernels, progress, ranks);
+  sitting.identify_runs();
+  sitting.run_owned();
+  // Rank 0 reads the other ranks' runs and writes what they share; the other ranks are done.
+  sitting.count_runs();
+  if (ranks.rank() != 0) return nullptr;
+  const std::vector<RunTask>& tasks = sitting.tasks;
+  if (sitting.all_not_started > 0)
+    return {{"experiment", experiment.name}, {"stopped_early", true}, {"finished_runs", tasks.size() - sitting.all_not_started},
+            {"runs", tasks.size()}};
+  sitting.read_other_ranks_runs();
+  if (progress && sitting.all_changed > 0)
+    *progress << "[experiment] " << sitting.all_changed << " run(s) defined differently from their last run were run again (the old ones are kept as "
+                      << "runs/.../seed_N.stale-ID)" << std::endl;
+  sitting.reference_defaults();
+
+  write_runs_csv((fs::path(output) / "runs.csv").string(), experiment, sitting.curves);
+  sitting.complete_baselines();
+  sitting.keep_tuned_spaces();
+  sitting.score();
+  if (sitting.live) {
+    sitting.add_peers();
+    if (experiment.remeasure)
+      if (std::optional<nlohmann::ordered_json> stopped = sitting.remeasure_live_spaces()) return std::move(*stopped);
+  }
+
+  nlohmann::ordered_json summary = sitting.write_summary();
   if (options.plots) render_experiment_plots(output);
   return summary;
 }
