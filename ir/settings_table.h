@@ -114,10 +114,15 @@ class SettingsTable {
   // Reads every member `object` has into `options`; absent keys keep their values. A key that is
   // neither a field nor in `also_allowed` (the caller's own, e.g. "type") fails at its path.
   void read(const JsonView& object, Options& options, const std::vector<std::string>& also_allowed = {}) const {
+    check_keys(object, also_allowed);
+    read_members(object, options);
+  }
+
+  // read()'s key check alone, for a caller with rules to check between it and the members.
+  void check_keys(const JsonView& object, const std::vector<std::string>& also_allowed = {}) const {
     std::vector<std::string> allowed = also_allowed;
     for (const Field& field : fields_) allowed.push_back(field.key);
     object.expect_keys(allowed);
-    read_members(object, options);
   }
 
   // The same without the key check, for an object that holds other components' keys too (the

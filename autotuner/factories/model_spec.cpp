@@ -157,9 +157,7 @@ ModelSpec parse_model_spec(const JsonView& view, const std::function<std::string
     analytical_model_settings().read(view, spec, {"type"});
     spec.hardware_dir = resolve("../hardware");
   } else if (spec.type == "learned") {
-    std::vector<std::string> keys = learned_model_settings().keys();
-    keys.push_back("type");
-    view.expect_keys(keys);
+    learned_model_settings().check_keys(view, {"type"});
     // Which model it is comes first: the other keys' rules depend on it.
     if (int{view.has("checkpoint")} + int{view.has("checkpoints")} + int{view.has("params")} > 1)
       view.fail("at most one of \"checkpoint\" (a model trained by perftune train), \"checkpoints\" (several, each a "
@@ -169,9 +167,7 @@ ModelSpec parse_model_spec(const JsonView& view, const std::function<std::string
       view.at("seed").fail("no \"seed\" without \"params\": the shipped model is trained already");
     learned_model_settings().read_members(view, spec);
   } else if (spec.type == "recorded") {
-    std::vector<std::string> keys = recorded_model_settings().keys();
-    keys.push_back("type");
-    view.expect_keys(keys);
+    recorded_model_settings().check_keys(view, {"type"});
     view.at("sources");  // required: its absence is named before any other key is read
     recorded_model_settings().read_members(view, spec);
   } else if (spec.type == "gaussian_process") {
