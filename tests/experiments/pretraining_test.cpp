@@ -220,7 +220,7 @@ TEST_CASE("a pretrain section's residual reaches every run's model, and the chec
   const Campaign with = experiment_campaign(experiment, 0, 1, 1, dir + "/run");
   CHECK(with.model.type == "learned");
   CHECK(with.model.residual);
-  CHECK(with.model.residual_options.fine_tune_prior);
+  CHECK(with.model.residual_options.model.fine_tune_prior);
   CHECK(fs::path(with.model.checkpoint).filename() == fs::path(pretrained_checkpoint_path("out", "toy/a", *plain.strategies[1].pretrain)).filename());
   CHECK_FALSE(experiment_campaign(experiment, 0, 2, 1, dir + "/run").model.residual);
 
@@ -272,7 +272,7 @@ TEST_CASE("per-source pre-training: one model per source space trained on it alo
   REQUIRE(run.model.checkpoints.size() == 2);
   CHECK(run.model.checkpoint.empty());
   CHECK(run.model.residual);
-  CHECK(run.model.residual_options.exploration == 1.0);
+  CHECK(run.model.residual_options.model.exploration == 1.0);
   for (std::size_t i = 0; i < 2; ++i)
     CHECK(fs::equivalent(run.model.checkpoints[i], pretrained_checkpoint_path(dir + "/out", sources[i], spec)));
   CHECK(make_model(run.model)->name().find("}+residual") != std::string::npos);  // both loaded
