@@ -3,8 +3,7 @@
 // thousands of configs, which is what makes search with a learned model affordable. Header-only
 // so search/ can depend on the interface without linking libtorch.
 #include <cstddef>
-#include <cstdint>
-#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>

@@ -4,10 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
-#include <unordered_set>
 
 #include "ir/random.h"
-#include "ir/stable_hash.h"
 #include "surrogate/transfer/cholesky.h"
 
 namespace perftune {
