@@ -53,6 +53,8 @@ const bool registered = register_command({"collect", "Build a training corpus by
       stop_serving(ranks);
       if (terminal) std::cerr << "\n";
       for (const std::string& w : summary.warnings) std::cerr << "warning: " << w << "\n";
+      if (summary.held_out_kernels > 0)
+        std::cerr << "collect: " << summary.held_out_kernels << " kernels of the training networks are held-out networks' too: left out\n";
       const double per_minute = summary.seconds > 0 ? 60.0 * static_cast<double>(summary.measured) / summary.seconds : 0.0;
       if (o->json) {
         nlohmann::ordered_json j;
@@ -63,6 +65,7 @@ const bool registered = register_command({"collect", "Build a training corpus by
         j["skipped"] = summary.skipped;
         j["failed"] = summary.failed;
         j["kernels"] = summary.kernels;
+        j["held_out_kernels"] = summary.held_out_kernels;
         j["reference_kernels"] = summary.reference_kernels;
         j["log_records"] = summary.log_records;
         j["seconds"] = summary.seconds;

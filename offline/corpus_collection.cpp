@@ -148,6 +148,8 @@ struct CorpusPlanner {
   void plan_whole_program(const std::string& path, const Program& program, const std::shared_ptr<const SearchSpace>& whole_space,
                           Rng& rng);
   void plan_greedy_kernels(const CollectSpec::GreedyKernels& selection);
+  void plan_networks();
+  std::size_t held_out_kernels = 0;  // training networks' kernels a held-out network has too
   void plan_fused_kernels();
 };
 
@@ -265,6 +267,42 @@ void CorpusPlanner::plan_greedy_kernels(const CollectSpec::GreedyKernels& select
   }
 }
 
+// The kernels of a network as it is tuned (network_fusion), or none with a warning where that
+// cut is not one the CPU backend runs.
+std::vector<Kernel> network_kernels(const std::string& path, std::vector<std::string>& warnings) {
+  const Program program = load_cpu_program(path);
+  const FusionConfig fusion = network_fusion(program);
+  if (!is_cpu_fusible(program, fusion)) {
+    warnings.push_back(path + ": its greedy fusion is not one the CPU backend runs; the network is left out");
+    return {};
+  }
+  std::vector<Kernel> kernels;
+  for (FusedKernel& fused : partition(program, fusion).kernels) kernels.push_back(std::move(fused.kernel));
+  return kernels;
+}
+
+// Each training network's distinct kernels, tiled; a kernel a held-out network has too (by content
+// key) is kept off, so that no kernel is on both sides of the split.
+void CorpusPlanner::plan_networks() {
+  std::set<std::string> held_out;
+  for (const std::string& path : spec.held_out_networks)
+    for (const Kernel& kernel : network_kernels(path, warnings)) held_out.insert(kernel.key());
+  std::set<std::string> kept_off;
+  for (const std::string& path : spec.networks)
+    for (const Kernel& kernel : network_kernels(path, warnings)) {
+      if (held_out.count(kernel.key())) {
+        kept_off.insert(kernel.key());
+        continue;
+      }
+      try {
+        add_tile_job(kernel);
+      } catch (const std::exception& error) {
+        warnings.push_back(path + ": kernel " + kernel.name() + " left out: " + error.what());
+      }
+    }
+  held_out_kernels = kept_off.size();
+}
+
 void CorpusPlanner::plan_fused_kernels() {
   for (Job& plan : fused_plans) {
     // Most fused kernels run under one schedule in all sampled placements, and a kernel needs at
@@ -281,12 +319,15 @@ void CorpusPlanner::plan_fused_kernels() {
   }
 }
 
-// Programs first, then the greedy kernels, then the fused kernels of the programs' configs.
-std::vector<Job> plan_jobs(const CollectSpec& spec, const ProposeConfigs& propose, std::vector<std::string>& warnings) {
-  CorpusPlanner planner{spec, propose, warnings};
+// Programs first, then the greedy kernels, the networks' kernels, and the fused kernels of the
+// programs' configs.
+std::vector<Job> plan_jobs(const CollectSpec& spec, const ProposeConfigs& propose, CollectSummary& summary) {
+  CorpusPlanner planner{spec, propose, summary.warnings};
   for (const std::string& path : spec.programs) planner.plan_program(path);
   for (const CollectSpec::GreedyKernels& selection : spec.greedy_kernels) planner.plan_greedy_kernels(selection);
+  planner.plan_networks();
   planner.plan_fused_kernels();
+  summary.held_out_kernels = planner.held_out_kernels;
   return std::move(planner.jobs);
 }
 
@@ -374,10 +415,12 @@ const SettingsTable<CollectSpec>& collect_settings() {
                   [](const JsonView& v, S& s) { s.output = v.as_string(); })
           .custom("description", "text", "none", "what the collection is for", [](const JsonView&, S&) {})
           .custom("seed", "integer", "1", "the sampler's seed", [](const JsonView& v, S& s) { s.seed = static_cast<std::uint64_t>(v.as_int()); })
-          .custom("programs", "list of paths, required", "none", "program files, or folders of them (*.json, in name order)",
+          .custom("programs", "list of paths; required without networks", "none", "program files, or folders of them (*.json, in name order)",
                   [](const JsonView&, S&) {})  // read by load_collect_spec: paths resolve against the file's folder
           .custom("greedy_kernels", "list of {program, kernels}", "none", "named kernels of a program's greedy fusion, tiled too",
                   [](const JsonView&, S&) {})
+          .custom("networks", "{\"train\": [paths], \"held_out\": [paths]}", "none",
+                  "whole networks' distinct kernels tiled; none a held-out network has", [](const JsonView&, S&) {})
           .custom("tile_configs_per_kernel", "0.." + limit, std::to_string(defaults.tile_configs_per_kernel),
                   "schedules sampled per kernel's tile space", configs(&S::tile_configs_per_kernel))
           .custom("near_heuristic_share", "[0, 1]", setting_number_text(defaults.near_heuristic_share),
@@ -415,23 +458,38 @@ CollectSpec load_collect_spec(const std::string& path) {
   collect_settings().read(root, spec);
   (void)root.at("output");
   const auto folder = std::filesystem::path(path).parent_path();
-  const JsonView programs = root.at("programs");
-  if (programs.size() == 0) programs.fail("at least one program file or folder");
-  for (std::size_t i = 0; i < programs.size(); ++i) {
-    const auto file = folder / programs.at(i).as_string();
-    if (!path_exists(file.string()))
-      programs.at(i).fail("an existing program file or folder of them (relative to " + folder.string() + ")");
-    if (!std::filesystem::is_directory(file)) {
-      spec.programs.push_back(file.lexically_normal().string());
-      continue;
+  if (const auto networks = root.find("networks")) {
+    networks->expect_keys({"train", "held_out"});
+    for (const char* side : {"train", "held_out"}) {
+      const auto paths = networks->find(side);
+      if (!paths) continue;
+      for (const JsonView& entry : paths->elements()) {
+        const auto file = (folder / entry.as_string()).lexically_normal();
+        if (!std::filesystem::is_regular_file(file)) entry.fail("an existing network program file (relative to " + folder.string() + ")");
+        (std::string(side) == "train" ? spec.networks : spec.held_out_networks).push_back(file.string());
+      }
     }
-    // A folder (e.g. what perftune generate wrote): its *.json files in name order.
-    std::vector<std::string> found;
-    for (const auto& entry : std::filesystem::directory_iterator(file))
-      if (entry.is_regular_file() && entry.path().extension() == ".json") found.push_back(entry.path().lexically_normal().string());
-    if (found.empty()) programs.at(i).fail("a folder with program files (*.json)");
-    std::sort(found.begin(), found.end());
-    spec.programs.insert(spec.programs.end(), found.begin(), found.end());
+    if (spec.networks.empty()) networks->fail("at least one training network (\"train\")");
+  }
+  if (root.has("programs") || spec.networks.empty()) {  // programs are required without networks
+    const JsonView programs = root.at("programs");
+    if (programs.size() == 0) programs.fail("at least one program file or folder");
+    for (std::size_t i = 0; i < programs.size(); ++i) {
+      const auto file = folder / programs.at(i).as_string();
+      if (!path_exists(file.string()))
+        programs.at(i).fail("an existing program file or folder of them (relative to " + folder.string() + ")");
+      if (!std::filesystem::is_directory(file)) {
+        spec.programs.push_back(file.lexically_normal().string());
+        continue;
+      }
+      // A folder (e.g. what perftune generate wrote): its *.json files in name order.
+      std::vector<std::string> found;
+      for (const auto& entry : std::filesystem::directory_iterator(file))
+        if (entry.is_regular_file() && entry.path().extension() == ".json") found.push_back(entry.path().lexically_normal().string());
+      if (found.empty()) programs.at(i).fail("a folder with program files (*.json)");
+      std::sort(found.begin(), found.end());
+      spec.programs.insert(spec.programs.end(), found.begin(), found.end());
+    }
   }
   if (auto greedy = root.find("greedy_kernels")) {
     for (const JsonView& entry : greedy->elements()) {
@@ -459,7 +517,7 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
   const OutputLock lock(spec.output + ".lock", "the corpus log " + spec.output);
   const LoggedAlready logged = read_logged(spec.output, device);
 
-  std::vector<Job> jobs = plan_jobs(spec, propose, summary.warnings);
+  std::vector<Job> jobs = plan_jobs(spec, propose, summary);
   summary.kernels = jobs.size();
   skip_logged(jobs, logged, device, spec.references, summary);
   if (spec.plan_only) return summary;

@@ -14,6 +14,13 @@
 //                                                 // program (an XLA module) under XLA's greedy
 //                                                 // elementwise fusion, by name, tile spaces only;
 //                                                 // skipped with a warning when the file is absent
+//    "networks": {"train": ["../programs/networks/resnet50.json", ...],   // optional: whole
+//                 "held_out": ["../programs/networks/resnet18.json", ...]}, // networks cut into the
+//                                                 // kernels they are tuned as (network_fusion,
+//                                                 // hardware/halide/fusion_space.h); each training
+//                                                 // network's distinct kernels get tile spaces, and a
+//                                                 // kernel a held-out network also has (same content
+//                                                 // key) is kept off, so no kernel is on both sides
 //    "tile_configs_per_kernel": 24,               // distinct configs (all if fewer; 0: none)
 //    "near_heuristic_share": 0.5,                 // of them, the heuristic schedule and walks of
 //                                                 // 1-3 one-knob changes from it; the rest random
@@ -62,6 +69,8 @@ struct CollectSpec {
     std::vector<std::string> kernels;
   };
   std::vector<GreedyKernels> greedy_kernels;
+  std::vector<std::string> networks;           // "networks"."train", resolved paths
+  std::vector<std::string> held_out_networks;  // "networks"."held_out": their kernels are kept off
   std::size_t tile_configs_per_kernel = 24;
   double near_heuristic_share = 0.0;  // of those, random walks from the heuristic schedule
   std::size_t fusion_variants_per_program = 3;
@@ -81,7 +90,7 @@ struct CollectSpec {
 const SettingsTable<CollectSpec>& collect_settings();
 
 // Throws InputError naming the file and JSON path of a bad field (unknown key, zero count, a
-// program that does not exist).
+// program that does not exist, neither programs nor training networks).
 CollectSpec load_collect_spec(const std::string& path);
 
 struct CollectProgress {
@@ -99,6 +108,7 @@ struct CollectSummary {
   std::size_t log_records = 0;  // records in the log after the run
   double seconds = 0.0;
   std::vector<std::string> warnings;  // kernels left out (unsupported by the backend)
+  std::size_t held_out_kernels = 0;   // training networks' kernels left out: a held-out network has them
 };
 
 // Up to n configs of `space` to measure beside the planned ones; `anchors` are what a tuner would

@@ -1,7 +1,7 @@
 #pragma once
 // A network as the kernels to tune: the program partitioned by XLA's greedy elementwise fusion as
 // the CPU backend runs it (hardware/halide/fusion_space.h: each dot, convolution or reduction with the
-// elementwise ops that follow it; network_fusion below), and identical kernels (equal content keys, ir/kernel.h) merged
+// elementwise ops that follow it; network_fusion, hardware/halide/fusion_space.h), and identical kernels (equal content keys, ir/kernel.h) merged
 // into one task: ResNet's repeated blocks are tuned once. Inside a kernel, where each producer is
 // computed (inlined, at a tile of its consumer, at root) is a knob of the kernel's schedule space
 // (hardware/halide/halide_schedule.h), so fusion placements are tuned with the tiles.
@@ -32,10 +32,6 @@ struct NetworkPartition {
 // The program of `path`: an ONNX model (frontend/onnx_import.h; weights keep their values) or a
 // program JSON (hardware/halide/cpu_program.h; weights are inputs). Throws InputError naming the file.
 Program load_network(const std::string& path);
-
-// Greedy CPU fusion (hardware/halide/fusion_space.h) with every op whose value another kernel reads cut
-// from its users inside its own kernel, so that each kernel writes out what others read.
-FusionConfig network_fusion(const Program& program);
 
 // Throws InputError naming the network when it has no kernel, or a kernel the backend cannot schedule.
 NetworkPartition partition_network(Program program, const std::string& file);

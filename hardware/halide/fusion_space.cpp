@@ -1,5 +1,6 @@
 #include "hardware/halide/fusion_space.h"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -87,6 +88,27 @@ Config fusion_space_config(const Program& program, const SearchSpace& space, con
     else config.values.push_back(info.index < fusion.fused.size() && fusion.fused[info.index] ? 1 : 0);
   }
   return config;
+}
+
+FusionConfig network_fusion(const Program& program) {
+  FusionConfig fusion = greedy_cpu_fusion(program);
+  // A kernel writes out only its ops without users inside it (Kernel::outputs): an op another
+  // kernel also reads is cut from its users inside its kernel, until none is left.
+  const auto& edges = program.edges();
+  for (bool changed = true; changed;) {
+    changed = false;
+    const std::vector<int> groups = fusion_groups(program, fusion);
+    for (std::size_t e = 0; e < edges.size(); ++e) {
+      if (!fusion.fused[e]) continue;
+      const OpId producer = edges[e].producer;
+      const auto users = program.users(producer);
+      if (std::any_of(users.begin(), users.end(), [&](OpId user) { return groups[user] != groups[producer]; })) {
+        fusion.fused[e] = false;
+        changed = true;
+      }
+    }
+  }
+  return fusion;
 }
 
 }  // namespace perftune

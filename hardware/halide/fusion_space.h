@@ -15,6 +15,11 @@ bool is_cpu_fusible(const Program& program, const FusionConfig& config);
 // backend runs: its edges in program order, each kept only when is_cpu_fusible still holds.
 FusionConfig greedy_cpu_fusion(const Program& program);
 
+// Greedy CPU fusion with every op whose value another kernel reads cut from its users inside its
+// own kernel, so that each kernel writes out what others read: how a whole network is cut into
+// the kernels it is tuned and collected as (autotuner/network/, offline/corpus_collection.h).
+FusionConfig network_fusion(const Program& program);
+
 // fusible_edges(program) without the edges is_cpu_fusible always rejects (a reduction into a
 // non-elementwise consumer): knobs that could only ever be 0 would make sampling needlessly sparse.
 std::vector<std::size_t> cpu_fusible_edges(const Program& program);

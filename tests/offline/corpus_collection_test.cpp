@@ -6,10 +6,12 @@
 #include <map>
 #include <set>
 
+#include "hardware/halide/fusion_space.h"
 #include "hardware/halide/halide_schedule.h"
 #include "hardware/hardware_test_support.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
+#include "ir/program_json.h"
 #include "ir/record_log.h"
 #include "ir/source.h"
 
@@ -281,6 +283,47 @@ TEST_CASE("a bad collect config names the file and the field", "[hardware][colle
   std::ofstream(path, std::ios::trunc) << R"({"output": "x.jsonl", "programs": [")" + program +
                                               R"("], "model_picks": {"per_kernel": 1e9, "model": {"type": "analytical"}}})";
   CHECK_THROWS_WITH(load_collect_spec(path), Catch::Contains("$.model_picks.per_kernel") && Catch::Contains("from 1 to 100000"));
+}
+
+// The content keys of a network's kernels as it is tuned (network_fusion).
+std::set<std::string> network_kernel_keys(const std::string& path) {
+  const Program program = load_program_file(path);
+  std::set<std::string> keys;
+  for (const FusedKernel& fused : partition(program, network_fusion(program)).kernels) keys.insert(fused.kernel.key());
+  return keys;
+}
+
+TEST_CASE("collect tiles each training network's distinct kernels and keeps a held-out network's off", "[hardware][collect]") {
+  const std::string dir = scratch_dir("collect_networks");
+  const std::string mlp = source_path("configs/programs/mlp_block_small.json");
+  const std::string transformer = source_path("configs/programs/transformer_block_small.json");
+  const std::set<std::string> held = network_kernel_keys(mlp);
+  std::set<std::string> train = network_kernel_keys(transformer), shared;
+  for (const std::string& key : held)
+    if (!train.insert(key).second) shared.insert(key);
+  auto plan = [&](const std::string& held_out) {
+    const std::string path = dir + "/networks.json";
+    std::ofstream(path, std::ios::trunc) << R"({"output": ")" + dir + R"(/networks.jsonl", "tile_configs_per_kernel": 2,
+        "networks": {"train": [")" + transformer + R"(", ")" + mlp + R"("], "held_out": [)" + held_out + "]}}";
+    CollectSpec spec = load_collect_spec(path);
+    spec.plan_only = true;
+    return collect_corpus(spec, shared_halide_backend());
+  };
+  const CollectSummary all = plan("");
+  CHECK(all.kernels == train.size());  // each distinct kernel once, the two networks' shared ones too
+  CHECK(all.held_out_kernels == 0);
+  const CollectSummary split = plan("\"" + mlp + "\"");
+  CHECK(split.held_out_kernels == held.size());  // every kernel of the held-out network is kept off
+  CHECK(split.kernels == train.size() - held.size());
+  CHECK(split.planned < all.planned);
+  // A network section needs a training network; programs are then optional.
+  const std::string bad = dir + "/bad.json";
+  std::ofstream(bad) << R"({"output": "x.jsonl", "networks": {"held_out": [")" + mlp + R"("]}})";
+  CHECK_THROWS_WITH(load_collect_spec(bad), Catch::Contains("bad.json") && Catch::Contains("$.networks") && Catch::Contains("train"));
+  std::ofstream(bad, std::ios::trunc) << R"({"output": "x.jsonl", "networks": {"train": ["missing.json"]}})";
+  CHECK_THROWS_WITH(load_collect_spec(bad), Catch::Contains("$.networks.train[0]"));
+  std::ofstream(bad, std::ios::trunc) << R"({"output": "x.jsonl"})";
+  CHECK_THROWS_WITH(load_collect_spec(bad), Catch::Contains("programs"));
 }
 
 }  // namespace
