@@ -20,10 +20,9 @@ Program load_network(const std::string& path) {
 NetworkPartition partition_network(Program program, const std::string& file) {
   NetworkPartition network;
   network.program = std::move(program);
-  const FusionConfig fusion = network_fusion(network.program);
-  if (!is_cpu_fusible(network.program, fusion))
-    throw InputError(file, "$", "a network whose greedy fusion stays legal once every kernel writes the values other kernels read");
-  network.plan = partition(network.program, fusion);
+  std::optional<FusionPlan> plan = network_partition(network.program);
+  if (!plan) throw InputError(file, "$", "a network whose greedy fusion stays legal once every kernel writes the values other kernels read");
+  network.plan = std::move(*plan);
   if (network.plan.kernels.empty()) throw InputError(file, "$", "a network with at least one op to compute");
   std::map<std::string, std::size_t> task_of_key;
   for (std::size_t i = 0; i < network.plan.kernels.size(); ++i) {

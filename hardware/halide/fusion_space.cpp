@@ -111,4 +111,29 @@ FusionConfig network_fusion(const Program& program) {
   return fusion;
 }
 
+std::optional<FusionPlan> network_partition(const Program& program) {
+  const FusionConfig fusion = network_fusion(program);
+  if (!is_cpu_fusible(program, fusion)) return std::nullopt;
+  return partition(program, fusion);
+}
+
+std::vector<Program> network_blocks(const Program& program, const FusionPlan& plan, std::size_t kernels_per_block) {
+  if (kernels_per_block == 0) throw std::invalid_argument("network_blocks: kernels_per_block must be at least 1");
+  std::vector<Program> blocks;
+  for (std::size_t first = 0; first < plan.kernels.size(); first += kernels_per_block) {
+    const std::size_t end = std::min(plan.kernels.size(), first + kernels_per_block);
+    // fused_kernel() makes one group a program: the block is group 0, every other op outside it.
+    std::vector<int> groups(program.size(), 1);
+    for (std::size_t k = first; k < end; ++k)
+      for (OpId id : plan.kernels[k].members) groups[id] = 0;
+    std::vector<OpId> members;
+    for (OpId id : program.topological_order())
+      if (groups[id] == 0) members.push_back(id);
+    Program block = fused_kernel(program, groups, std::move(members)).kernel.body();
+    block.set_name(program.name() + "/block." + std::to_string(blocks.size()));
+    blocks.push_back(std::move(block));
+  }
+  return blocks;
+}
+
 }  // namespace perftune

@@ -1,6 +1,9 @@
 #pragma once
 // The fusion search space of a whole program: one binary knob fuse.<e> per fusible edge
 // (ir/fusion.h), constrained to partitions the CPU backend can run as loop nests.
+#include <optional>
+#include <vector>
+
 #include "ir/fusion.h"
 #include "ir/search_space.h"
 
@@ -19,6 +22,14 @@ FusionConfig greedy_cpu_fusion(const Program& program);
 // own kernel, so that each kernel writes out what others read: how a whole network is cut into
 // the kernels it is tuned and collected as (autotuner/network/, offline/corpus_collection.h).
 FusionConfig network_fusion(const Program& program);
+// The network's kernels as it is tuned: partition(program, network_fusion(program)), or nullopt
+// where that cut is not one the CPU backend runs.
+std::optional<FusionPlan> network_partition(const Program& program);
+// The network cut into blocks of `kernels_per_block` consecutive kernels of `plan` (its
+// network_partition; the last block may be shorter), each a program of its own whose parameters
+// are the values it reads from earlier blocks: sub-programs whose fusion placements a corpus
+// measures and the fusion task ranks. Named NETWORK/block.I.
+std::vector<Program> network_blocks(const Program& program, const FusionPlan& plan, std::size_t kernels_per_block);
 
 // fusible_edges(program) without the edges is_cpu_fusible always rejects (a reduction into a
 // non-elementwise consumer): knobs that could only ever be 0 would make sampling needlessly sparse.

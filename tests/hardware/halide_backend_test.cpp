@@ -374,6 +374,27 @@ TEST_CASE("the held-out programs run whole on the Halide backend and check, unfu
   }
 }
 
+TEST_CASE("a network cut into blocks covers each of its kernels' ops once, and each block runs whole and checks", "[hardware][halide]") {
+  const Program network = load_program_file(std::string(PERFTUNE_SOURCE_DIR) + "/configs/programs/transformer_block_small.json");
+  const std::optional<FusionPlan> plan = network_partition(network);
+  REQUIRE(plan);
+  REQUIRE(plan->kernels.size() >= 3);
+  const std::vector<Program> blocks = network_blocks(network, *plan, 2);
+  CHECK(blocks.size() == (plan->kernels.size() + 1) / 2);
+  CHECK(blocks.front().name() == network.name() + "/block.0");
+  std::size_t work_ops = 0, block_ops = 0;
+  for (const FusedKernel& kernel : plan->kernels) work_ops += kernel.members.size();
+  for (const Program& block : blocks) {
+    CAPTURE(block.name());
+    for (OpId id = 0; id < block.size(); ++id) block_ops += block.op(id).is_leaf_value() ? 0 : 1;
+    const SearchSpace space = fusion_space(block, FusionChoices::kPlacements);
+    Rng rng(3);
+    require_ok(Kernel(block.name(), block), space, {fusion_space_config(block, space, FusionConfig::none(block)), space.sample(rng)});
+  }
+  CHECK(block_ops == work_ops);
+  CHECK_THROWS_AS(network_blocks(network, *plan, 0), std::invalid_argument);
+}
+
 TEST_CASE("a reduction accumulated per tile computes its fused producers inside its own register blocks", "[hardware][halide]") {
   // conv_block_small as one kernel with "accumulate": 2: its convolution's producers placed per
   // register block were computed at the output stage's block, which encloses none of their uses
