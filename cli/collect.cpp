@@ -54,7 +54,7 @@ const bool registered = register_command({"collect", "Build a training corpus by
       if (terminal) std::cerr << "\n";
       for (const std::string& w : summary.warnings) std::cerr << "warning: " << w << "\n";
       if (summary.held_out_kernels > 0)
-        std::cerr << "collect: " << summary.held_out_kernels << " kernels of the training networks are held-out networks' too: left out\n";
+        std::cerr << "collect: " << summary.held_out_kernels << " kernels the held-out networks' plan has too: left out\n";
       const double per_minute = summary.seconds > 0 ? 60.0 * static_cast<double>(summary.measured) / summary.seconds : 0.0;
       if (o->json) {
         nlohmann::ordered_json j;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -31,6 +32,7 @@ struct Job {
   Kernel kernel;
   std::shared_ptr<const SearchSpace> space;
   std::vector<Config> configs;
+  bool references = true;  // with spec.references: a network block's are not (the fusion task reads none)
 };
 
 // `steps` random valid one-knob changes from `config` (fewer where a config has no valid change).
@@ -148,8 +150,8 @@ struct CorpusPlanner {
   void plan_whole_program(const std::string& path, const Program& program, const std::shared_ptr<const SearchSpace>& whole_space,
                           Rng& rng);
   void plan_greedy_kernels(const CollectSpec::GreedyKernels& selection);
+  void plan_network(const std::string& path);
   void plan_networks();
-  std::size_t held_out_kernels = 0;  // training networks' kernels a held-out network has too
   void plan_fused_kernels();
 };
 
@@ -267,40 +269,56 @@ void CorpusPlanner::plan_greedy_kernels(const CollectSpec::GreedyKernels& select
   }
 }
 
-// The kernels of a network as it is tuned (network_fusion), or none with a warning where that
-// cut is not one the CPU backend runs.
-std::vector<Kernel> network_kernels(const std::string& path, std::vector<std::string>& warnings) {
+// A network's distinct kernels as it is tuned (network_partition), tiled; then, with blocks, each
+// block over its fusion placements, as a program is.
+void CorpusPlanner::plan_network(const std::string& path) {
   const Program program = load_cpu_program(path);
-  const FusionConfig fusion = network_fusion(program);
-  if (!is_cpu_fusible(program, fusion)) {
+  const std::optional<FusionPlan> plan = network_partition(program);
+  if (!plan) {
     warnings.push_back(path + ": its greedy fusion is not one the CPU backend runs; the network is left out");
-    return {};
+    return;
   }
-  std::vector<Kernel> kernels;
-  for (FusedKernel& fused : partition(program, fusion).kernels) kernels.push_back(std::move(fused.kernel));
-  return kernels;
+  for (const FusedKernel& fused : plan->kernels) {
+    try {
+      add_tile_job(fused.kernel);
+    } catch (const std::exception& error) {
+      warnings.push_back(path + ": kernel " + fused.kernel.name() + " left out: " + error.what());
+    }
+  }
+  if (spec.network_block_kernels == 0) return;
+  for (const Program& block : network_blocks(program, *plan, spec.network_block_kernels)) {
+    const std::string key = content_key(block);
+    if (planned_keys.count(key)) continue;  // ResNet's repeated blocks are measured once
+    std::shared_ptr<const SearchSpace> whole_space;
+    try {
+      whole_space = std::make_shared<const SearchSpace>(fusion_space(block, FusionChoices::kPlacements));
+    } catch (const std::invalid_argument&) {
+      continue;  // a block without a fusible edge has one placement: nothing to rank
+    }
+    Rng rng(seed_for(spec.seed, key));
+    plan_whole_program(path, block, whole_space, rng);
+    if (jobs.back().kernel.key() == key) jobs.back().references = false;  // an autoscheduler's search over a block costs minutes
+  }
 }
 
-// Each training network's distinct kernels, tiled; a kernel a held-out network has too (by content
-// key) is kept off, so that no kernel is on both sides of the split.
+// The networks' jobs taken in turn, one of each network at a time: a sitting that ends early has
+// measured some of every network's kernels, not all of the first networks'.
 void CorpusPlanner::plan_networks() {
-  std::set<std::string> held_out;
-  for (const std::string& path : spec.held_out_networks)
-    for (const Kernel& kernel : network_kernels(path, warnings)) held_out.insert(kernel.key());
-  std::set<std::string> kept_off;
-  for (const std::string& path : spec.networks)
-    for (const Kernel& kernel : network_kernels(path, warnings)) {
-      if (held_out.count(kernel.key())) {
-        kept_off.insert(kernel.key());
-        continue;
+  const std::size_t first = jobs.size();
+  std::vector<std::vector<Job>> of_network;
+  for (const std::string& path : spec.measure_held_out_networks ? spec.held_out_networks : spec.networks) {
+    plan_network(path);
+    of_network.emplace_back(std::make_move_iterator(jobs.begin() + static_cast<long>(first)), std::make_move_iterator(jobs.end()));
+    jobs.resize(first);
+  }
+  for (std::size_t turn = 0, left = 1; left > 0; ++turn) {
+    left = 0;
+    for (std::vector<Job>& network : of_network)
+      if (turn < network.size()) {
+        jobs.push_back(std::move(network[turn]));
+        ++left;
       }
-      try {
-        add_tile_job(kernel);
-      } catch (const std::exception& error) {
-        warnings.push_back(path + ": kernel " + kernel.name() + " left out: " + error.what());
-      }
-    }
-  held_out_kernels = kept_off.size();
+  }
 }
 
 void CorpusPlanner::plan_fused_kernels() {
@@ -319,16 +337,34 @@ void CorpusPlanner::plan_fused_kernels() {
   }
 }
 
-// Programs first, then the greedy kernels, the networks' kernels, and the fused kernels of the
-// programs' configs.
-std::vector<Job> plan_jobs(const CollectSpec& spec, const ProposeConfigs& propose, CollectSummary& summary) {
-  CorpusPlanner planner{spec, propose, summary.warnings};
+// Programs first, then the greedy kernels, the networks' kernels and blocks, and the fused kernels
+// of the programs' and blocks' configs.
+std::vector<Job> plan_of(const CollectSpec& spec, const ProposeConfigs& propose, std::vector<std::string>& warnings) {
+  CorpusPlanner planner{spec, propose, warnings};
   for (const std::string& path : spec.programs) planner.plan_program(path);
   for (const CollectSpec::GreedyKernels& selection : spec.greedy_kernels) planner.plan_greedy_kernels(selection);
   planner.plan_networks();
   planner.plan_fused_kernels();
-  summary.held_out_kernels = planner.held_out_kernels;
   return std::move(planner.jobs);
+}
+
+// The plan, less every kernel (by content key) the held-out networks' own plan has: so that no
+// kernel, tiled or whole, is on both sides of the split.
+std::vector<Job> plan_jobs(const CollectSpec& spec, const ProposeConfigs& propose, CollectSummary& summary) {
+  std::vector<Job> jobs = plan_of(spec, propose, summary.warnings);
+  if (spec.measure_held_out_networks || spec.held_out_networks.empty()) return jobs;
+  CollectSpec held_out = spec;
+  held_out.programs.clear();
+  held_out.greedy_kernels.clear();
+  held_out.measure_held_out_networks = true;
+  held_out.model_picks_per_kernel = 0;  // only the kernels count, not their configs
+  std::vector<std::string> ignored;      // the held-out side's warnings are its own collection's
+  std::set<std::string> held_out_keys;
+  for (const Job& job : plan_of(held_out, {}, ignored)) held_out_keys.insert(job.kernel.key());
+  const auto shared = [&](const Job& job) { return held_out_keys.count(job.kernel.key()) > 0; };
+  summary.held_out_kernels = static_cast<std::size_t>(std::count_if(jobs.begin(), jobs.end(), shared));
+  jobs.erase(std::remove_if(jobs.begin(), jobs.end(), shared), jobs.end());
+  return jobs;
 }
 
 // Leaves each job the configs the log lacks; counts the skipped, the planned and the kernels whose
@@ -344,7 +380,7 @@ void skip_logged(std::vector<Job>& jobs, const LoggedAlready& logged, const std:
     }
     job.configs = std::move(todo);
     summary.planned += job.configs.size();
-    if (references && !logged.referenced.count(job.kernel.key())) ++summary.reference_kernels;
+    if (references && job.references && !logged.referenced.count(job.kernel.key())) ++summary.reference_kernels;
   }
 }
 
@@ -361,21 +397,30 @@ struct CorpusMeasurer {
   CollectProgress state;
 
   void measure(const Job& job);
+  void measure_references(const Job& job);
   void measure_batch(const Job& job, const std::vector<Config>& batch);
 };
 
 void CorpusMeasurer::measure(const Job& job) {
-  const bool wants_references = spec.references && !referenced.count(job.kernel.key());
-  if (job.configs.empty() && !wants_references) return;
+  if (job.configs.empty()) return;
   log.define_kernel(job.kernel, *job.space);
-  if (wants_references)
-    for (const PeerMeasurement& peer : backend.measure_peers(job.kernel))
-      log.append(ReferenceRecord{{device, job.kernel.key(), job.kernel.name(), {}, {}, peer.result, unix_now()}, peer.name, peer.settings});
   for (std::size_t begin = 0; begin < job.configs.size(); begin += spec.batch_size) {
     const std::size_t end = std::min(job.configs.size(), begin + spec.batch_size);
     const std::vector<Config> batch(job.configs.begin() + static_cast<long>(begin), job.configs.begin() + static_cast<long>(end));
     measure_batch(job, batch);
   }
+}
+
+// An autoscheduler's search can take a minute a kernel, far more than its configs: the references
+// come after every job's configs, so a sitting that ends early leaves whole kernels to train on.
+void CorpusMeasurer::measure_references(const Job& job) {
+  if (!spec.references || !job.references || referenced.count(job.kernel.key())) return;
+  log.define_kernel(job.kernel, *job.space);
+  for (const PeerMeasurement& peer : backend.measure_peers(job.kernel))
+    log.append(ReferenceRecord{{device, job.kernel.key(), job.kernel.name(), {}, {}, peer.result, unix_now()}, peer.name, peer.settings});
+  ++state.references_done;
+  state.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (progress) progress(state);
 }
 
 void CorpusMeasurer::measure_batch(const Job& job, const std::vector<Config>& batch) {
@@ -419,8 +464,10 @@ const SettingsTable<CollectSpec>& collect_settings() {
                   [](const JsonView&, S&) {})  // read by load_collect_spec: paths resolve against the file's folder
           .custom("greedy_kernels", "list of {program, kernels}", "none", "named kernels of a program's greedy fusion, tiled too",
                   [](const JsonView&, S&) {})
-          .custom("networks", "{\"train\": [paths], \"held_out\": [paths]}", "none",
-                  "whole networks' distinct kernels tiled; none a held-out network has", [](const JsonView&, S&) {})
+          .custom("networks", "{\"train\": [paths], \"held_out\": [paths], \"measure\", \"block_kernels\"}", "none",
+                  "whole networks' distinct kernels tiled, and blocks of block_kernels kernels over their fusion placements; "
+                  "\"measure\": \"train\" (default: none a held-out network has) or \"held_out\" (the test corpus)",
+                  [](const JsonView&, S&) {})
           .custom("tile_configs_per_kernel", "0.." + limit, std::to_string(defaults.tile_configs_per_kernel),
                   "schedules sampled per kernel's tile space", configs(&S::tile_configs_per_kernel))
           .custom("near_heuristic_share", "[0, 1]", setting_number_text(defaults.near_heuristic_share),
@@ -459,7 +506,7 @@ CollectSpec load_collect_spec(const std::string& path) {
   (void)root.at("output");
   const auto folder = std::filesystem::path(path).parent_path();
   if (const auto networks = root.find("networks")) {
-    networks->expect_keys({"train", "held_out"});
+    networks->expect_keys({"train", "held_out", "measure", "block_kernels"});
     for (const char* side : {"train", "held_out"}) {
       const auto paths = networks->find(side);
       if (!paths) continue;
@@ -470,6 +517,14 @@ CollectSpec load_collect_spec(const std::string& path) {
       }
     }
     if (spec.networks.empty()) networks->fail("at least one training network (\"train\")");
+    if (const auto measure = networks->find("measure")) {
+      const std::string side = measure->as_string();
+      if (side != "train" && side != "held_out") measure->fail("\"train\" or \"held_out\"");
+      spec.measure_held_out_networks = side == "held_out";
+      if (spec.measure_held_out_networks && spec.held_out_networks.empty()) measure->fail("held-out networks to measure (\"held_out\")");
+    }
+    if (const auto blocks = networks->find("block_kernels"))
+      spec.network_block_kernels = static_cast<std::size_t>(bounded_count(*blocks, 0, 1000, "kernels"));
   }
   if (root.has("programs") || spec.networks.empty()) {  // programs are required without networks
     const JsonView programs = root.at("programs");
@@ -523,8 +578,9 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
   if (spec.plan_only) return summary;
 
   RecordLog log(spec.output);
-  CorpusMeasurer measurer{spec, backend, device, logged.referenced, log, summary, progress, start, {.planned = summary.planned}};
+  CorpusMeasurer measurer{spec, backend, device, logged.referenced, log, summary, progress, start, {.planned = summary.planned, .references_planned = summary.reference_kernels}};
   for (const Job& job : jobs) measurer.measure(job);
+  for (const Job& job : jobs) measurer.measure_references(job);
   summary.log_records = RecordLog::load(spec.output).records.size();
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
@@ -542,6 +598,8 @@ std::string progress_bar(const CollectProgress& p, std::size_t width) {
     std::snprintf(text, sizeof text, "  %.1f/min  eta %ldm%02lds", per_minute, eta / 60, eta % 60);
     bar += text;
   }
+  if (p.references_planned > 0 && p.done == p.planned)
+    bar += "  references " + std::to_string(p.references_done) + "/" + std::to_string(p.references_planned);
   return bar;
 }
 

@@ -21,6 +21,12 @@
 //                                                 // network's distinct kernels get tile spaces, and a
 //                                                 // kernel a held-out network also has (same content
 //                                                 // key) is kept off, so no kernel is on both sides
+//                 "measure": "train",             // or "held_out": the test corpus, every kernel and
+//                                                 // block of the held-out networks, none kept off
+//                 "block_kernels": 4},            // also each network cut into blocks of 4 consecutive
+//                                                 // kernels (network_blocks), each measured as a whole
+//                                                 // program over its fusion placements, as programs are
+//                                                 // below; its kernels kept off as the networks' are
 //    "tile_configs_per_kernel": 24,               // distinct configs (all if fewer; 0: none)
 //    "near_heuristic_share": 0.5,                 // of them, the heuristic schedule and walks of
 //                                                 // 1-3 one-knob changes from it; the rest random
@@ -71,6 +77,8 @@ struct CollectSpec {
   std::vector<GreedyKernels> greedy_kernels;
   std::vector<std::string> networks;           // "networks"."train", resolved paths
   std::vector<std::string> held_out_networks;  // "networks"."held_out": their kernels are kept off
+  bool measure_held_out_networks = false;      // "networks"."measure": "held_out" (the test corpus)
+  std::size_t network_block_kernels = 0;       // "networks"."block_kernels"; 0: no blocks
   std::size_t tile_configs_per_kernel = 24;
   double near_heuristic_share = 0.0;  // of those, random walks from the heuristic schedule
   std::size_t fusion_variants_per_program = 3;
@@ -98,6 +106,7 @@ struct CollectProgress {
   std::size_t planned = 0;  // to measure in this run (excludes what the log already held)
   std::size_t failed = 0;   // of `done`, not ok
   double elapsed_seconds = 0.0;
+  std::size_t references_done = 0, references_planned = 0;  // kernels whose references (measured last)
 };
 
 struct CollectSummary {
@@ -108,7 +117,7 @@ struct CollectSummary {
   std::size_t log_records = 0;  // records in the log after the run
   double seconds = 0.0;
   std::vector<std::string> warnings;  // kernels left out (unsupported by the backend)
-  std::size_t held_out_kernels = 0;   // training networks' kernels left out: a held-out network has them
+  std::size_t held_out_kernels = 0;   // kernels left out of the plan: the held-out networks' plan has them
 };
 
 // Up to n configs of `space` to measure beside the planned ones; `anchors` are what a tuner would
@@ -124,7 +133,8 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
                               const std::function<void(const CollectProgress&)>& progress = {},
                               const ProposeConfigs& propose = {});
 
-// "[#######.......] 120/400 records  3 failed  96.0/min  eta 2m55s" for a terminal.
+// "[#######.......] 120/400 records  3 failed  96.0/min  eta 2m55s" for a terminal; once the
+// records are done, "  references 3/299" after it.
 std::string progress_bar(const CollectProgress& progress, std::size_t width = 30);
 
 }  // namespace perftune

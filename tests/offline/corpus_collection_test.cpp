@@ -11,6 +11,7 @@
 #include "hardware/hardware_test_support.h"
 #include "ir/file_io.h"
 #include "ir/input_error.h"
+#include "ir/knob_roles.h"
 #include "ir/program_json.h"
 #include "ir/record_log.h"
 #include "ir/source.h"
@@ -192,9 +193,16 @@ TEST_CASE("collect with references measures each kernel's peers once, resumably"
   REQUIRE(spec.references);
   spec.output = dir + "/out.jsonl";
   PeeringBackend backend;
-  const CollectSummary first = collect_corpus(spec, backend);
+  CollectProgress last;
+  const CollectSummary first = collect_corpus(spec, backend, [&](const CollectProgress& p) { last = p; });
   REQUIRE(first.reference_kernels == first.kernels);
   REQUIRE(backend.peered.size() == first.kernels);
+  CHECK(last.references_done == first.kernels);
+  CHECK(last.references_planned == first.kernels);
+  CHECK_THAT(progress_bar(last), Catch::Contains("references " + std::to_string(first.kernels) + "/"));
+  // The references come after every config (a sitting that stops early leaves whole kernels).
+  const std::string text = read_file(spec.output);
+  CHECK(text.rfind("\"type\":\"record\"") < text.find("\"reference\""));
   const Corpus corpus = load_source(spec.output);
   for (const MeasuredKernel& k : corpus.kernels) {
     CAPTURE(k.kernel.name());
@@ -285,11 +293,11 @@ TEST_CASE("a bad collect config names the file and the field", "[hardware][colle
   CHECK_THROWS_WITH(load_collect_spec(path), Catch::Contains("$.model_picks.per_kernel") && Catch::Contains("from 1 to 100000"));
 }
 
-// The content keys of a network's kernels as it is tuned (network_fusion).
+// The content keys of a network's kernels as it is tuned (network_partition).
 std::set<std::string> network_kernel_keys(const std::string& path) {
-  const Program program = load_program_file(path);
+  const std::optional<FusionPlan> plan = network_partition(load_program_file(path));
   std::set<std::string> keys;
-  for (const FusedKernel& fused : partition(program, network_fusion(program)).kernels) keys.insert(fused.kernel.key());
+  for (const FusedKernel& fused : plan->kernels) keys.insert(fused.kernel.key());
   return keys;
 }
 
@@ -324,6 +332,49 @@ TEST_CASE("collect tiles each training network's distinct kernels and keeps a he
   CHECK_THROWS_WITH(load_collect_spec(bad), Catch::Contains("$.networks.train[0]"));
   std::ofstream(bad, std::ios::trunc) << R"({"output": "x.jsonl"})";
   CHECK_THROWS_WITH(load_collect_spec(bad), Catch::Contains("programs"));
+}
+
+TEST_CASE("collect measures network blocks over their fusion placements, and a held-out side as the test corpus", "[hardware][collect]") {
+  const std::string dir = scratch_dir("collect_network_blocks");
+  const std::string mlp = source_path("configs/programs/mlp_block_small.json");
+  const std::string transformer = source_path("configs/programs/transformer_block_small.json");
+  const auto spec_for = [&](const std::string& measure) {
+    const std::string path = dir + "/" + measure + ".json";
+    std::ofstream(path) << R"({"output": ")" + dir + "/" + measure + R"(.jsonl", "tile_configs_per_kernel": 2, "program_fusion_configs": 2,
+        "networks": {"train": [")" + transformer + R"("], "held_out": [")" + mlp + R"("], "measure": ")" + measure +
+                               R"(", "block_kernels": 2}})";
+    return load_collect_spec(path);
+  };
+  PlanBackend backend;
+  // The held-out side: every kernel of the held-out network, and its blocks; nothing kept off.
+  const CollectSpec held = spec_for("held_out");
+  REQUIRE(held.measure_held_out_networks);
+  CHECK(collect_corpus(held, backend).held_out_kernels == 0);
+  std::set<std::string> held_keys;
+  std::size_t held_blocks = 0;
+  for (const MeasuredKernel& k : load_source(held.output).kernels) {
+    held_keys.insert(k.kernel.key());
+    if (is_fusion_space(*k.space)) ++held_blocks;
+  }
+  CHECK(held_blocks > 0);
+  for (const std::string& key : network_kernel_keys(mlp)) CHECK(held_keys.count(key) == 1);
+  // The training side: its blocks too, and not one kernel, tiled or whole, of the held-out plan.
+  const CollectSpec train = spec_for("train");
+  const CollectSummary summary = collect_corpus(train, backend);
+  std::size_t train_blocks = 0;
+  for (const MeasuredKernel& k : load_source(train.output).kernels) {
+    CAPTURE(k.kernel.name());
+    CHECK(held_keys.count(k.kernel.key()) == 0);
+    if (is_fusion_space(*k.space)) ++train_blocks;
+  }
+  CHECK(train_blocks > 0);
+  CHECK(summary.kernels > network_kernel_keys(transformer).size() - summary.held_out_kernels);
+  // A side to measure is one of the two, and the held-out side needs networks.
+  const std::string bad = dir + "/bad.json";
+  std::ofstream(bad) << R"({"output": "x.jsonl", "networks": {"train": [")" + mlp + R"("], "measure": "test"}})";
+  CHECK_THROWS_WITH(load_collect_spec(bad), Catch::Contains("$.networks.measure") && Catch::Contains("held_out"));
+  std::ofstream(bad, std::ios::trunc) << R"({"output": "x.jsonl", "networks": {"train": [")" + mlp + R"("], "measure": "held_out"}})";
+  CHECK_THROWS_WITH(load_collect_spec(bad), Catch::Contains("$.networks.measure"));
 }
 
 }  // namespace
