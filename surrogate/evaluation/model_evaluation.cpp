@@ -81,10 +81,10 @@ std::optional<ModelScores> score_reference(const MeasuredKernel& kernel, const s
 }
 
 PickComparison compare_picks(const EvaluationTable& table, const std::string& task, const std::string& model,
-                             const std::string& reference, double tolerance) {
-  PickComparison out{model, reference, 0, 0};
+                             const std::string& reference, double tolerance, const std::string& source) {
+  PickComparison out{model, reference, 0, 0, source};
   for (const KernelRow& row : table.rows) {
-    if (row.task != task) continue;
+    if (row.task != task || (!source.empty() && row.source != source)) continue;
     const auto m = row.models.find(model), r = row.models.find(reference);
     if (m == row.models.end() || r == row.models.end()) continue;
     if (!std::isfinite(m->second.top1_slowdown) || !std::isfinite(r->second.top1_slowdown)) continue;
@@ -100,8 +100,11 @@ std::vector<std::pair<std::string, PickComparison>> reference_comparisons(const 
     for (const std::string& model : table.models) {
       if (model == "random" || std::find(table.references.begin(), table.references.end(), model) != table.references.end()) continue;
       for (const std::string& reference : table.references) {
-        const PickComparison c = compare_picks(table, task, model, reference, kPickTolerance);
-        if (c.rows > 0) out.emplace_back(task, c);
+        std::vector<std::string> sources = table.sources();
+        sources.insert(sources.begin(), "");
+        for (const std::string& source : sources)
+          if (const PickComparison c = compare_picks(table, task, model, reference, kPickTolerance, source); c.rows > 0)
+            out.emplace_back(task, c);
       }
     }
   return out;
@@ -135,13 +138,21 @@ std::vector<std::string> EvaluationTable::tasks() const {
   return out;
 }
 
-std::map<std::string, ModelScores> EvaluationTable::averages(const std::string& task) const {
+std::vector<std::string> EvaluationTable::sources() const {
+  std::vector<std::string> out;
+  for (const KernelRow& row : rows)
+    if (std::find(out.begin(), out.end(), row.source) == out.end()) out.push_back(row.source);
+  if (out.size() < 2) out.clear();
+  return out;
+}
+
+std::map<std::string, ModelScores> EvaluationTable::averages(const std::string& task, const std::string& source) const {
   std::map<std::string, ModelScores> out;
   for (const std::string& name : models) {
     double sums[5] = {0, 0, 0, 0, 0};
     std::size_t counts[5] = {0, 0, 0, 0, 0};
     for (const KernelRow& row : rows) {
-      if (row.task != task) continue;
+      if (row.task != task || (!source.empty() && row.source != source)) continue;
       const auto it = row.models.find(name);
       if (it == row.models.end()) continue;
       const double values[5] = {it->second.kendall_tau, it->second.top1_slowdown, it->second.top5_slowdown,
@@ -196,12 +207,19 @@ std::string format_table(const EvaluationTable& table, bool per_kernel) {
     out += header;
     const auto averages = table.averages(task);
     for (const std::string& name : table.models) add_row(name, averages.at(name));
+    for (const std::string& source : table.sources()) {
+      const auto of_source = table.averages(task, source);
+      if (std::none_of(table.rows.begin(), table.rows.end(), [&](const KernelRow& r) { return r.task == task && r.source == source; }))
+        continue;
+      out += "  of " + source + "\n";
+      for (const std::string& name : table.models) add_row("  " + name, of_source.at(name));
+    }
   }
   for (const auto& [task, c] : reference_comparisons(table)) {
-    std::snprintf(line, sizeof line, "%s task: %s's first pick within %.0f%% of %s's or faster on %zu of %zu (%.0f%%)\n",
+    std::snprintf(line, sizeof line, "%s task: %s's first pick within %.0f%% of %s's or faster on %zu of %zu (%.0f%%)",
                   task.c_str(), c.model.c_str(), 100 * kPickTolerance, c.reference.c_str(), c.within, c.rows,
                   100.0 * static_cast<double>(c.within) / static_cast<double>(c.rows));
-    out += line;
+    out += line + (c.source.empty() ? std::string() : " of " + c.source) + "\n";
   }
   return out;
 }
@@ -226,6 +244,15 @@ nlohmann::ordered_json to_json(const EvaluationTable& table) {
     json["tasks"][task] = models;
     if (task == tasks.front()) json["models"] = models;
   }
+  const auto sources = table.sources();
+  if (!sources.empty()) json["by_source"] = nlohmann::ordered_json::object();
+  for (const std::string& source : sources)
+    for (const std::string& task : tasks) {
+      if (std::none_of(table.rows.begin(), table.rows.end(), [&](const KernelRow& r) { return r.task == task && r.source == source; }))
+        continue;
+      const auto averages = table.averages(task, source);
+      for (const std::string& name : table.models) json["by_source"][source][task][name] = scores_json(averages.at(name));
+    }
   json["kernels"] = nlohmann::ordered_json::array();
   for (const KernelRow& row : table.rows) {
     nlohmann::ordered_json r{{"task", row.task}, {"kernel", row.kernel}, {"device", row.device}, {"configs", row.configs}};
@@ -237,7 +264,8 @@ nlohmann::ordered_json to_json(const EvaluationTable& table) {
   json["picks_vs_references"] = nlohmann::ordered_json::array();
   for (const auto& [task, c] : reference_comparisons(table))
     json["picks_vs_references"].push_back(
-        {{"task", task}, {"model", c.model}, {"reference", c.reference}, {"tolerance", kPickTolerance}, {"within", c.within}, {"rows", c.rows}});
+        {{"task", task}, {"model", c.model}, {"reference", c.reference}, {"tolerance", kPickTolerance}, {"within", c.within}, {"rows", c.rows},
+         {"source", c.source.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(c.source)}});
   return json;
 }
 

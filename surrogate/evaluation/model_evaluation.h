@@ -24,15 +24,19 @@ struct KernelRow {
   std::string kernel, device;
   std::size_t configs = 0;  // successful measurements scored
   std::map<std::string, ModelScores> models;
+  std::string source;  // the test source's file name, for averages per source; may be empty
 };
 
 struct EvaluationTable {
   std::vector<std::string> models;  // column order
   std::vector<std::string> references;  // the columns that are references (score_reference), not models
   std::vector<KernelRow> rows;
-  // Per model, the mean over the task's rows of each finite score.
-  std::map<std::string, ModelScores> averages(const std::string& task = "tile") const;
+  // Per model, the mean over the task's rows of each finite score (only `source`'s rows if given).
+  std::map<std::string, ModelScores> averages(const std::string& task = "tile", const std::string& source = "") const;
   std::vector<std::string> tasks() const;  // tasks present, "tile" first
+  // The rows' sources in first-seen order, where there are several (a study testing on two corpora
+  // reports each apart as well); else empty.
+  std::vector<std::string> sources() const;
 };
 
 // The positions of the successful measurements (ok, positive time): the only ones training uses
@@ -66,11 +70,12 @@ std::optional<ModelScores> score_random(const MeasuredKernel& kernel);
 struct PickComparison {
   std::string model, reference;
   std::size_t within = 0, rows = 0;
+  std::string source;  // only this test source's rows; empty: all
 };
 PickComparison compare_picks(const EvaluationTable& table, const std::string& task, const std::string& model,
-                             const std::string& reference, double tolerance);
-// Every model column but random against every reference, within 5%, per task (format_table and
-// to_json report them).
+                             const std::string& reference, double tolerance, const std::string& source = "");
+// Every model column but random against every reference, within 5%, per task, over all rows and
+// then per test source where there are several (format_table and to_json report them).
 inline constexpr double kPickTolerance = 0.05;
 std::vector<std::pair<std::string, PickComparison>> reference_comparisons(const EvaluationTable& table);
 
@@ -80,6 +85,7 @@ std::string format_scores_header();
 std::string format_scores_row(const std::string& label, const ModelScores& scores);
 // {"models": {NAME: {"kendall_tau", "top1_slowdown", "top5_slowdown", "top10_slowdown", "mape"}},
 //  "tasks": {"tile": {NAME: {...}}, "fusion": {...}},
+//  "by_source": {SOURCE: {"tile": {NAME: {...}}, ...}}   (only with several test sources)
 //  "kernels": [{"task", "kernel", "device", "configs", "models": {NAME: {...}}}]}
 // "models" holds the tile task's averages (the fusion task's when there is no tile row).
 nlohmann::ordered_json to_json(const EvaluationTable& table);

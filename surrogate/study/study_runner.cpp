@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -163,6 +164,8 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
   std::map<std::string, std::unique_ptr<CostModel>> analytical_models;
   const auto start = std::chrono::steady_clock::now();
   const auto folds = make_folds(sources.kernels, config.split, config.file);
+  std::map<const MeasuredKernel*, std::string> source_of;  // file names, for averages per test source
+  for (const SourcedKernel& k : sources.kernels) source_of[k.kernel] = std::filesystem::path(k.source).filename().string();
   if (config.checkpoint && folds.size() != 1)
     throw InputError(config.file, "$.checkpoint", "no checkpoint with a leave_one_out split (each fold trains its own model)");
   StudyResult result;
@@ -213,7 +216,7 @@ StudyResult run_evaluation(const StudyConfig& config, const LoadedSources& sourc
     }
     for (const MeasuredKernel* kernel : fold.test) {
       const bool fusion = is_fusion_space(*kernel);
-      KernelRow row{fusion ? "fusion" : "tile", kernel->kernel.name(), kernel->device, 0, {}};
+      KernelRow row{fusion ? "fusion" : "tile", kernel->kernel.name(), kernel->device, 0, {}, source_of.at(kernel)};
       for (const Measurement& m : kernel->measurements) row.configs += m.result.ok() ? 1 : 0;
       if (row.configs < 2 || !kernel->space) continue;  // nothing to rank (e.g. a program's unmeasured fusion)
       for (const std::string& name : result.table.models) {

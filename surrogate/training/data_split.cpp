@@ -56,7 +56,7 @@ bool is_part_of(const Kernel& kernel, const Program& program) {
 }
 
 SplitSpec SplitSpec::from_json(const JsonView& json) {
-  json.expect_keys({"by", "test", "validation", "test_fraction", "validation_fraction", "seed", "comment"});
+  json.expect_keys({"by", "test", "validation", "test_fraction", "validation_fraction", "seed", "disjoint_from_test", "comment"});
   SplitSpec spec;
   spec.by = json.at("by").as_string();
   if (spec.by != "device" && spec.by != "kernel" && spec.by != "program" && spec.by != "leave_one_out" &&
@@ -64,6 +64,10 @@ SplitSpec SplitSpec::from_json(const JsonView& json) {
     json.at("by").fail("\"device\", \"kernel\", \"program\", \"leave_one_out\" or \"leave_one_program_out\" (never by config)");
   if (auto v = json.find("test")) spec.test = v->as_string_list();
   if (auto v = json.find("validation")) spec.validation = v->as_string_list();
+  if (auto v = json.find("disjoint_from_test")) {
+    spec.disjoint_from_test = v->as_string_list();
+    if (spec.by != "device") v->fail("a device split (\"by\": \"device\"): only it has named test sources");
+  }
   if (spec.by == "device" && spec.test.empty()) json.fail("\"test\": the devices to hold out");
   if (auto v = json.find("test_fraction")) {
     spec.test_fraction = v->as_non_negative_number();
@@ -175,7 +179,13 @@ std::vector<Fold> make_folds(const std::vector<SourcedKernel>& kernels, const Sp
       if (matches_any(spec.test, k)) fold.test.push_back(k.kernel);
       // A generated program's kernel may equal a held-out one (the same add of the same shape):
       // it is held out too, not trained on.
-      else if (!is_fusion_space(*k.kernel) && tested.count({k.kernel->device, k.kernel->kernel.key()})) ++fold.left_out;
+      else if (!is_fusion_space(*k.kernel) && tested.count({k.kernel->device, k.kernel->kernel.key()})) {
+        if (matches_any(spec.disjoint_from_test, k))  // a collection that promised a clean split broke it
+          throw InputError(file, "$.split.disjoint_from_test",
+                           "sources that share no kernel with the test side, but " + k.kernel->kernel.name() + " (" +
+                               k.kernel->kernel.key() + ") of " + k.source + " is a test kernel too");
+        ++fold.left_out;
+      }
       else if (matches_any(spec.validation, k)) fold.validation.push_back(k.kernel);
       else fold.train.push_back(k.kernel);
     }

@@ -2,6 +2,7 @@
 // Train / validation / test splits of measured kernels. Never by config: every config of a kernel
 // lands on one side, so a reported score is always about kernels the model never saw.
 //   by "device"         test (and optional validation) = kernels measured on the named devices;
+//                       "disjoint_from_test": sources that must share no kernel with them;
 //                       a validation_fraction also validates that share of the other kernels'
 //                       program groups (grouped as by "program", seeded)
 //   by "kernel"         a seeded random share of kernels (grouped by key: one kernel measured on
@@ -28,6 +29,10 @@ namespace perftune {
 struct SplitSpec {
   std::string by = "kernel";
   std::vector<std::string> test, validation;  // device names (by "device")
+  // By "device": sources (device or file names) that must share no kernel with the test side, e.g.
+  // a corpus collected with the test networks' kernels kept off; one that does is an InputError
+  // (any other training kernel equal to a test kernel is left out, Fold::left_out).
+  std::vector<std::string> disjoint_from_test;
   double test_fraction = 0.2;                 // by "kernel" / "program"
   double validation_fraction = 0.0;           // of the groups left after the test ones; 0 = held-out configs instead
   std::uint64_t seed = 1;

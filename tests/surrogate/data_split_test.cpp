@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -130,6 +131,31 @@ TEST_CASE("a device split holds out every copy of a test kernel on the test devi
   for (const auto* side : {&folds.front().train, &folds.front().validation})
     for (const MeasuredKernel* k : *side) CHECK(k->kernel.key() != held.kernel.key());
   CHECK(folds.front().train.size() + folds.front().validation.size() == corpus.size() - 2);
+}
+
+TEST_CASE("a device split refuses a kernel shared by the test side and a source that must be disjoint from it") {
+  // A corpus collected with the test networks' kernels kept off ("disjoint_from_test"): a shared
+  // kernel means the collection's split broke, an error naming the kernel, not a silent leave-out.
+  const std::vector<MeasuredKernel> corpus = program_corpus();
+  const MeasuredKernel& held = corpus[1];
+  std::vector<SourcedKernel> kernels;
+  for (const MeasuredKernel& k : corpus) kernels.push_back({&k, "corpus/networks.jsonl.gz"});
+  kernels.push_back({&held, "corpus/heldout_networks.jsonl.gz"});
+  const nlohmann::json json = {{"by", "device"}, {"test", {"heldout_networks"}}, {"disjoint_from_test", {"networks.jsonl"}}};
+  const SplitSpec spec = SplitSpec::from_json(JsonView(json, "eval.json"));
+  REQUIRE(spec.disjoint_from_test == std::vector<std::string>{"networks.jsonl"});
+  CHECK_THROWS_WITH(make_folds(kernels, spec, "eval.json"), Catch::Contains("eval.json") && Catch::Contains("$.split.disjoint_from_test") &&
+                                                                Catch::Contains(held.kernel.key()) && Catch::Contains("corpus/networks.jsonl.gz"));
+  // Without the shared kernel the split stands, the test source's own kernel tested.
+  kernels.erase(std::remove_if(kernels.begin(), kernels.end(),
+                               [&](const SourcedKernel& k) { return k.source == "corpus/networks.jsonl.gz" && k.kernel->kernel.key() == held.kernel.key(); }),
+                kernels.end());
+  const auto folds = make_folds(kernels, spec, "eval.json");
+  CHECK(folds.front().test.size() == 1);
+  CHECK(folds.front().left_out == 0);
+  // Only a device split names its test sources.
+  const nlohmann::json by_kernel = {{"by", "kernel"}, {"disjoint_from_test", {"networks"}}};
+  CHECK_THROWS_WITH(SplitSpec::from_json(JsonView(by_kernel, "eval.json")), Catch::Contains("$.disjoint_from_test"));
 }
 
 TEST_CASE("a device split's validation_fraction validates whole programs of the training side") {

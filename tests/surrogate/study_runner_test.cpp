@@ -2,6 +2,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -228,6 +229,37 @@ TEST_CASE("a reference scores as a pick against the best measured config, and pi
   REQUIRE(reference_comparisons(table).size() == 1);
   CHECK(to_json(table)["picks_vs_references"][0]["within"] == 2);
   CHECK_THAT(format_table(table, false), Catch::Contains("learned's first pick within 5% of Adams2019's or faster on 2 of 4"));
+}
+
+TEST_CASE("with two test sources, averages and pick comparisons come per source as well") {
+  EvaluationTable table;
+  table.models = {"learned", "Adams2019"};
+  table.references = {"Adams2019"};
+  const auto row = [](double learned_top1, const std::string& source) {
+    KernelRow r;
+    r.models["learned"] = ModelScores{0.5, learned_top1, 0, 0, 0};
+    const double none = std::numeric_limits<double>::quiet_NaN();
+    r.models["Adams2019"] = ModelScores{none, 0.0, none, none, none};
+    r.source = source;
+    return r;
+  };
+  table.rows = {row(0.0, "networks.jsonl.gz"), row(0.2, "networks.jsonl.gz"), row(0.4, "programs.jsonl")};
+  CHECK(table.sources() == std::vector<std::string>{"networks.jsonl.gz", "programs.jsonl"});
+  CHECK(table.averages("tile").at("learned").top1_slowdown == Approx(0.2));
+  CHECK(table.averages("tile", "networks.jsonl.gz").at("learned").top1_slowdown == Approx(0.1));
+  CHECK(table.averages("tile", "programs.jsonl").at("learned").top1_slowdown == Approx(0.4));
+  const auto json = to_json(table);
+  CHECK(json["by_source"]["programs.jsonl"]["tile"]["learned"]["top1_slowdown"] == Approx(0.4));
+  const auto comparisons = reference_comparisons(table);
+  REQUIRE(comparisons.size() == 3);  // all rows, then each source
+  CHECK(comparisons[1].second.source == "networks.jsonl.gz");
+  CHECK(comparisons[1].second.within == 1);
+  CHECK(comparisons[1].second.rows == 2);
+  CHECK_THAT(format_table(table, false), Catch::Contains("on 1 of 2 (50%) of networks.jsonl.gz") && Catch::Contains("  of programs.jsonl"));
+  // One source: no breakdown.
+  table.rows.pop_back();
+  CHECK(table.sources().empty());
+  CHECK_FALSE(to_json(table).contains("by_source"));
 }
 
 TEST_CASE("a program split keeps a held-out program's kernels out of training and scores its fusion configs") {
