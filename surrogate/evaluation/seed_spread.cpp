@@ -102,7 +102,12 @@ nlohmann::ordered_json seed_spread_json(const std::vector<SeededTable>& tables) 
     for (const auto& [name, scores] : models) spread[task][name] = scores_json(scores);
   json["spread"] = std::move(spread);
   json["per_seed"] = nlohmann::ordered_json::array();
-  for (const SeededTable& t : tables) json["per_seed"].push_back({{"seed", t.seed}, {"tasks", to_json(t.table)["tasks"]}});
+  for (const SeededTable& t : tables) {
+    nlohmann::ordered_json table = to_json(t.table);
+    nlohmann::ordered_json seed{{"seed", t.seed}, {"tasks", table["tasks"]}};
+    if (table.contains("by_source")) seed["by_source"] = table["by_source"];
+    json["per_seed"].push_back(std::move(seed));
+  }
   return json;
 }
 

@@ -33,7 +33,8 @@ std::map<std::string, std::map<std::string, ModelScores>> spread_over_seeds(cons
 // task in format_table's columns.
 std::string format_seed_spread(const std::vector<SeededTable>& tables);
 
-// {"seeds": [...], "spread": {TASK: {MODEL: {scores}}}, "per_seed": [{"seed", "tasks"}]}, to be
+// {"seeds": [...], "spread": {TASK: {MODEL: {scores}}}, "per_seed": [{"seed", "tasks", "by_source"
+// (with several test sources)}]}, to be
 // merged into to_json(mean_over_seeds(tables)).
 nlohmann::ordered_json seed_spread_json(const std::vector<SeededTable>& tables);
 
