@@ -464,9 +464,8 @@ const SettingsTable<CollectSpec>& collect_settings() {
                   [](const JsonView&, S&) {})  // read by load_collect_spec: paths resolve against the file's folder
           .custom("greedy_kernels", "list of {program, kernels}", "none", "named kernels of a program's greedy fusion, tiled too",
                   [](const JsonView&, S&) {})
-          .custom("networks", "{\"train\": [paths], \"held_out\": [paths], \"measure\", \"block_kernels\"}", "none",
-                  "whole networks' distinct kernels tiled, and blocks of block_kernels kernels over their fusion placements; "
-                  "\"measure\": \"train\" (default: none a held-out network has) or \"held_out\" (the test corpus)",
+          .custom("networks", "{train, held_out, measure, block_kernels}", "none",
+                  "networks cut into kernels (tiled) and blocks (placements); measure: train or held_out (the test corpus)",
                   [](const JsonView&, S&) {})
           .custom("tile_configs_per_kernel", "0.." + limit, std::to_string(defaults.tile_configs_per_kernel),
                   "schedules sampled per kernel's tile space", configs(&S::tile_configs_per_kernel))
