@@ -1,13 +1,15 @@
 // Benchmark of real networks' GEMM and convolution shapes on this CPU (not a test): for each shape
-// the heuristic schedule, optionally the schedule tuned after N measurements (--budgets 20,200),
+// the heuristic schedule, optionally the best schedule after N measurements of one tuning run
+// (--budgets 20,200: one run of 200, its best after its first 20 and after all 200),
 // Halide's Adams2019 at its best settings (--peers), and the library (torch in its own worker:
 // OpenBLAS sgemm for dots, oneDNN for convolutions), all on the backend's threads, timed side by
 // side in rounds that alternate; then GFLOP/s, the ratio to the library and the share of the FMA
 // peak (offline/calibrate.h), a JSON summary and a bar plot of the ratios.
 //   build/bench/kernel_shapes_bench [--only NAME,NAME] [--budgets N,N] [--peers] [--rounds N]
-//                                   [--output DIR (default runs/kernel_shapes)]
-// The tuned rows use the campaign of configs/campaigns/cpu_matmul_1024.json (its model and
-// strategy) on each shape's kernel. Run from the project's root (it reads configs/).
+//                                   [--campaign FILE] [--output DIR (default runs/kernel_shapes)]
+// The tuned rows run the campaign FILE (default configs/campaigns/cpu_kernel_shipped.json: the
+// shipped model; cpu_matmul_1024.json is the analytical model's) on each shape's kernel. Run from
+// the project's root (it reads configs/ and models/).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -21,6 +23,7 @@
 
 #include "autotuner/campaign/campaign.h"
 #include "autotuner/campaign/campaign_runner.h"
+#include "ir/record_log.h"
 #include "experiments/gnuplot.h"
 #include "hardware/halide/halide_backend.h"
 #include "hardware/halide/halide_schedule.h"
@@ -128,20 +131,31 @@ double median(std::vector<double> xs) {
 
 double seconds_or_nan(const MeasureResult& result) { return result.ok() ? result.seconds : NAN; }
 
-// The best config after `budget` measurements of the template campaign on this shape's kernel.
-Config tuned_config(const KernelShape& shape, const std::string& program_file, std::size_t budget, const std::string& output,
-                    const SearchSpace& space) {
-  nlohmann::json campaign = nlohmann::json::parse(std::ifstream("configs/campaigns/cpu_matmul_1024.json"));
-  campaign["name"] = shape.name + "_" + std::to_string(budget);
+// One run of the template campaign on this shape's kernel for the largest budget; the best config
+// after each budget's first measurements, read back from the run's record log in its order.
+std::vector<Config> tuned_configs(const KernelShape& shape, const std::string& program_file, const std::string& campaign_file,
+                                  const std::vector<std::size_t>& budgets, const std::string& output, const SearchSpace& space) {
+  nlohmann::json campaign = nlohmann::json::parse(std::ifstream(campaign_file));
+  const std::size_t budget = *std::max_element(budgets.begin(), budgets.end());
+  campaign["name"] = shape.name;
   campaign["source"] = {{"program", std::filesystem::absolute(program_file).string()}, {"kernel", "y"}};
   campaign["budget"] = {{"measurements", budget}};
-  campaign["model"]["device"] = std::filesystem::absolute("configs/hardware/host.json").string();
+  if (campaign["model"].contains("device"))
+    campaign["model"]["device"] = std::filesystem::absolute("configs/hardware/host.json").string();
   CampaignRunOptions options;
   options.output = output;
   options.measure_peers = false;
   std::filesystem::remove_all(output);
-  const auto summary = run_campaign(parse_campaign(campaign, program_file), options);
-  return space.from_json(summary.tuning->best_config);
+  const auto summary = run_campaign(parse_campaign(campaign, campaign_file), options);
+  const std::vector<Record> records = RecordLog::load(summary.tuning->records).records;
+  std::vector<Config> best;
+  for (std::size_t b : budgets) {
+    const Record* fastest = nullptr;
+    for (std::size_t i = 0; i < std::min(b, records.size()); ++i)
+      if (records[i].result.ok() && (!fastest || records[i].result.seconds < fastest->result.seconds)) fastest = &records[i];
+    best.push_back(fastest ? fastest->config : space.from_json(summary.tuning->best_config));
+  }
+  return best;
 }
 
 }  // namespace
@@ -152,6 +166,7 @@ int main(int argc, char** argv) {
   bool peers = false;
   int rounds = 3;
   std::string output = "runs/kernel_shapes";
+  std::string campaign_file = "configs/campaigns/cpu_kernel_shipped.json";
   for (int a = 1; a < argc; ++a) {
     const std::string arg = argv[a];
     const bool has_value = a + 1 < argc;
@@ -161,8 +176,9 @@ int main(int argc, char** argv) {
     else if (arg == "--peers") peers = true;
     else if (arg == "--rounds" && has_value) rounds = std::max(1, std::atoi(argv[++a]));
     else if (arg == "--output" && has_value) output = argv[++a];
+    else if (arg == "--campaign" && has_value) campaign_file = argv[++a];
     else {
-      std::fprintf(stderr, "usage: %s [--only NAME,NAME] [--budgets N,N] [--peers] [--rounds N] [--output DIR]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--only NAME,NAME] [--budgets N,N] [--peers] [--rounds N] [--campaign FILE] [--output DIR]\n", argv[0]);
       return 2;
     }
   }
@@ -186,9 +202,9 @@ int main(int argc, char** argv) {
     const Kernel kernel("y", program);
     const SearchSpace space = halide_schedule_space(kernel);
     std::vector<std::pair<std::string, Config>> schedules = {{columns[0], heuristic_config(space, kernel)}};
-    for (std::size_t b = 0; b < budgets.size(); ++b) {
-      const std::string campaign_output = output + "/campaigns/" + shape.name + "_" + std::to_string(budgets[b]);
-      schedules.emplace_back(columns[1 + b], tuned_config(shape, program_file, budgets[b], campaign_output, space));
+    if (!budgets.empty()) {
+      const auto tuned = tuned_configs(shape, program_file, campaign_file, budgets, output + "/campaigns/" + shape.name, space);
+      for (std::size_t b = 0; b < budgets.size(); ++b) schedules.emplace_back(columns[1 + b], tuned[b]);
     }
     std::vector<std::vector<double>> times(schedules.size());
     std::vector<double> library;
