@@ -19,7 +19,10 @@ std::optional<std::size_t> parse_suffix(const std::string& name, const std::stri
 std::string tile_out_knob(std::size_t dimension) { return "tile.out." + std::to_string(dimension); }
 std::string fuse_knob(std::size_t edge) { return "fuse." + std::to_string(edge); }
 
-std::size_t rows_dim(std::size_t rank, std::size_t vector_dim) { return vector_dim + 1 == rank ? rank - 2 : rank - 1; }
+std::size_t rows_dim(std::size_t rank, std::size_t vector_dim, std::int64_t chosen) {
+  if (chosen >= 0) return static_cast<std::size_t>(chosen);
+  return vector_dim + 1 == rank ? rank - 2 : rank - 1;
+}
 
 KnobInfo knob_role(const std::string& name) {
   if (name == kTileReductionKnob) return {KnobRole::kTileReduction, 0};

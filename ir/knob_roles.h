@@ -30,6 +30,7 @@ namespace perftune {
 inline constexpr const char* kTileReductionKnob = "tile.red";
 inline constexpr const char* kVectorKnob = "vector";
 inline constexpr const char* kVectorDimKnob = "vector.dim";
+inline constexpr const char* kRowsDimKnob = "rows.dim";
 inline constexpr const char* kUnrollKnob = "unroll";
 inline constexpr const char* kParallelKnob = "parallel";
 inline constexpr const char* kOrderKnob = "order";
@@ -38,8 +39,9 @@ std::string tile_out_knob(std::size_t dimension);
 std::string fuse_knob(std::size_t edge);
 
 // The output dimension that the register block's unrolled rows (knob unroll) run along when the
-// lanes run along `vector_dim` of a rank-`rank` output: the innermost other dimension (rank >= 2).
-std::size_t rows_dim(std::size_t rank, std::size_t vector_dim);
+// lanes run along `vector_dim` of a rank-`rank` output: `chosen` (knob rows.dim) where it is one,
+// else (-1, or a config without the knob) the innermost other dimension (rank >= 2).
+std::size_t rows_dim(std::size_t rank, std::size_t vector_dim, std::int64_t chosen = -1);
 
 enum class KnobRole { kTileOut, kTileReduction, kFuse, kGeneric };
 

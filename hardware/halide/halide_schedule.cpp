@@ -119,19 +119,42 @@ std::vector<std::int64_t> lane_dims_of(const Program& body, OpId id) {
   return dims;
 }
 
+// A pointwise convolution (its input read in place along the width: a 1x1 window at stride 1) on
+// an AVX-512 host, at least two vectors wide: its output channels, along which the heuristic runs
+// the register block's rows, the lanes along the width. That is a GEMM's micro-kernel over the
+// width: each input vector feeds every row's accumulator and the weights are broadcast, where
+// lanes along the channels load the input once per lane group and rows along the height read
+// each input row again for every channel. None for other stages.
+std::optional<std::size_t> heuristic_channel_rows(const Program& body, OpId id) {
+  const auto& dims = body.op(id).shape.dims;
+  const long accumulated = accumulated_reduction_of(body, id);
+  if (dims.size() < 3 || accumulated < 0 || host_register_lanes() < 16 || dims.back() < 32) return std::nullopt;
+  const Op& reduction = body.op(static_cast<OpId>(accumulated));
+  if (!reduction.convolution || !panel_operand(body, static_cast<OpId>(accumulated), dims.size() - 1)) return std::nullopt;
+  const auto channels = static_cast<std::int64_t>(reduction.convolution->output_feature);
+  const auto candidates = lane_dims_of(body, id);  // the weights along the channels: a broadcast per row
+  if (std::find(candidates.begin(), candidates.end(), channels) == candidates.end() || channels + 1 == static_cast<std::int64_t>(dims.size()))
+    return std::nullopt;
+  return static_cast<std::size_t>(channels);
+}
+
 // The heuristic's lanes: along a convolution's output channels where they are a lane dimension
-// and at least two whole vectors of 16 (enough channel blocks for the threads), else innermost.
+// of whole vectors of 8 and at least 16 of them (and heuristic_channel_rows() runs no rows along
+// them), else innermost. Few channels along the lanes
+// still beat lanes along the width: those leave the channels outside the register block, so each
+// input row is read again from L2 for every output channel (a pointwise convolution to 16 or 24
+// channels runs about twice as fast along its channels).
 std::size_t heuristic_lanes_dim(const Program& body, OpId id) {
   const std::size_t rank = body.op(id).shape.dims.size();
   const long accumulated = accumulated_reduction_of(body, id);
   if (rank == 0 || accumulated < 0) return rank == 0 ? 0 : rank - 1;
   const Op& reduction = body.op(static_cast<OpId>(accumulated));
-  if (!reduction.convolution) return rank - 1;
+  if (!reduction.convolution || heuristic_channel_rows(body, id)) return rank - 1;
   const auto channels = static_cast<std::size_t>(reduction.convolution->output_feature);
   const auto candidates = lane_dims_of(body, id);
   const bool lane = std::find(candidates.begin(), candidates.end(), static_cast<std::int64_t>(channels)) != candidates.end();
   const std::int64_t extent = body.op(id).shape.dims[channels];
-  return lane && extent % 16 == 0 && extent >= 32 ? channels : rank - 1;
+  return lane && extent % 8 == 0 && extent >= 16 ? channels : rank - 1;
 }
 
 // The reduction that stage `id` of a scheduled program accumulates in its own loops: itself, or a
@@ -187,6 +210,8 @@ std::size_t lanes_dim(const StageSchedule& stage, std::size_t rank) {
   return stage.vector_dim >= 0 ? static_cast<std::size_t>(stage.vector_dim) : rank == 0 ? 0 : rank - 1;
 }
 
+std::size_t rows_dim_of(const StageSchedule& stage, std::size_t rank) { return rows_dim(rank, lanes_dim(stage, rank), stage.rows_dim); }
+
 std::vector<OpId> computed_outputs(const Program& body) {
   std::vector<OpId> outputs;
   for (OpId id : body.outputs())
@@ -197,7 +222,7 @@ std::vector<OpId> computed_outputs(const Program& body) {
 bool is_halide_schedule_knob(const std::string& name) {
   const KnobRole role = knob_role(name).role;
   return role != KnobRole::kGeneric || name == kVectorKnob || name == kUnrollKnob || name == kParallelKnob ||
-         name == kOrderKnob || name == kStagesKnob || name == kAccumulateKnob || name == kPadKnob || name == kPackKnob || name == kVectorDimKnob ||
+         name == kOrderKnob || name == kStagesKnob || name == kAccumulateKnob || name == kPadKnob || name == kPackKnob || name == kVectorDimKnob || name == kRowsDimKnob ||
          name == kReductionOrderKnob;
 }
 
@@ -208,8 +233,10 @@ StageSchedule heuristic_stage(const Program& body, OpId id) {
   // half of them waiting), in tiles of 32 rows (four blocks) by 256 lanes; with AVX2 (or columns
   // that 32 lanes do not tile whole), 6 rows by 16 lanes (12 of AVX2's 16 registers), in tiles of
   // 24 rows. Along output channels (oneDNN's direct convolution) a tile is one block of channels
-  // by the whole width, the width as the rows: with AVX-512 (where 32 tile the channels whole) 32
-  // channels by up to 8 rows, else 16 channels by up to 6.
+  // by the whole width, the width as the rows: 32 channels where they tile the channels whole, else
+  // 16 (8 where 16 do not), by up to 8 rows with AVX-512 and 6 with AVX2. A pointwise convolution
+  // of heuristic_channel_rows() is a GEMM's block instead: 8 rows of output channels by two vectors
+  // along the whole width, in tiles of 32 channels.
   // Outside the register dimensions, the outermost dimension of more than one point is split into
   // 8 tiles and the rest are whole, and the two outermost tile loops are one parallel loop (at
   // batch 1 the outermost alone has a single iteration): tasks for the threads, each reusing its
@@ -225,18 +252,25 @@ StageSchedule heuristic_stage(const Program& body, OpId id) {
   const std::size_t lanes = heuristic_lanes_dim(body, id);
   const bool channels = lanes + 1 != rank;
   s.vector_dim = channels ? static_cast<int>(lanes) : -1;
+  const std::optional<std::size_t> channel_rows = heuristic_channel_rows(body, id);
+  if (channel_rows) s.rows_dim = static_cast<int>(*channel_rows);
   // Two vectors per row only where they tile the lanes whole, so the panels still pack: a GEMM's
-  // column tile, or every block of 32 output channels.
-  const bool wide_block = host_register_lanes() >= 16 && (channels ? dims[lanes] % 32 == 0 : std::min<std::int64_t>(dims[lanes], 256) % 32 == 0);
-  s.tiles[lanes] = std::min<std::int64_t>(dims[lanes], channels ? (wide_block ? 32 : 16) : 256);
+  // column tile, or every block of 32 output channels; a pointwise convolution's input is read in
+  // place, its last block of columns shifting inwards.
+  const bool wide_block = host_register_lanes() >= 16 && (channel_rows || (channels ? dims[lanes] % 32 == 0 : std::min<std::int64_t>(dims[lanes], 256) % 32 == 0));
+  const std::int64_t channel_block = wide_block ? 32 : dims[lanes] % 16 == 0 ? 16 : 8;
+  s.tiles[lanes] = std::min<std::int64_t>(dims[lanes], channels ? channel_block : 256);
   for (std::int64_t w : kVectorWidths)
     if (w <= std::min<std::int64_t>(wide_block ? 32 : 16, s.tiles[lanes])) s.vector = static_cast<int>(w);
   s.parallel = rank >= 2 ? 2 : 1;
   if (rank < 2) return s;
-  const std::size_t rows = rows_dim(rank, lanes);
+  const std::size_t rows = rows_dim(rank, lanes, s.rows_dim);
   if (!channels) s.tiles[rows] = std::min<std::int64_t>(dims[rows], wide_block ? 32 : 24);
+  // Eight rows wherever AVX-512's 32 registers hold them: a block of one vector of channels then
+  // still keeps 8 FMA chains in flight.
+  const std::int64_t max_rows = host_register_lanes() >= 16 && (wide_block || channels) ? 8 : 6;
   for (std::int64_t u : kUnrollFactors)
-    if (u <= std::min<std::int64_t>(wide_block ? 8 : 6, s.tiles[rows])) s.unroll = static_cast<int>(u);
+    if (u <= std::min<std::int64_t>(max_rows, s.tiles[rows])) s.unroll = static_cast<int>(u);
   if (channels) {
     // Along a narrow width the rows' last block shifts inwards and recomputes: of the row counts
     // that fit, the one computing the fewest columns, the most rows among equals (7 columns: 4
@@ -256,8 +290,9 @@ StageSchedule heuristic_stage(const Program& body, OpId id) {
   return s;
 }
 
-bool heuristic_packs(const Program& body) {  // where the tile allows
-  return !body.op(body.root()).shape.dims.empty() && packable_reduction_of(body, heuristic_lanes_dim(body, body.root())) >= 0;
+bool heuristic_packs(const Program& body) {  // where the tile allows; a pointwise convolution reads its input in place
+  return !body.op(body.root()).shape.dims.empty() && !heuristic_channel_rows(body, body.root()) &&
+         packable_reduction_of(body, heuristic_lanes_dim(body, body.root())) >= 0;
 }
 
 namespace {
@@ -265,7 +300,8 @@ namespace {
 // What heuristic_config() adds to heuristic_stage() for a kernel, for stage `id` of a scheduled
 // program: the reduction its group accumulates whole inside the register block, and that
 // reduction's panel operand packed where the stage's lanes tile it in whole vectors and the operand
-// is read at root (a parameter, or stored), the column tiles then outside the row tiles.
+// is read at root (a parameter, or stored), the column tiles then outside the row tiles; not under
+// rows along the output channels (heuristic_channel_rows(): the input is read in place).
 void schedule_as_kernel(const Program& body, OpId id, StageSchedule& stage, HalideSchedule& schedule) {
   const long accumulated = group_reduction_of(body, schedule, id);
   if (accumulated < 0) return;
@@ -275,7 +311,7 @@ void schedule_as_kernel(const Program& body, OpId id, StageSchedule& stage, Hali
   if (rank == 0 || stage.vector <= 1) return;
   const std::size_t lanes = lanes_dim(stage, rank);
   const auto panel = panel_operand(body, reduction, lanes);
-  if (!panel || stage.tiles[lanes] % stage.vector != 0) return;
+  if (!panel || stage.rows_dim >= 0 || stage.tiles[lanes] % stage.vector != 0) return;
   if (schedule.placement[body.operands(reduction)[panel->slot]] != Placement::kRoot) return;  // parameters are too
   schedule.panels[reduction] = {stage.vector, lanes};
   stage.order = 1;
@@ -401,6 +437,13 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
                                       " is not a dimension the lanes can run along");
         stage.vector_dim = static_cast<int>(it->second);
       }
+      if (const auto it = knobs.find(kRowsDimKnob); it != knobs.end() && it->second >= 0) {
+        const std::size_t rank = op.shape.dims.size();
+        if (it->second >= static_cast<std::int64_t>(rank) || static_cast<std::size_t>(it->second) == lanes_dim(stage, rank))
+          throw std::invalid_argument("knob " + std::string(kRowsDimKnob) + " = " + std::to_string(it->second) +
+                                      " is not an output dimension other than the lanes'");
+        stage.rows_dim = static_cast<int>(it->second);
+      }
       stage.unroll = static_cast<int>(unroll);
       stage.parallel = static_cast<int>(parallel);
       stage.order = static_cast<int>(loop_order);
@@ -453,6 +496,12 @@ SearchSpace halide_schedule_space(const Kernel& kernel) {
   if (!dims.empty()) {
     knobs.push_back({kVectorKnob, kVectorWidths});
     if (lane_dims.size() > 1) knobs.push_back({kVectorDimKnob, lane_dims});
+    if (lane_dims.size() > 1 && rank >= 3) {
+      std::vector<std::int64_t> rows = {-1};  // the default: the innermost other than the lanes'
+      for (std::size_t d = 0; d < rank; ++d)
+        if (dims[d] >= 2) rows.push_back(static_cast<std::int64_t>(d));
+      knobs.push_back({kRowsDimKnob, rows});
+    }
     knobs.push_back({kParallelKnob, dims.size() >= 2 ? std::vector<std::int64_t>{0, 1, 2} : std::vector<std::int64_t>{0, 1}});
   }
   if (dims.size() >= 2) {
@@ -480,7 +529,7 @@ SearchSpace halide_schedule_space(const Kernel& kernel) {
   std::vector<long> tile_knob(rank);
   for (std::size_t d = 0; d < rank; ++d) tile_knob[d] = index_of(tile_out_knob(d));
   const long vector = index_of(kVectorKnob), unroll = index_of(kUnrollKnob), pack = index_of(kPackKnob);
-  const long vector_dim = index_of(kVectorDimKnob);
+  const long vector_dim = index_of(kVectorDimKnob), rows_knob = index_of(kRowsDimKnob);
   const Program program = body;
   return SearchSpace(std::move(knobs), [=](const Config& config) {
     const std::size_t lanes = vector_dim >= 0 ? static_cast<std::size_t>(config.values[vector_dim]) : rank - 1;
@@ -490,7 +539,11 @@ SearchSpace halide_schedule_space(const Kernel& kernel) {
     if (pack >= 0 && config.values[pack] == 1 &&
         (!packable_along[lanes] || (vector >= 0 && config.values[tile_knob[lanes]] % config.values[vector] != 0)))
       return false;
-    if (unroll >= 0 && config.values[unroll] > config.values[tile_knob[rows_dim(rank, lanes)]]) return false;
+    // Rows along a dimension of their own: never the lanes', nor the default named twice.
+    const std::int64_t rows_choice = rows_knob >= 0 ? config.values[rows_knob] : -1;
+    if (rows_choice >= 0 && (static_cast<std::size_t>(rows_choice) == lanes || static_cast<std::size_t>(rows_choice) == rows_dim(rank, lanes)))
+      return false;
+    if (unroll >= 0 && config.values[unroll] > config.values[tile_knob[rows_dim(rank, lanes, rows_choice)]]) return false;
     FusionConfig fusion = FusionConfig::none(program);
     for (std::size_t k = 0; k < roles.size(); ++k)
       if (roles[k].role == KnobRole::kFuse && config.values[k] != 0) fusion.fused[roles[k].index] = true;
@@ -528,6 +581,7 @@ Config heuristic_config(const SearchSpace& space, const Kernel& kernel) {
     else if (knob.name == kVectorKnob) want = stage.vector;
     else if (knob.name == kReductionOrderKnob) want = stage.reduction_order;
     else if (knob.name == kVectorDimKnob) want = static_cast<std::int64_t>(lanes_dim(stage, stage.tiles.size()));
+    else if (knob.name == kRowsDimKnob) want = stage.rows_dim;
     else if (knob.name == kUnrollKnob) want = stage.unroll;
     // Packed, the column tiles go outside the row tiles (GotoBLAS's order): a column block's
     // panels stay in cache while every row tile reads them.

@@ -19,8 +19,14 @@
 //                 successive steps read no input element twice and the register block's
 //                 broadcasts stay few). Present only with two or more reduction dimensions of more
 //                 than one point.
-//   unroll        unroll factor of the register block's rows: the innermost output dimension
-//                 other than the lanes' (rows_dim(), ir/knob_roles.h) inside a tile
+//   unroll        unroll factor of the register block's rows (along rows.dim) inside a tile
+//   rows.dim      the output dimension the register block's rows run along: -1 = the innermost
+//                 other than the lanes' (rows_dim(), ir/knob_roles.h; also what a config without
+//                 the knob means), else that dimension, never the lanes'. A pointwise convolution
+//                 to few channels runs its lanes along the width and its rows along the output
+//                 channels: one input vector then feeds every row's accumulator (a GEMM's
+//                 micro-kernel with the weights broadcast), where rows along the height read
+//                 every input row again for each channel. Present where vector.dim is, at rank 3 or more.
 //   parallel      0 = serial, 1 = the outermost tile loop is parallel, 2 = the two outermost tile
 //                 loops fused into one parallel loop
 //   order         0 = tile loops in the output's row-major order, 1 = the two innermost tile loops
@@ -65,6 +71,7 @@ struct StageSchedule {
   int reduction_order = 0;          // knob reduction.order
   int vector = 1;
   int vector_dim = -1;  // the program dimension the lanes run along; -1 = the innermost
+  int rows_dim = -1;    // the program dimension the unrolled rows run along; -1 = rows_dim()'s default
   int unroll = 1;
   int parallel = 0;
   int order = 0;
@@ -112,6 +119,9 @@ std::vector<std::int64_t> vector_dims(const Program& body);
 
 // The output dimension a stage's lanes run along: its vector_dim, or the innermost (0 at rank 0).
 std::size_t lanes_dim(const StageSchedule& stage, std::size_t rank);
+// The output dimension a stage's unrolled rows run along (rank >= 2): its rows_dim, or the
+// innermost other than the lanes'.
+std::size_t rows_dim_of(const StageSchedule& stage, std::size_t rank);
 
 // The outputs a kernel computes: Program::outputs() without unused parameters (an input nothing
 // reads is not a result). The lowering returns these, and the backend checks these.

@@ -35,6 +35,7 @@ ConfigFeaturizer::ConfigFeaturizer(const KernelGraphFeatures& kernel, const Sear
     if (space.knobs()[k].name == kVectorKnob) vector_knob_ = k;
     if (space.knobs()[k].name == kUnrollKnob) unroll_knob_ = k;
     if (space.knobs()[k].name == kVectorDimKnob) vector_dim_knob_ = k;
+    if (space.knobs()[k].name == kRowsDimKnob) rows_dim_knob_ = k;
     if (roles_[k].role != KnobRole::kGeneric) continue;
     const Knob& knob = space.knobs()[k];
     if (const KnobNormalization* norm = vocabulary.knob(knob.name))
@@ -113,9 +114,10 @@ void ConfigFeaturizer::featurize(std::span<const Config> configs, std::span<floa
       fuse[3] = share(per_tile);
     }
     float* tail = row + kTailFeatureOffset;
-    // The lanes run along vector.dim (default the innermost), the unrolled rows along rows_dim().
+    // The lanes run along vector.dim (default the innermost), the unrolled rows along rows.dim
+    // (default rows_dim()'s).
     const std::size_t lanes = vector_dim_knob_ ? static_cast<std::size_t>(config.values[*vector_dim_knob_]) : rank - 1;
-    const std::size_t rows = rows_dim(rank, lanes);
+    const std::size_t rows = rows_dim(rank, lanes, rows_dim_knob_ ? config.values[*rows_dim_knob_] : -1);
     if (vector_knob_ && rank >= 1 && lanes < rank) tail[0] = tail_share(tiles[lanes], config.values[*vector_knob_], output_dims_[lanes]);
     if (unroll_knob_ && rank >= 2) tail[1] = tail_share(tiles[rows], config.values[*unroll_knob_], output_dims_[rows]);
   }

@@ -67,7 +67,7 @@ class ConfigFeaturizer {
   std::vector<std::int64_t> output_dims_;
   std::int64_t element_bytes_;
   std::size_t dimension_, fuse_knob_count_ = 0, node_count_;
-  std::optional<std::size_t> vector_knob_, vector_dim_knob_, unroll_knob_;
+  std::optional<std::size_t> vector_knob_, vector_dim_knob_, rows_dim_knob_, unroll_knob_;
   const std::vector<std::int64_t>* edge_producer_;
   const std::vector<std::int64_t>* edge_consumer_;
 };

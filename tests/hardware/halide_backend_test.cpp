@@ -261,6 +261,71 @@ TEST_CASE("lanes along a convolution's output channels: every register block, pa
   require_ok(kernel, space, configs);
 }
 
+TEST_CASE("rows along the output channels: every register block of pointwise and windowed convolutions checks", "[hardware][halide]") {
+  // Odd sizes: 20 output channels (no row block of 6 or 8 divides them), 37 columns (no vector
+  // does), a bias and a ReLU fused after the accumulator.
+  const auto conv = [](int window) {
+    const std::string k = std::to_string(window), pad = std::to_string(window / 2);
+    return param("x", "[1, 5, 3, 37]", 0) + "," + param("w", "[20, 5, " + k + ", " + k + "]", 1) + "," + param("b", "[20]", 2) +
+           R"(, {"name": "k", "opcode": "convolution", "shape": [1, 20, 3, 37], "operands": ["x", "w"], "window": {"size": [)" + k + ", " + k +
+           R"(], "pad_low": [)" + pad + ", " + pad + R"(], "pad_high": [)" + pad + ", " + pad +
+           R"(]}, "convolution": {"input_batch": 0, "input_feature": 1, "input_spatial": [2, 3], "kernel_input_feature": 1, "kernel_output_feature": 0, "kernel_spatial": [2, 3], "output_batch": 0, "output_feature": 1, "output_spatial": [2, 3]}},
+      {"name": "bb", "opcode": "broadcast", "shape": [1, 20, 3, 37], "operands": ["b"], "dimensions": [1]},
+      {"name": "s", "opcode": "add", "shape": [1, 20, 3, 37], "operands": ["k", "bb"]},
+      {"name": "y", "opcode": "relu", "shape": [1, 20, 3, 37], "operands": ["s"]})";
+  };
+  const Kernel pointwise = kernel_of(conv(1));
+  const SearchSpace space = halide_schedule_space(pointwise);
+  const auto names = space.knob_names();
+  const auto index = [&](const std::string& name) { return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin()); };
+  REQUIRE(index("rows.dim") < names.size());
+  // On an AVX-512 host the heuristic runs a GEMM block: lanes along the width, rows along the channels.
+  const auto heuristic = named_knobs(space, heuristic_config(space, pointwise));
+  CHECK(heuristic.at("rows.dim") == (__builtin_cpu_supports("avx512f") ? 1 : -1));
+  CHECK(heuristic.at("vector.dim") == 3);
+  // Never along the lanes, nor the default named twice.
+  Config along_lanes = heuristic_config(space, pointwise), named_default = along_lanes;
+  along_lanes.values[index("vector.dim")] = 3, along_lanes.values[index("rows.dim")] = 3;
+  named_default.values[index("vector.dim")] = 3, named_default.values[index("rows.dim")] = 2;
+  named_default.values[index("unroll")] = 1;
+  CHECK_FALSE(space.contains(along_lanes));
+  CHECK_FALSE(space.contains(named_default));
+
+  for (int window : {1, 3}) {
+    const Kernel kernel = kernel_of(conv(window));
+    const SearchSpace kernel_space = halide_schedule_space(kernel);
+    std::vector<Config> configs = {heuristic_config(kernel_space, kernel)};
+    std::size_t variant = 0;
+    for (std::int64_t rows_dim : {-1, 1, 2})
+      for (std::int64_t lanes_dim : {1, 3})
+        for (std::int64_t unroll : {1, 6})
+          for (std::int64_t accumulate : {0, 1, 2}) {
+            Config config = heuristic_config(kernel_space, kernel);
+            const auto kernel_names = kernel_space.knob_names();
+            const auto set = [&](const std::string& name, std::int64_t value) {
+              config.values[static_cast<std::size_t>(std::find(kernel_names.begin(), kernel_names.end(), name) - kernel_names.begin())] = value;
+            };
+            set("rows.dim", rows_dim);
+            set("vector.dim", lanes_dim);
+            set("vector", lanes_dim == 1 ? 16 : 32);
+            set("tile.out.1", lanes_dim == 1 ? 16 : 8);  // 20 channels: the last tile shifts inwards
+            set("tile.out.2", 2);
+            set("tile.out.3", lanes_dim == 1 ? 16 : 37);
+            set("pack", 0);
+            set("unroll", unroll);
+            set("accumulate", accumulate);
+            set("tile.red", variant++ % 2 == 0 ? 5 : 2);
+            if (!kernel_space.contains(config)) continue;  // rows along the lanes, or the default twice
+            configs.push_back(config);
+          }
+    CAPTURE(window);
+    // Of the 36: rows at the default 9 (lanes along the width: one row, the height's 2 points
+    // hold no more), along the channels 6 (lanes along the width), along the height 3.
+    CHECK(configs.size() == 1 + 9 + 6 + 3);
+    require_ok(kernel, kernel_space, configs);
+  }
+}
+
 TEST_CASE("producers of a padded window's input are computed where the padded input reads them", "[hardware][halide]") {
   // A normalization (a reduction, broadcast back, subtracted) feeding a padded convolution: with
   // the padded input per tile or at root, the mean and the difference cannot sit deeper than it.

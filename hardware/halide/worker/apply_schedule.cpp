@@ -22,13 +22,13 @@ struct TileLoops {
 };
 
 // Loop variables, inside a tile or a register block: lanes (vectorized, along program dimension
-// `lanes_dim`), unrolled rows (along rows_dim()), the reduction (its first dimension split by the
+// `lanes_dim`), unrolled rows (along program dimension `rows_at`, rank >= 2), the reduction (its first dimension split by the
 // reduction tile: rki inside, rko outside the points; rki outside the other reduction dimensions,
 // or inside them with `first_reduction_inner`), then the remaining points, the lanes' blocks
 // innermost. Returns the loops innermost first, without rko, which it appends to
 // `outermost` so the caller places it.
 std::vector<VarOrRVar> point_loops(Halide::Stage s, const std::vector<std::int64_t>& extents, const std::vector<Var>& dims,
-                                   int vector, std::size_t lanes_dim, int unroll, const std::vector<Halide::RVar>& rvars,
+                                   int vector, std::size_t lanes_dim, std::size_t rows_at, int unroll, const std::vector<Halide::RVar>& rvars,
                                    std::int64_t reduction_extent, std::int64_t reduction_tile, bool first_reduction_inner, const std::string& tag,
                                    std::vector<VarOrRVar>& outermost, Var& block, Halide::TailStrategy tail) {
   const std::size_t rank = dims.size();
@@ -46,7 +46,6 @@ std::vector<VarOrRVar> point_loops(Halide::Stage s, const std::vector<std::int64
     block = points[lanes_dim].var;
   }
   if (rank >= 2) {
-    const std::size_t rows_at = rows_dim(rank, lanes_dim);
     const std::int64_t rows = at_most(unroll, extents[rows_at]);
     if (rows > 1) {
       Var outer(tag + "ub"), row(tag + "u");
@@ -135,7 +134,8 @@ class Scheduler {
     std::vector<VarOrRVar> outside;
     Var block;
     std::vector<VarOrRVar> order =
-        point_loops(s, tile_extents, inner, stage.vector, lanes_dim(stage, rank), stage.unroll, update ? rvars(id) : std::vector<Halide::RVar>{},
+        point_loops(s, tile_extents, inner, stage.vector, lanes_dim(stage, rank), rank >= 2 ? rows_dim_of(stage, rank) : 0, stage.unroll,
+                    update ? rvars(id) : std::vector<Halide::RVar>{},
                     update ? reduction_extent(id) : 1, stage.reduction_tile, stage.reduction_order == 1, tag, outside, block, tail);
     order.insert(order.end(), outside.begin(), outside.end());
     std::vector<Var> tiles(outer.rbegin(), outer.rend());  // innermost first
@@ -178,7 +178,7 @@ class Scheduler {
     TileLoops loops = tile(out, out, id, stage, false, tag);
     if (reduction && !wrapped) place_padding(id, tile(target, target.update(), id, stage, true, tag).tile, stage.vector);
     if (wrapped) {
-      const Halide::LoopLevel accumulator_block = accumulate(target, id, stage, lanes_dim(stage, dims(id).size()),
+      const Halide::LoopLevel accumulator_block = accumulate(target, id, stage, lanes_dim(stage, dims(id).size()), stage.rows_dim,
                                                              stage.accumulator == Placement::kInline ? loops.register_block : loops.tile, tag + "a_");
       place_padding(id, loops.tile, stage.vector);
       // Accumulated per tile, the reduction runs register blocks of its own inside the tile, and
@@ -192,8 +192,9 @@ class Scheduler {
       Halide::Func f = lowered_.funcs[member];
       if (is_reduction_opcode(body_.op(member).opcode)) {
         // A member of another shape than the stage's runs its lanes along its own innermost dimension.
-        const std::size_t lanes = dims(member) == dims(id) ? lanes_dim(stage, dims(id).size()) : lanes_dim(StageSchedule{}, dims(member).size());
-        accumulate(f, member, stage, lanes, p == Placement::kInline ? loops.register_block : loops.tile, "m" + std::to_string(member) + "_");
+        const bool same_shape = dims(member) == dims(id);
+        const std::size_t lanes = same_shape ? lanes_dim(stage, dims(id).size()) : lanes_dim(StageSchedule{}, dims(member).size());
+        accumulate(f, member, stage, lanes, same_shape ? stage.rows_dim : -1, p == Placement::kInline ? loops.register_block : loops.tile, "m" + std::to_string(member) + "_");
         place_padding(member, loops.tile, stage.vector);
       } else if (p == Placement::kTile) {
         f.compute_at(loops.tile);
@@ -239,10 +240,10 @@ class Scheduler {
   }
 
   // A reduction computed inside another stage's loops, its update as a register-blocked nest, its
-  // lanes along `lanes_dim`. Returns the loop of that nest just outside its lanes and rows (its
-  // register block).
-  Halide::LoopLevel accumulate(Halide::Func f, OpId id, const StageSchedule& stage, std::size_t lanes_dim, const Halide::LoopLevel& level,
-                               const std::string& tag) {
+  // lanes along `lanes_dim`, its rows along `rows_choice` (rows_dim()). Returns the loop of that
+  // nest just outside its lanes and rows (its register block).
+  Halide::LoopLevel accumulate(Halide::Func f, OpId id, const StageSchedule& stage, std::size_t lanes_dim, int rows_choice,
+                               const Halide::LoopLevel& level, const std::string& tag) {
     f.compute_at(level);
     const auto& extents = dims(id);
     if (!extents.empty()) {
@@ -260,7 +261,8 @@ class Scheduler {
     Halide::Stage update = f.update();
     std::vector<VarOrRVar> outside;
     Var block;
-    std::vector<VarOrRVar> order = point_loops(update, extents, vars(id), stage.vector, lanes_dim, stage.unroll, rvars(id),
+    const std::size_t rows_at = extents.size() >= 2 ? rows_dim(extents.size(), lanes_dim, rows_choice) : 0;
+    std::vector<VarOrRVar> order = point_loops(update, extents, vars(id), stage.vector, lanes_dim, rows_at, stage.unroll, rvars(id),
                                                reduction_extent(id), stage.reduction_tile, stage.reduction_order == 1, tag, outside, block,
                                                Halide::TailStrategy::GuardWithIf);
     order.insert(order.end(), outside.begin(), outside.end());
