@@ -27,6 +27,7 @@
 //                 channels: one input vector then feeds every row's accumulator (a GEMM's
 //                 micro-kernel with the weights broadcast), where rows along the height read
 //                 every input row again for each channel. Present where vector.dim is, at rank 3 or more.
+//                 The analytical model reads the row count (unroll), not which dimension it runs along.
 //   parallel      0 = serial, 1 = the outermost tile loop is parallel, 2 = the two outermost tile
 //                 loops fused into one parallel loop
 //   order         0 = tile loops in the output's row-major order, 1 = the two innermost tile loops
