@@ -114,6 +114,7 @@ std::string record_key(const std::string& device, const std::string& kernel, con
 struct LoggedAlready {
   std::set<std::string> measured;    // record keys (record_key)
   std::set<std::string> referenced;  // kernel keys with references on this device
+  std::map<std::string, std::vector<std::string>> knobs;  // kernel key -> its definition's knob names
 };
 
 LoggedAlready read_logged(const std::string& output, const std::string& device) {
@@ -123,6 +124,7 @@ LoggedAlready read_logged(const std::string& output, const std::string& device) 
     for (const Record& r : log.records) logged.measured.insert(record_key(r.device, r.kernel_key, r.knob_names, r.config));
     for (const ReferenceRecord& r : log.references)
       if (r.measured.device == device) logged.referenced.insert(r.measured.kernel_key);
+    for (const auto& [key, definition] : log.kernels) logged.knobs[key] = definition.space->knob_names();
   }
   return logged;
 }
@@ -132,6 +134,7 @@ struct CorpusPlanner {
   const CollectSpec& spec;
   const ProposeConfigs& propose;
   std::vector<std::string>& warnings;  // the summary's: kernels left out
+  const std::map<std::string, std::vector<std::string>>& logged_knobs;  // the log's kernel definitions' knobs
   std::vector<Job> jobs;
   std::set<std::string> planned_keys;
   // The kernels of the measured whole-program fusion configs, each with the schedules its program
@@ -143,6 +146,7 @@ struct CorpusPlanner {
   void add_model_picks(const Kernel& kernel, const SearchSpace& space, std::vector<Config>& configs,
                        std::span<const Config> anchors) const;
   void add_job(Kernel kernel, std::shared_ptr<const SearchSpace> space, std::vector<Config> configs);
+  std::shared_ptr<const SearchSpace> tile_space(const Kernel& kernel) const;
   void add_tile_job(const Kernel& kernel);
   void add_fused_kernels(const std::string& path, const Program& program, const SearchSpace& whole_space,
                          const Config& program_config);
@@ -173,10 +177,24 @@ void CorpusPlanner::add_job(Kernel kernel, std::shared_ptr<const SearchSpace> sp
   jobs.push_back({std::move(kernel), std::move(space), std::move(configs)});
 }
 
+// A kernel's schedule space; within the knobs the log defines it over, where it does: a build with a
+// knob the log predates plans what the log's build planned, and its records fit the log's definition.
+std::shared_ptr<const SearchSpace> CorpusPlanner::tile_space(const Kernel& kernel) const {
+  SearchSpace space = halide_schedule_space(kernel);
+  if (const auto logged = logged_knobs.find(kernel.key()); logged != logged_knobs.end()) {
+    try {
+      space = space_within_knobs(space, logged->second);
+    } catch (const std::invalid_argument& error) {
+      throw std::invalid_argument("the log defines it over other knobs than this build's space has (" + std::string(error.what()) + ")");
+    }
+  }
+  return std::make_shared<const SearchSpace>(std::move(space));
+}
+
 // A kernel over its schedule space, with the schedules planned for it (once per key).
 void CorpusPlanner::add_tile_job(const Kernel& kernel) {
   if (planned_keys.count(kernel.key())) return;
-  auto space = std::make_shared<const SearchSpace>(halide_schedule_space(kernel));
+  auto space = tile_space(kernel);
   Rng kernel_rng(seed_for(spec.seed, kernel.key()));
   std::vector<Config> configs = schedule_sample(*space, kernel, spec, kernel_rng);
   const std::vector<Config> anchors = {unscheduled_config(*space, kernel), heuristic_config(*space, kernel)};
@@ -191,7 +209,7 @@ void CorpusPlanner::add_fused_kernels(const std::string& path, const Program& pr
     auto [it, added] = fused_plan_of.try_emplace(fused.kernel.key(), fused_plans.size());
     if (added) {
       try {
-        auto space = std::make_shared<const SearchSpace>(halide_schedule_space(fused.kernel));
+        auto space = tile_space(fused.kernel);
         fused_plans.push_back({std::move(fused.kernel), std::move(space), {}});
       } catch (const std::exception& error) {
         warnings.push_back(path + ": kernel " + fused.kernel.name() + " left out: " + error.what());
@@ -339,8 +357,9 @@ void CorpusPlanner::plan_fused_kernels() {
 
 // Programs first, then the greedy kernels, the networks' kernels and blocks, and the fused kernels
 // of the programs' and blocks' configs.
-std::vector<Job> plan_of(const CollectSpec& spec, const ProposeConfigs& propose, std::vector<std::string>& warnings) {
-  CorpusPlanner planner{spec, propose, warnings};
+std::vector<Job> plan_of(const CollectSpec& spec, const ProposeConfigs& propose, std::vector<std::string>& warnings,
+                         const std::map<std::string, std::vector<std::string>>& logged_knobs) {
+  CorpusPlanner planner{spec, propose, warnings, logged_knobs};
   for (const std::string& path : spec.programs) planner.plan_program(path);
   for (const CollectSpec::GreedyKernels& selection : spec.greedy_kernels) planner.plan_greedy_kernels(selection);
   planner.plan_networks();
@@ -350,8 +369,8 @@ std::vector<Job> plan_of(const CollectSpec& spec, const ProposeConfigs& propose,
 
 // The plan, less every kernel (by content key) the held-out networks' own plan has: so that no
 // kernel, tiled or whole, is on both sides of the split.
-std::vector<Job> plan_jobs(const CollectSpec& spec, const ProposeConfigs& propose, CollectSummary& summary) {
-  std::vector<Job> jobs = plan_of(spec, propose, summary.warnings);
+std::vector<Job> plan_jobs(const CollectSpec& spec, const ProposeConfigs& propose, const LoggedAlready& logged, CollectSummary& summary) {
+  std::vector<Job> jobs = plan_of(spec, propose, summary.warnings, logged.knobs);
   if (spec.measure_held_out_networks || spec.held_out_networks.empty()) return jobs;
   CollectSpec held_out = spec;
   held_out.programs.clear();
@@ -360,7 +379,7 @@ std::vector<Job> plan_jobs(const CollectSpec& spec, const ProposeConfigs& propos
   held_out.model_picks_per_kernel = 0;  // only the kernels count, not their configs
   std::vector<std::string> ignored;      // the held-out side's warnings are its own collection's
   std::set<std::string> held_out_keys;
-  for (const Job& job : plan_of(held_out, {}, ignored)) held_out_keys.insert(job.kernel.key());
+  for (const Job& job : plan_of(held_out, {}, ignored, {})) held_out_keys.insert(job.kernel.key());
   const auto shared = [&](const Job& job) { return held_out_keys.count(job.kernel.key()) > 0; };
   summary.held_out_kernels = static_cast<std::size_t>(std::count_if(jobs.begin(), jobs.end(), shared));
   jobs.erase(std::remove_if(jobs.begin(), jobs.end(), shared), jobs.end());
@@ -571,7 +590,7 @@ CollectSummary collect_corpus(const CollectSpec& spec, Backend& backend,
   const OutputLock lock(spec.output + ".lock", "the corpus log " + spec.output);
   const LoggedAlready logged = read_logged(spec.output, device);
 
-  std::vector<Job> jobs = plan_jobs(spec, propose, summary);
+  std::vector<Job> jobs = plan_jobs(spec, propose, logged, summary);
   summary.kernels = jobs.size();
   skip_logged(jobs, logged, device, spec.references, summary);
   if (spec.plan_only) return summary;

@@ -219,6 +219,36 @@ std::vector<OpId> computed_outputs(const Program& body) {
   return outputs;
 }
 
+std::optional<std::int64_t> absent_knob_value(const std::string& name) {
+  if (name == kRowsDimKnob) return -1;
+  if (name == kPackKnob || name == kReductionOrderKnob) return 0;
+  return std::nullopt;
+}
+
+SearchSpace space_within_knobs(const SearchSpace& space, const std::vector<std::string>& knob_names) {
+  const std::set<std::string> kept(knob_names.begin(), knob_names.end());
+  std::vector<Knob> knobs;
+  std::vector<std::optional<std::int64_t>> held;  // per knob of `space`: its absent value where dropped
+  for (const Knob& knob : space.knobs()) {
+    if (kept.count(knob.name)) {
+      knobs.push_back(knob);
+      held.emplace_back();
+      continue;
+    }
+    const auto absent = absent_knob_value(knob.name);
+    if (!absent) throw std::invalid_argument("knob " + knob.name + " has no value its absence means");
+    held.push_back(absent);
+  }
+  if (knobs.size() != kept.size()) throw std::invalid_argument("the knobs name one this space does not have");
+  if (knobs.size() == space.knobs().size()) return space;
+  return SearchSpace(std::move(knobs), [space, held](const Config& config) {
+    Config whole;
+    for (std::size_t k = 0, taken = 0; k < held.size(); ++k)
+      whole.values.push_back(held[k] ? *held[k] : config.values[taken++]);
+    return space.contains(whole);
+  });
+}
+
 bool is_halide_schedule_knob(const std::string& name) {
   const KnobRole role = knob_role(name).role;
   return role != KnobRole::kGeneric || name == kVectorKnob || name == kUnrollKnob || name == kParallelKnob ||

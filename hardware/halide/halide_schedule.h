@@ -128,6 +128,17 @@ std::size_t rows_dim_of(const StageSchedule& stage, std::size_t rank);
 // reads is not a result). The lowering returns these, and the backend checks these.
 std::vector<OpId> computed_outputs(const Program& body);
 
+// The value a config without knob `name` means, for the knobs added after corpora were recorded
+// without them (rows.dim -1, pack 0, reduction.order 0); none for the others.
+std::optional<std::int64_t> absent_knob_value(const std::string& name);
+
+// `space` without the knobs that `knob_names` lacks, each held at absent_knob_value(): the space
+// a log recorded before those knobs existed has, so collecting into it again plans what it
+// planned then and writes records its kernel definition still fits. `space` itself when nothing is
+// missing. Throws std::invalid_argument when `knob_names` has a knob `space` lacks, or lacks one
+// with no absent value.
+SearchSpace space_within_knobs(const SearchSpace& space, const std::vector<std::string>& knob_names);
+
 // Which knob names a config may carry; anything else is rejected by schedule_from_knobs.
 bool is_halide_schedule_knob(const std::string& name);
 

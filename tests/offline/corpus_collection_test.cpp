@@ -1,10 +1,14 @@
 // collect writes a record log with kernel definitions and resumes without re-measuring.
 #include "offline/corpus_collection.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "hardware/halide/fusion_space.h"
 #include "hardware/halide/halide_schedule.h"
@@ -82,6 +86,48 @@ class PlanBackend : public Backend {
   std::string fingerprint() const override { return "plan"; }
   std::map<std::string, std::vector<Config>> asked;
 };
+
+TEST_CASE("a log recorded before a knob existed is collected into within its own knobs", "[hardware][collect]") {
+  const std::string dir = scratch_dir("collect_new_knob");
+  std::ofstream(dir + "/collect.json") << R"({"output": "out.jsonl", "programs": [")" + source_path("configs/programs/conv_block_small.json") +
+                                              R"("], "tile_configs_per_kernel": 12, "near_heuristic_share": 0.5, "fusion_variants_per_program": 0,
+    "program_fusion_configs": 0})";
+  CollectSpec spec = load_collect_spec(dir + "/collect.json");
+  spec.output = dir + "/out.jsonl";
+  std::filesystem::remove(spec.output);
+  PlanBackend backend;
+  collect_corpus(spec, backend);
+  // The log as a build before rows.dim wrote it: records at the knob's default lack it, the others
+  // were never planned, and the kernel definitions do not list it.
+  std::string old_log;
+  std::size_t kept = 0, dropped = 0;
+  std::istringstream lines(read_file(spec.output));
+  for (std::string line; std::getline(lines, line);) {
+    nlohmann::json entry = nlohmann::json::parse(line);
+    if (entry.at("type") == "kernel") {
+      auto& knobs = entry.at("knobs");
+      knobs.erase(std::remove_if(knobs.begin(), knobs.end(), [](const nlohmann::json& k) { return k.at("name") == "rows.dim"; }), knobs.end());
+    } else if (entry.at("type") == "record" && entry.at("config").contains("rows.dim")) {
+      if (entry.at("config").at("rows.dim") != -1) {
+        ++dropped;
+        continue;
+      }
+      entry.at("config").erase("rows.dim");
+      ++kept;
+    }
+    old_log += entry.dump() + "\n";
+  }
+  REQUIRE(kept > 0);
+  REQUIRE(dropped > 0);
+  std::ofstream(spec.output, std::ios::trunc) << old_log;
+  // Collected again, the kernel is planned within the log's knobs: its records still fit the log's
+  // definition (the log loads), none names the new knob, and a third run measures nothing.
+  collect_corpus(spec, backend);
+  const LoadedLog log = RecordLog::load(spec.output);
+  CHECK(log.records.size() >= kept);
+  for (const Record& r : log.records) CHECK(std::count(r.knob_names.begin(), r.knob_names.end(), "rows.dim") == 0);
+  CHECK(collect_corpus(spec, backend).measured == 0);
+}
 
 TEST_CASE("collect reads a folder of programs and plans schedules around the heuristic one", "[hardware][collect]") {
   const std::string dir = scratch_dir("collect_folder");
