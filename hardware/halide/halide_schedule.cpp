@@ -140,10 +140,9 @@ std::optional<std::size_t> heuristic_channel_rows(const Program& body, OpId id) 
 
 // The heuristic's lanes: along a convolution's output channels where they are a lane dimension
 // of whole vectors of 8 and at least 16 of them (and heuristic_channel_rows() runs no rows along
-// them), else innermost. Few channels along the lanes
-// still beat lanes along the width: those leave the channels outside the register block, so each
-// input row is read again from L2 for every output channel (a pointwise convolution to 16 or 24
-// channels runs about twice as fast along its channels).
+// them), else innermost. Even few channels along the lanes beat lanes along the width with rows
+// along the height, which leave the channels outside the register block: each input row is then
+// read again from L2 for every output channel.
 std::size_t heuristic_lanes_dim(const Program& body, OpId id) {
   const std::size_t rank = body.op(id).shape.dims.size();
   const long accumulated = accumulated_reduction_of(body, id);
@@ -252,8 +251,8 @@ SearchSpace space_within_knobs(const SearchSpace& space, const std::vector<std::
 bool is_halide_schedule_knob(const std::string& name) {
   const KnobRole role = knob_role(name).role;
   return role != KnobRole::kGeneric || name == kVectorKnob || name == kUnrollKnob || name == kParallelKnob ||
-         name == kOrderKnob || name == kStagesKnob || name == kAccumulateKnob || name == kPadKnob || name == kPackKnob || name == kVectorDimKnob || name == kRowsDimKnob ||
-         name == kReductionOrderKnob;
+         name == kOrderKnob || name == kStagesKnob || name == kAccumulateKnob || name == kPadKnob || name == kPackKnob || name == kVectorDimKnob ||
+         name == kRowsDimKnob || name == kReductionOrderKnob;
 }
 
 StageSchedule heuristic_stage(const Program& body, OpId id) {
