@@ -209,8 +209,6 @@ std::size_t lanes_dim(const StageSchedule& stage, std::size_t rank) {
   return stage.vector_dim >= 0 ? static_cast<std::size_t>(stage.vector_dim) : rank == 0 ? 0 : rank - 1;
 }
 
-std::size_t rows_dim_of(const StageSchedule& stage, std::size_t rank) { return rows_dim(rank, lanes_dim(stage, rank), stage.rows_dim); }
-
 std::vector<OpId> computed_outputs(const Program& body) {
   std::vector<OpId> outputs;
   for (OpId id : body.outputs())

@@ -120,9 +120,6 @@ std::vector<std::int64_t> vector_dims(const Program& body);
 
 // The output dimension a stage's lanes run along: its vector_dim, or the innermost (0 at rank 0).
 std::size_t lanes_dim(const StageSchedule& stage, std::size_t rank);
-// The output dimension a stage's unrolled rows run along (rank >= 2): its rows_dim, or the
-// innermost other than the lanes'.
-std::size_t rows_dim_of(const StageSchedule& stage, std::size_t rank);
 
 // The outputs a kernel computes: Program::outputs() without unused parameters (an input nothing
 // reads is not a result). The lowering returns these, and the backend checks these.

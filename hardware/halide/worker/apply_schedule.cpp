@@ -22,13 +22,13 @@ struct TileLoops {
 };
 
 // Loop variables, inside a tile or a register block: lanes (vectorized, along program dimension
-// `lanes_dim`), unrolled rows (along program dimension `rows_at`, rank >= 2), the reduction (its first dimension split by the
+// `lanes_dim`), unrolled rows (along rows_dim(rank, lanes_dim, rows_choice)), the reduction (its first dimension split by the
 // reduction tile: rki inside, rko outside the points; rki outside the other reduction dimensions,
 // or inside them with `first_reduction_inner`), then the remaining points, the lanes' blocks
 // innermost. Returns the loops innermost first, without rko, which it appends to
 // `outermost` so the caller places it.
 std::vector<VarOrRVar> point_loops(Halide::Stage s, const std::vector<std::int64_t>& extents, const std::vector<Var>& dims,
-                                   int vector, std::size_t lanes_dim, std::size_t rows_at, int unroll, const std::vector<Halide::RVar>& rvars,
+                                   int vector, std::size_t lanes_dim, int rows_choice, int unroll, const std::vector<Halide::RVar>& rvars,
                                    std::int64_t reduction_extent, std::int64_t reduction_tile, bool first_reduction_inner, const std::string& tag,
                                    std::vector<VarOrRVar>& outermost, Var& block, Halide::TailStrategy tail) {
   const std::size_t rank = dims.size();
@@ -46,6 +46,7 @@ std::vector<VarOrRVar> point_loops(Halide::Stage s, const std::vector<std::int64
     block = points[lanes_dim].var;
   }
   if (rank >= 2) {
+    const std::size_t rows_at = rows_dim(rank, lanes_dim, rows_choice);
     const std::int64_t rows = at_most(unroll, extents[rows_at]);
     if (rows > 1) {
       Var outer(tag + "ub"), row(tag + "u");
@@ -134,7 +135,7 @@ class Scheduler {
     std::vector<VarOrRVar> outside;
     Var block;
     std::vector<VarOrRVar> order =
-        point_loops(s, tile_extents, inner, stage.vector, lanes_dim(stage, rank), rank >= 2 ? rows_dim_of(stage, rank) : 0, stage.unroll,
+        point_loops(s, tile_extents, inner, stage.vector, lanes_dim(stage, rank), stage.rows_dim, stage.unroll,
                     update ? rvars(id) : std::vector<Halide::RVar>{},
                     update ? reduction_extent(id) : 1, stage.reduction_tile, stage.reduction_order == 1, tag, outside, block, tail);
     order.insert(order.end(), outside.begin(), outside.end());
@@ -261,8 +262,7 @@ class Scheduler {
     Halide::Stage update = f.update();
     std::vector<VarOrRVar> outside;
     Var block;
-    const std::size_t rows_at = extents.size() >= 2 ? rows_dim(extents.size(), lanes_dim, rows_choice) : 0;
-    std::vector<VarOrRVar> order = point_loops(update, extents, vars(id), stage.vector, lanes_dim, rows_at, stage.unroll, rvars(id),
+    std::vector<VarOrRVar> order = point_loops(update, extents, vars(id), stage.vector, lanes_dim, rows_choice, stage.unroll, rvars(id),
                                                reduction_extent(id), stage.reduction_tile, stage.reduction_order == 1, tag, outside, block,
                                                Halide::TailStrategy::GuardWithIf);
     order.insert(order.end(), outside.begin(), outside.end());
