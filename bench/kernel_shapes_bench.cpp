@@ -6,7 +6,9 @@
 // side in rounds that alternate; then GFLOP/s, the ratio to the library and the share of the FMA
 // peak (offline/calibrate.h), a JSON summary and a bar plot of the ratios.
 //   build/bench/kernel_shapes_bench [--only NAME,NAME] [--budgets N,N] [--peers] [--rounds N]
-//                                   [--campaign FILE] [--output DIR (default runs/kernel_shapes)]
+//                                   [--campaign FILE] [--output DIR (default runs/kernel_shapes)] [--retime]
+// --retime: a shape whose campaign in DIR/campaigns already holds the largest budget's records is
+// not tuned again; its bests are read from those records and timed anew.
 // The tuned rows run the campaign FILE (default configs/campaigns/cpu_kernel_shipped.json: the
 // shipped model; cpu_matmul_1024.json is the analytical model's) on each shape's kernel. Run from
 // the project's root (it reads configs/ and models/).
@@ -131,29 +133,35 @@ double median(std::vector<double> xs) {
 
 double seconds_or_nan(const MeasureResult& result) { return result.ok() ? result.seconds : NAN; }
 
-// One run of the template campaign on this shape's kernel for the largest budget; the best config
-// after each budget's first measurements, read back from the run's record log in its order.
+// One run of the template campaign on this shape's kernel for the largest budget (with `retime`, the
+// run already in `output` when it holds that many records); the best config after each budget's
+// first measurements, read back from the run's record log in its order.
 std::vector<Config> tuned_configs(const KernelShape& shape, const std::string& program_file, const std::string& campaign_file,
-                                  const std::vector<std::size_t>& budgets, const std::string& output, const SearchSpace& space) {
-  nlohmann::json campaign = nlohmann::json::parse(std::ifstream(campaign_file));
+                                  const std::vector<std::size_t>& budgets, const std::string& output, bool retime) {
   const std::size_t budget = *std::max_element(budgets.begin(), budgets.end());
-  campaign["name"] = shape.name;
-  campaign["source"] = {{"program", std::filesystem::absolute(program_file).string()}, {"kernel", "y"}};
-  campaign["budget"] = {{"measurements", budget}};
-  if (campaign["model"].contains("device"))
-    campaign["model"]["device"] = std::filesystem::absolute("configs/hardware/host.json").string();
-  CampaignRunOptions options;
-  options.output = output;
-  options.measure_peers = false;
-  std::filesystem::remove_all(output);
-  const auto summary = run_campaign(parse_campaign(campaign, campaign_file), options);
-  const std::vector<Record> records = RecordLog::load(summary.tuning->records).records;
+  const std::string log = output + "/records.jsonl";
+  std::vector<Record> records;
+  if (retime && std::filesystem::exists(log)) records = RecordLog::load(log).records;
+  if (records.size() < budget) {
+    nlohmann::json campaign = nlohmann::json::parse(std::ifstream(campaign_file));
+    campaign["name"] = shape.name;
+    campaign["source"] = {{"program", std::filesystem::absolute(program_file).string()}, {"kernel", "y"}};
+    campaign["budget"] = {{"measurements", budget}};
+    if (campaign["model"].contains("device"))
+      campaign["model"]["device"] = std::filesystem::absolute("configs/hardware/host.json").string();
+    CampaignRunOptions options;
+    options.output = output;
+    options.measure_peers = false;
+    std::filesystem::remove_all(output);
+    records = RecordLog::load(run_campaign(parse_campaign(campaign, campaign_file), options).tuning->records).records;
+  }
   std::vector<Config> best;
   for (std::size_t b : budgets) {
     const Record* fastest = nullptr;
     for (std::size_t i = 0; i < std::min(b, records.size()); ++i)
       if (records[i].result.ok() && (!fastest || records[i].result.seconds < fastest->result.seconds)) fastest = &records[i];
-    best.push_back(fastest ? fastest->config : space.from_json(summary.tuning->best_config));
+    if (!fastest) throw std::runtime_error(shape.name + ": no schedule of its campaign ran (" + log + ")");
+    best.push_back(fastest->config);
   }
   return best;
 }
@@ -165,6 +173,7 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> budgets;
   bool peers = false;
   int rounds = 3;
+  bool retime = false;
   std::string output = "runs/kernel_shapes";
   std::string campaign_file = "configs/campaigns/cpu_kernel_shipped.json";
   for (int a = 1; a < argc; ++a) {
@@ -177,8 +186,9 @@ int main(int argc, char** argv) {
     else if (arg == "--rounds" && has_value) rounds = std::max(1, std::atoi(argv[++a]));
     else if (arg == "--output" && has_value) output = argv[++a];
     else if (arg == "--campaign" && has_value) campaign_file = argv[++a];
+    else if (arg == "--retime") retime = true;
     else {
-      std::fprintf(stderr, "usage: %s [--only NAME,NAME] [--budgets N,N] [--peers] [--rounds N] [--campaign FILE] [--output DIR]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--only NAME,NAME] [--budgets N,N] [--peers] [--rounds N] [--campaign FILE] [--output DIR] [--retime]\n", argv[0]);
       return 2;
     }
   }
@@ -203,7 +213,7 @@ int main(int argc, char** argv) {
     const SearchSpace space = halide_schedule_space(kernel);
     std::vector<std::pair<std::string, Config>> schedules = {{columns[0], heuristic_config(space, kernel)}};
     if (!budgets.empty()) {
-      const auto tuned = tuned_configs(shape, program_file, campaign_file, budgets, output + "/campaigns/" + shape.name, space);
+      const auto tuned = tuned_configs(shape, program_file, campaign_file, budgets, output + "/campaigns/" + shape.name, retime);
       for (std::size_t b = 0; b < budgets.size(); ++b) schedules.emplace_back(columns[1 + b], tuned[b]);
     }
     std::vector<std::vector<double>> times(schedules.size());
