@@ -9,7 +9,10 @@
 // threads is taken again after a pause that doubles from 50 ms, up to `max_attempts` (4: 0.35 s
 // of pauses); when every attempt was disturbed the fastest is kept and flagged, and the backend
 // takes it again in a fresh worker (HalideBackend). A disturbance only slows a kernel, so the
-// fastest attempt is the one nearest the truth.
+// fastest attempt is the one nearest the truth. The probes bracket a timing but miss a spell that
+// starts after the first and ends before the second: the samples then split, the fastest of them
+// more than `tolerance` times faster than their median (one thread's noise moves a sample by a few
+// percent; a spell doubles it), and that timing counts as disturbed too.
 #include <algorithm>
 #include <chrono>
 #include <optional>
@@ -25,9 +28,13 @@ namespace perftune {
 struct ParallelGuard {
   int threads = 1;
   int max_attempts = 4;     // 1 = time once, still reporting the probes' ratio
-  double tolerance = 1.5;   // quiet: ratio <= tolerance / threads (0.75 for 2 threads)
+  double tolerance = 1.5;   // quiet: ratio <= tolerance / threads (0.75 for 2 threads), median <= tolerance x fastest
 
   bool disturbed(double ratio) const { return threads > 1 && ratio > tolerance / threads; }
+  // The median was taken at a slower speed than the kernel ran at in its fastest sample.
+  bool split(const std::vector<double>& samples) const {
+    return threads > 1 && samples.size() >= 3 && median_of(samples) > tolerance * *std::min_element(samples.begin(), samples.end());
+  }
   // The pause before attempt `attempt` (from 2): 50 ms, doubling.
   static double pause_seconds(int attempt) { return 0.05 * static_cast<double>(1L << std::clamp(attempt - 2, 0, 20)); }
   static void pause(int attempt) { std::this_thread::sleep_for(std::chrono::duration<double>(pause_seconds(attempt))); }
@@ -53,7 +60,7 @@ GuardedSamples guarded_samples(const ParallelGuard& guard, Probe&& probe, Time&&
     const double before = attempt == 1 && first_before ? *first_before : probe();
     std::vector<double> samples = time(attempt);
     const double ratio = std::max(before, probe());
-    const bool disturbed = guard.disturbed(ratio);
+    const bool disturbed = guard.disturbed(ratio) || guard.split(samples);
     if (kept.attempts == 0 || !disturbed || median_of(samples) < median_of(kept.samples))
       kept = {std::move(samples), attempt, ratio, disturbed};
     kept.attempts = attempt;

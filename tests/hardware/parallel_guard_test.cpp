@@ -75,6 +75,19 @@ TEST_CASE("when every attempt is disturbed the fastest is kept and flagged", "[t
   CHECK(kept.ratio == 0.97);
 }
 
+TEST_CASE("a timing whose samples split is taken again though its probes read quiet", "[timing][guard]") {
+  // A spell between the probes: most samples at one-thread speed, one at full speed.
+  ScriptedMachine machine{{0.5, 0.52, 0.51, 0.5}, {{1.0, 1.9, 2.0, 2.0, 1.95}, {1.0, 1.02, 0.99}}};
+  const GuardedSamples kept = machine.run({2, 4, 1.5});
+  CHECK(kept.attempts == 2);
+  CHECK_FALSE(kept.disturbed);
+  CHECK(median_of(kept.samples) == 1.0);
+  const ParallelGuard two{2, 4, 1.5}, one{1, 4, 1.5};
+  CHECK_FALSE(two.split({1.0, 1.1, 1.2, 1.05}));  // noise
+  CHECK_FALSE(two.split({1.0, 2.0}));             // too few samples to have a median apart from them
+  CHECK_FALSE(one.split({1.0, 2.0, 2.0}));        // one thread cannot lose a second one
+}
+
 TEST_CASE("the tolerance scales with the thread count, and one thread is never disturbed", "[timing][guard]") {
   const ParallelGuard two{2, 4, 1.5}, four{4, 4, 1.5}, one{1, 4, 1.5};
   CHECK(two.disturbed(0.8));
