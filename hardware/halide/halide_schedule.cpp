@@ -16,6 +16,7 @@ constexpr const char* kAccumulateKnob = "accumulate";
 constexpr const char* kPadKnob = "pad";
 constexpr const char* kPackKnob = "pack";
 constexpr const char* kReductionOrderKnob = "reduction.order";
+constexpr std::int64_t kNoPack = 0;  // knob pack: 0 = operands read in place, 1 = panels packed
 
 // Vector widths in f32 lanes: SSE (4), AVX2 (8), AVX-512 (16), and two AVX-512 registers (32,
 // the width of a GEMM micro-kernel row); Halide splits a vector wider than the machine's.
@@ -25,6 +26,9 @@ const std::vector<std::int64_t> kUnrollFactors = {1, 2, 4, 6, 8};
 // Tiles the heuristic cuts the outermost dimension outside its register block into: tasks for a
 // few threads at a time.
 constexpr std::int64_t kParallelTiles = 8;
+// An elementwise kernel of fewer outputs runs on one thread: on the training networks' kernels one
+// thread was as fast or faster below this size and slower above about twice it.
+constexpr std::int64_t kSerialBelowElements = 1 << 15;
 // f32 lanes of one vector register of this host. The tuner and its Halide worker run on one
 // machine, so the heuristic sizes its register block for it, as Halide's natural_vector_size does.
 std::int64_t host_register_lanes() { return __builtin_cpu_supports("avx512f") ? 16 : 8; }
@@ -178,6 +182,27 @@ long group_reduction_of(const Program& body, const HalideSchedule& schedule, OpI
   return -1;
 }
 
+bool has_reduction(const Program& body) {
+  for (OpId id = 0; id < body.size(); ++id)
+    if (is_reduction_opcode(body.op(id).opcode)) return true;
+  return false;
+}
+
+// Whether stage `id` accumulates a plain reduction (one operand, no product: a sum, a maximum)
+// that reduces its operand's innermost dimension: a global pool over an NCHW image, a softmax's or
+// a LayerNorm's sums along a row. Lanes along the output would then read the operand a whole
+// reduction apart, a gather per lane, where one scalar accumulator per output reads its reduction
+// contiguously; on the training corpora's kernels of this form the fastest measured schedules are
+// mostly scalar, and the vectorized micro-kernel is the slowest of the heuristics' choices.
+bool reduces_innermost(const Program& body, OpId id) {
+  const long accumulated = accumulated_reduction_of(body, id);
+  if (accumulated < 0) return false;
+  const ReductionForm form = reduction_form(body, static_cast<OpId>(accumulated));
+  if (form.product || form.operands.size() != 1 || form.operands.front().empty()) return false;
+  const AffineIndex& innermost = form.operands.front().back();
+  return innermost.out_dim < 0 && innermost.red_dim >= 0 && form.red_sizes[static_cast<std::size_t>(innermost.red_dim)] > 1;
+}
+
 }  // namespace
 
 std::optional<PanelOperand> panel_operand(const Program& body, OpId reduction, std::optional<std::size_t> lane_dim) {
@@ -217,8 +242,9 @@ std::vector<OpId> computed_outputs(const Program& body) {
 }
 
 std::optional<std::int64_t> absent_knob_value(const std::string& name) {
-  if (name == kRowsDimKnob) return -1;
-  if (name == kPackKnob || name == kReductionOrderKnob) return 0;
+  if (name == kRowsDimKnob) return StageSchedule{}.rows_dim;
+  if (name == kReductionOrderKnob) return StageSchedule{}.reduction_order;
+  if (name == kPackKnob) return kNoPack;
   return std::nullopt;
 }
 
@@ -253,7 +279,9 @@ bool is_halide_schedule_knob(const std::string& name) {
          name == kRowsDimKnob || name == kReductionOrderKnob;
 }
 
-StageSchedule heuristic_stage(const Program& body, OpId id) {
+namespace {
+
+StageSchedule micro_kernel_stage(const Program& body, OpId id) {
   // A library-style micro-kernel (OpenBLAS's and Halide's apps/linear_algebra's shape), the
   // reduction whole inside its register block: with AVX-512, 8 rows by two vectors of 16 lanes (16
   // accumulators: two FMA pipes of a 4-cycle latency keep 8 busy, and 6 rows of one vector left
@@ -317,8 +345,22 @@ StageSchedule heuristic_stage(const Program& body, OpId id) {
   return s;
 }
 
+}  // namespace
+
+StageSchedule heuristic_stage(const Program& body, OpId id) {
+  StageSchedule s = micro_kernel_stage(body, id);
+  if (reduces_innermost(body, id)) s.vector = s.unroll = 1;  // one accumulator per output
+  if (!has_reduction(body)) {
+    // Nothing accumulates, so unrolled rows hold no registers, only code; and a small output is
+    // written in less time than the thread pool takes to start its tasks.
+    s.unroll = 1;
+    if (body.op(id).shape.element_count() < kSerialBelowElements) s.parallel = 0;
+  }
+  return s;
+}
+
 bool heuristic_packs(const Program& body) {  // where the tile allows; a pointwise convolution reads its input in place
-  return !body.op(body.root()).shape.dims.empty() && !heuristic_channel_rows(body, body.root()) &&
+  return !body.op(body.root()).shape.dims.empty() && !heuristic_channel_rows(body, body.root()) && !reduces_innermost(body, body.root()) &&
          packable_reduction_of(body, heuristic_lanes_dim(body, body.root())) >= 0;
 }
 
@@ -365,7 +407,7 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
   // is computed, not inside the reduction's loops.
   const auto placed_padding = schedule.padding != Placement::kInline ? padded_reads(body) : std::set<std::pair<OpId, OpId>>{};
   // A packed panel operand is read by its copy at root: a producer of it cannot sit deeper.
-  const auto pack = knob_or(knobs, kPackKnob, 0);
+  const auto pack = knob_or(knobs, kPackKnob, kNoPack);
   check_range(kPackKnob, pack, 0, 1);
   const OpId root = body.root();
   const std::size_t root_rank = body.op(root).shape.dims.size();
@@ -479,7 +521,7 @@ HalideSchedule schedule_from_knobs(const Program& body, const std::map<std::stri
         const auto extent = first_reduction_extent(body, static_cast<OpId>(accumulated));
         stage.reduction_tile = knob_or(knobs, kTileReductionKnob, extent);
         check_range(kTileReductionKnob, stage.reduction_tile, 1, std::max<std::int64_t>(extent, 1));
-        stage.reduction_order = static_cast<int>(knob_or(knobs, kReductionOrderKnob, 0));
+        stage.reduction_order = static_cast<int>(knob_or(knobs, kReductionOrderKnob, stage.reduction_order));
         check_range(kReductionOrderKnob, stage.reduction_order, 0, 1);
       }
       if (reduction) {

@@ -163,11 +163,16 @@ Config unscheduled_config(const SearchSpace& space, const Kernel& kernel);
 // whole inside the register block. A convolution whose output channels are a vector_dims() entry
 // runs its lanes along them (oneDNN's direct convolution): tiles of one channel block (32 channels
 // by up to 8 rows on an AVX-512 host where 32 divide the channels, else 16 by up to 6), its rows
-// along the output's width.
+// along the output's width. A plain reduction of its operand's innermost dimension (a global pool
+// over an NCHW image, a softmax's or a LayerNorm's row sums) has one scalar accumulator per output
+// instead (vector 1, one row), reading along its reduction: lanes along the output would gather.
+// A kernel without reductions has no unrolled rows (nothing accumulates), and runs on one thread
+// when its output is small (kSerialBelowElements).
 StageSchedule heuristic_stage(const Program& body, OpId id);
 // Whether the heuristic packs the kernel's panel operand: whenever it has one along the
 // heuristic's lanes, where that tile is whole vectors (heuristic_config reads it in place
-// otherwise). Packed, its column tiles run outside its row tiles (order 1).
+// otherwise), but not under the scalar accumulators of a reduction of its innermost dimension. Packed,
+// its column tiles run outside its row tiles (order 1).
 bool heuristic_packs(const Program& body);
 
 // heuristic_stage() of the kernel's root as a config of `space` (halide_schedule_space(kernel)),

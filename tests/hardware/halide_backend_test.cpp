@@ -203,6 +203,38 @@ TEST_CASE("only a reduction whose lanes read an operand in place has a pack knob
   CHECK(space.contains(with({{"vector", 32}, {"tile.out.1", 32}, {"pack", 1}})));
 }
 
+TEST_CASE("a reduction of its operand's innermost dimension has scalar accumulators in the heuristic, and checks", "[hardware][halide]") {
+  // A global mean over an NCHW image, and a row sum of a rank-3 tensor (a softmax's): the heuristic
+  // reads each output's reduction contiguously, one accumulator per output, unpacked. Over the
+  // outer dimensions of an NHWC image the lanes run along the channels, contiguous, as before.
+  const auto heuristic_of = [](const Kernel& kernel) {
+    const SearchSpace space = halide_schedule_space(kernel);
+    require_ok(kernel, space, {heuristic_config(space, kernel)});
+    return named_knobs(space, heuristic_config(space, kernel));
+  };
+  const auto nchw = heuristic_of(kernel_of(param("x", "[1, 40, 7, 9]", 0) + R"(, {"name": "y", "opcode": "reduce", "shape": [1, 40], "operands": ["x"], "dimensions": [2, 3]})"));
+  CHECK(nchw.at("vector") == 1);
+  CHECK(nchw.at("unroll") == 1);
+  CHECK((nchw.count("pack") == 0 || nchw.at("pack") == 0));
+  const auto rows = heuristic_of(kernel_of(param("x", "[3, 37, 45]", 0) + R"(, {"name": "y", "opcode": "reduce", "shape": [3, 37], "operands": ["x"], "dimensions": [2]})"));
+  CHECK(rows.at("vector") == 1);
+  const auto nhwc = heuristic_of(kernel_of(param("x", "[1, 7, 9, 48]", 0) + R"(, {"name": "y", "opcode": "reduce", "shape": [1, 48], "operands": ["x"], "dimensions": [1, 2]})"));
+  CHECK(nhwc.at("vector") > 1);
+}
+
+TEST_CASE("an elementwise kernel's heuristic unrolls no rows, and a small one runs on one thread", "[hardware][halide]") {
+  const auto heuristic_of = [](const std::string& shape) {
+    const Kernel kernel = kernel_of(param("a", shape, 0) + R"(, {"name": "y", "opcode": "exponential", "shape": )" + shape + R"(, "operands": ["a"]})");
+    const SearchSpace space = halide_schedule_space(kernel);
+    return named_knobs(space, heuristic_config(space, kernel));
+  };
+  const auto small = heuristic_of("[1, 24, 14, 14]"), large = heuristic_of("[1, 96, 56, 56]");
+  CHECK(small.at("unroll") == 1);
+  CHECK(large.at("unroll") == 1);
+  CHECK(small.at("parallel") == 0);
+  CHECK(large.at("parallel") > 0);
+}
+
 TEST_CASE("lanes along a convolution's output channels: every register block, packing and order checks", "[hardware][halide]") {
   // Odd sizes: 20 output channels (no vector of 8 or 16 divides them), 11 columns (no row block
   // does), padding, a bias and a ReLU fused after the accumulator; then 48 channels, where the
