@@ -342,6 +342,20 @@ StageSchedule micro_kernel_stage(const Program& body, OpId id) {
       s.tiles[d] = (dims[d] + kParallelTiles - 1) / kParallelTiles;
       break;
     }
+  const long accumulated = accumulated_reduction_of(body, id);
+  if (!channels && accumulated >= 0 && body.op(static_cast<OpId>(accumulated)).opcode == "dot") {
+    // A GEMM's tile is its register block: the block's rows by two of its vectors. The column
+    // tiles run outside the row tiles, and at rank 2 they alone are split among the threads when
+    // there are enough of them, so each thread keeps its column panel of B in its own cache while
+    // it walks every row tile (GotoBLAS's loop order; the tuned GEMMs of real shapes settle there).
+    // Tiles are powers of two or whole (powers_up_to()): 6 rows take a tile of 8.
+    std::int64_t block_rows = 1;
+    while (block_rows < s.unroll) block_rows *= 2;
+    s.tiles[rows] = std::min<std::int64_t>(dims[rows], block_rows);
+    s.tiles[lanes] = std::min<std::int64_t>(dims[lanes], 2 * static_cast<std::int64_t>(s.vector));
+    s.order = 1;
+    if (rank == 2 && (dims[lanes] + s.tiles[lanes] - 1) / s.tiles[lanes] >= kParallelTiles) s.parallel = 1;
+  }
   return s;
 }
 

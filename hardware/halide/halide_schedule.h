@@ -163,7 +163,9 @@ Config unscheduled_config(const SearchSpace& space, const Kernel& kernel);
 // whole inside the register block. A convolution whose output channels are a vector_dims() entry
 // runs its lanes along them (oneDNN's direct convolution): tiles of one channel block (32 channels
 // by up to 8 rows on an AVX-512 host where 32 divide the channels, else 16 by up to 6), its rows
-// along the output's width. A plain reduction of its operand's innermost dimension (a global pool
+// along the output's width. A GEMM's tile is its register block (rows in a power-of-two tile), its
+// column tiles outside its row tiles, and at rank 2 with enough column tiles they alone are the
+// parallel loop. A plain reduction of its operand's innermost dimension (a global pool
 // over an NCHW image, a softmax's or a LayerNorm's row sums) has one scalar accumulator per output
 // instead (vector 1, one row), reading along its reduction: lanes along the output would gather.
 // A kernel without reductions has no unrolled rows (nothing accumulates), and runs on one thread

@@ -198,8 +198,8 @@ TEST_CASE("only a reduction whose lanes read an operand in place has a pack knob
   };
   CHECK(named_knobs(space, heuristic_config(space, kernel)).at("pack") == 1);  // 48 columns: three vectors of 16
   // 48 columns in vectors of 32 end mid-vector: packed panels only with whole vectors.
-  CHECK(space.contains(with({{"vector", 32}, {"pack", 0}})));
-  CHECK_FALSE(space.contains(with({{"vector", 32}, {"pack", 1}})));
+  CHECK(space.contains(with({{"vector", 32}, {"tile.out.1", 48}, {"pack", 0}})));
+  CHECK_FALSE(space.contains(with({{"vector", 32}, {"tile.out.1", 48}, {"pack", 1}})));
   CHECK(space.contains(with({{"vector", 32}, {"tile.out.1", 32}, {"pack", 1}})));
 }
 
@@ -220,6 +220,27 @@ TEST_CASE("a reduction of its operand's innermost dimension has scalar accumulat
   CHECK(rows.at("vector") == 1);
   const auto nhwc = heuristic_of(kernel_of(param("x", "[1, 7, 9, 48]", 0) + R"(, {"name": "y", "opcode": "reduce", "shape": [1, 48], "operands": ["x"], "dimensions": [1, 2]})"));
   CHECK(nhwc.at("vector") > 1);
+}
+
+TEST_CASE("a GEMM's heuristic tile is its register block, the column tiles outside and split among threads", "[hardware][halide]") {
+  const auto gemm = [](int m, int k, int n) {
+    return kernel_of(param("a", "[" + std::to_string(m) + ", " + std::to_string(k) + "]", 0) + "," +
+                     param("b", "[" + std::to_string(k) + ", " + std::to_string(n) + "]", 1) + R"(, {"name": "y", "opcode": "dot", "shape": [)" +
+                     std::to_string(m) + ", " + std::to_string(n) + R"(], "operands": ["a", "b"], "dot": {"lhs_contracting": [1], "rhs_contracting": [0]}})");
+  };
+  const Kernel wide = gemm(128, 96, 768);
+  const SearchSpace wide_space = halide_schedule_space(wide);
+  const auto knobs = named_knobs(wide_space, heuristic_config(wide_space, wide));
+  CHECK(knobs.at("tile.out.0") == knobs.at("unroll"));
+  CHECK(knobs.at("tile.out.1") == 2 * knobs.at("vector"));
+  CHECK(knobs.at("order") == 1);
+  CHECK(knobs.at("parallel") == 1);
+  // Odd shapes: 7 rows (a 6-row block in a whole tile), columns no vector divides, few column tiles.
+  for (const Kernel& kernel : {wide, gemm(7, 40, 100), gemm(13, 11, 9)}) {
+    const SearchSpace space = halide_schedule_space(kernel);
+    REQUIRE(space.contains(heuristic_config(space, kernel)));
+    require_ok(kernel, space, {heuristic_config(space, kernel)});
+  }
 }
 
 TEST_CASE("an elementwise kernel's heuristic unrolls no rows, and a small one runs on one thread", "[hardware][halide]") {
