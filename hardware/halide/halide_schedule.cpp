@@ -285,9 +285,9 @@ StageSchedule micro_kernel_stage(const Program& body, OpId id) {
   // A library-style micro-kernel (OpenBLAS's and Halide's apps/linear_algebra's shape), the
   // reduction whole inside its register block: with AVX-512, 8 rows by two vectors of 16 lanes (16
   // accumulators: two FMA pipes of a 4-cycle latency keep 8 busy, and 6 rows of one vector left
-  // half of them waiting), in tiles of 32 rows (four blocks) by 256 lanes; with AVX2 (or columns
-  // that 32 lanes do not tile whole), 6 rows by 16 lanes (12 of AVX2's 16 registers), in tiles of
-  // 24 rows. Along output channels (oneDNN's direct convolution) a tile is one block of channels
+  // half of them waiting), in tiles of 32 rows (four blocks) by 256 lanes (a GEMM's tile is one
+  // block, at the end); with AVX2 (or columns that 32 lanes do not tile whole), 6 rows by 16 lanes
+  // (12 of AVX2's 16 registers), in tiles of 24 rows. Along output channels (oneDNN's direct convolution) a tile is one block of channels
   // by the whole width, the width as the rows: 32 channels where they tile the channels whole, else
   // 16 (8 where 16 do not), by up to 8 rows with AVX-512 and 6 with AVX2. A pointwise convolution
   // of heuristic_channel_rows() is a GEMM's block instead: 8 rows of output channels by two vectors
