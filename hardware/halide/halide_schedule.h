@@ -169,7 +169,7 @@ Config unscheduled_config(const SearchSpace& space, const Kernel& kernel);
 // over an NCHW image, a softmax's or a LayerNorm's row sums) has one scalar accumulator per output
 // instead (vector 1, one row), reading along its reduction: lanes along the output would gather.
 // A kernel without reductions has no unrolled rows (nothing accumulates), and runs on one thread
-// when its output is small (kSerialBelowElements).
+// when its output is small (under 2^15 elements, halide_schedule.cpp).
 StageSchedule heuristic_stage(const Program& body, OpId id);
 // Whether the heuristic packs the kernel's panel operand: whenever it has one along the
 // heuristic's lanes, where that tile is whole vectors (heuristic_config reads it in place
